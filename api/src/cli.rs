@@ -1,0 +1,234 @@
+//! The `homestretch` command line: `serve` (default), `migrate`, `openapi`, `admin grant`,
+//! `simulate`.
+
+use crate::app::{self, ServerConfig};
+use crate::limits::RateConfig;
+use infra::pg::Cluster;
+use std::collections::HashSet;
+use std::net::TcpListener;
+use std::path::PathBuf;
+
+pub const USAGE: &str = "\
+homestretch — event-sourced board-game server
+
+USAGE:
+  homestretch [serve] [--listen ADDR]     run the server (default 127.0.0.1:8080, or HOMESTRETCH_LISTEN)
+  homestretch migrate                     apply database migrations and exit
+  homestretch openapi [--write PATH]      print (or write) the OpenAPI document
+  homestretch admin grant USER            make USER an admin
+  homestretch simulate --game KIND [--games N] [--seed S]
+                                          play N random-bot games and print statistics (JSON)
+
+ENVIRONMENT:
+  DATABASE_URL            use this PostgreSQL database; without it a private cluster is started
+                          in HOMESTRETCH_DATA (default ./.homestretch) and stopped on exit
+  HOMESTRETCH_LISTEN      listen address (overridden by --listen)
+  HOMESTRETCH_JWT_SECRET  token signing secret (default: generated once, kept in the data folder)
+  HOMESTRETCH_ADMINS      comma-separated user names that are admins
+  HOMESTRETCH_RATE_IP     requests/s per client IP (default 5000; 0 = unlimited)
+  HOMESTRETCH_RATE_USER   requests/s per user (default 200; 0 = unlimited)
+  RUST_LOG                log filter (default info); logs are JSON when not on a terminal
+";
+
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error("{0}")]
+    Usage(String),
+    #[error(transparent)]
+    Launch(#[from] infra::pg::LaunchError),
+    #[error("database: {0}")]
+    Database(#[from] sqlx::Error),
+    #[error("migrations: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("{0}")]
+    Store(#[from] infra::StoreError),
+    #[error("i/o: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("{0}")]
+    Failed(String),
+}
+
+fn data_dir() -> PathBuf {
+    std::env::var_os("HOMESTRETCH_DATA").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(".homestretch"))
+}
+
+/// The database to use: `DATABASE_URL`, or a private cluster (started here).
+pub async fn database() -> Result<(String, Option<Cluster>), CliError> {
+    if let Ok(url) = std::env::var("DATABASE_URL") {
+        return Ok((url, None));
+    }
+    let root = data_dir();
+    let cluster = tokio::task::spawn_blocking(move || Cluster::start(&root))
+        .await
+        .map_err(|e| CliError::Failed(e.to_string()))??;
+    ensure_database(&cluster, "homestretch").await?;
+    Ok((cluster.url("homestretch"), Some(cluster)))
+}
+
+/// Creates `name` in the cluster if it does not exist yet.
+pub async fn ensure_database(cluster: &Cluster, name: &str) -> Result<(), CliError> {
+    use sqlx::Connection;
+    let mut conn = sqlx::PgConnection::connect(&cluster.url("postgres")).await?;
+    let exists: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)")
+        .bind(name)
+        .fetch_one(&mut conn)
+        .await?;
+    if !exists {
+        // The name is ours, not user input.
+        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\""))).execute(&mut conn).await?;
+    }
+    Ok(())
+}
+
+fn rate(var: &str, default: f64) -> Option<RateConfig> {
+    let per_second = std::env::var(var).ok().and_then(|v| v.parse::<f64>().ok()).unwrap_or(default);
+    (per_second > 0.0).then_some(RateConfig { per_second, burst: per_second * 2.0 })
+}
+
+fn jwt_secret() -> Result<Vec<u8>, CliError> {
+    if let Ok(secret) = std::env::var("HOMESTRETCH_JWT_SECRET") {
+        if secret.len() < 32 {
+            return Err(CliError::Usage("HOMESTRETCH_JWT_SECRET must be at least 32 bytes".into()));
+        }
+        return Ok(secret.into_bytes());
+    }
+    let dir = data_dir();
+    std::fs::create_dir_all(&dir)?;
+    let path = dir.join("jwt-secret");
+    if let Ok(secret) = std::fs::read(&path)
+        && secret.len() >= 32
+    {
+        return Ok(secret);
+    }
+    let mut bytes = [0u8; 32];
+    infra::games::fill_random(&mut bytes);
+    let secret = hex::encode(bytes).into_bytes();
+    std::fs::write(&path, &secret)?;
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
+    Ok(secret)
+}
+
+pub fn server_config() -> Result<ServerConfig, CliError> {
+    Ok(ServerConfig {
+        jwt_secret: jwt_secret()?,
+        admins: std::env::var("HOMESTRETCH_ADMINS")
+            .unwrap_or_default()
+            .split(',')
+            .map(|s| s.trim().to_lowercase())
+            .filter(|s| !s.is_empty())
+            .collect::<HashSet<_>>(),
+        ip_rate: rate("HOMESTRETCH_RATE_IP", 5000.0),
+        user_rate: rate("HOMESTRETCH_RATE_USER", 200.0),
+        workers: None,
+    })
+}
+
+pub fn init_tracing() {
+    use std::io::IsTerminal;
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    if std::io::stderr().is_terminal() {
+        let _ = builder.try_init();
+    } else {
+        let _ = builder.json().try_init();
+    }
+}
+
+pub async fn run(args: Vec<String>) -> Result<(), CliError> {
+    let mut args = args.into_iter().peekable();
+    let command = match args.peek().map(String::as_str) {
+        Some(first) if !first.starts_with('-') => args.next().unwrap_or_default(),
+        _ => String::from("serve"),
+    };
+    let rest: Vec<String> = args.collect();
+    match command.as_str() {
+        "serve" => serve(&rest).await,
+        "migrate" => {
+            let (url, cluster) = database().await?;
+            let pool = infra::db::connect(&url, 2).await?;
+            infra::db::migrate(&pool).await?;
+            pool.close().await;
+            println!("migrations applied");
+            stop(cluster);
+            Ok(())
+        }
+        "openapi" => {
+            let spec = crate::openapi::spec_json();
+            match flag(&rest, "--write") {
+                Some(path) => std::fs::write(path, spec)?,
+                None => print!("{spec}"),
+            }
+            Ok(())
+        }
+        "admin" => {
+            let [verb, user] = rest.as_slice() else {
+                return Err(CliError::Usage("usage: homestretch admin grant USER".into()));
+            };
+            if verb != "grant" {
+                return Err(CliError::Usage("usage: homestretch admin grant USER".into()));
+            }
+            let (url, cluster) = database().await?;
+            let pool = infra::db::connect(&url, 2).await?;
+            infra::db::migrate(&pool).await?;
+            let result = infra::accounts::Accounts::new(pool.clone()).grant_admin(user).await;
+            pool.close().await;
+            stop(cluster);
+            result?;
+            println!("{user} is now an admin");
+            Ok(())
+        }
+        "simulate" => {
+            let kind = flag(&rest, "--game").ok_or_else(|| CliError::Usage("simulate needs --game KIND".into()))?;
+            let games = flag(&rest, "--games").map(|g| g.parse()).transpose().map_err(|_| CliError::Usage("--games N".into()))?.unwrap_or(1000);
+            let seed = flag(&rest, "--seed").map(|g| g.parse()).transpose().map_err(|_| CliError::Usage("--seed S".into()))?.unwrap_or(1);
+            let report = domain::simulate(kind, games, seed).map_err(CliError::Failed)?;
+            println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+            Ok(())
+        }
+        "help" | "--help" | "-h" => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        other => Err(CliError::Usage(format!("unknown command `{other}`\n\n{USAGE}"))),
+    }
+}
+
+fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).map(String::as_str)
+}
+
+fn stop(cluster: Option<Cluster>) {
+    if let Some(cluster) = cluster
+        && cluster.started_here
+        && let Err(error) = cluster.stop()
+    {
+        tracing::warn!(%error, "stopping the private PostgreSQL cluster");
+    }
+}
+
+async fn serve(args: &[String]) -> Result<(), CliError> {
+    let listen = flag(args, "--listen")
+        .map(String::from)
+        .or_else(|| std::env::var("HOMESTRETCH_LISTEN").ok())
+        .unwrap_or_else(|| "127.0.0.1:8080".into());
+    let config = server_config()?;
+    let (url, cluster) = database().await?;
+    if let Some(cluster) = &cluster {
+        tracing::info!(data = %cluster.data_dir.display(), port = cluster.port, "private PostgreSQL cluster running");
+    }
+    let result = async {
+        let pool = infra::db::connect(&url, 32).await?;
+        infra::db::migrate(&pool).await?;
+        let listener = TcpListener::bind(&listen)?;
+        tracing::info!(addr = %app::local_addr(&listener), "homestretch listening");
+        let state = app::app_state(pool, &config);
+        // actix-web stops gracefully on SIGINT/SIGTERM, finishing in-flight requests.
+        app::serve(listener, state, &config)?.await?;
+        Ok::<(), CliError>(())
+    }
+    .await;
+    stop(cluster);
+    result
+}

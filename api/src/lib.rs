@@ -1,0 +1,13 @@
+//! The Homestretch HTTP API: thin handlers over the application services of `infra`.
+
+pub mod app;
+pub mod auth;
+pub mod cli;
+pub mod error;
+pub mod limits;
+pub mod metrics;
+pub mod openapi;
+pub mod routes;
+pub mod sse;
+pub mod state;
+pub mod stream;

@@ -1,0 +1,12 @@
+#[actix_web::main]
+async fn main() {
+    api::cli::init_tracing();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Err(error) = api::cli::run(args).await {
+        eprintln!("homestretch: {error}");
+        std::process::exit(match error {
+            api::cli::CliError::Usage(_) => 2,
+            _ => 1,
+        });
+    }
+}

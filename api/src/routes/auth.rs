@@ -1,0 +1,195 @@
+//! `/v1/auth/*` and `/v1/me`.
+
+use crate::auth::{self, AuthUser, REFRESH_TTL_DAYS};
+use crate::error::{ApiError, ApiResult, Problem};
+use crate::state::AppState;
+use actix_web::{HttpResponse, get, post, web};
+use infra::accounts::{RefreshOutcome, User};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// A user name: 1 to 32 letters, digits, `_`, `-`, `.` or spaces, not blank.
+pub struct UserName(String);
+
+impl UserName {
+    pub fn parse(raw: &str) -> Result<UserName, ApiError> {
+        let name = raw.trim();
+        let ok_chars = name.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ' '));
+        if name.is_empty() || name.chars().count() > 32 || !ok_chars {
+            return Err(ApiError::Invalid(
+                "name must be 1 to 32 letters, digits, spaces, `_`, `-` or `.`".into(),
+            ));
+        }
+        Ok(UserName(name.to_string()))
+    }
+}
+
+fn parse_password(raw: &str) -> Result<&str, ApiError> {
+    if raw.chars().count() < 8 || raw.len() > 128 {
+        return Err(ApiError::Invalid("password must be 8 to 128 characters".into()));
+    }
+    Ok(raw)
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Credentials {
+    #[schema(example = "alice", max_length = 32)]
+    pub name: String,
+    #[schema(example = "correct horse battery", min_length = 8, max_length = 128)]
+    pub password: String,
+}
+
+#[derive(Deserialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct GuestRequest {
+    /// Optional display name prefix; a unique suffix is added.
+    #[schema(example = "Player", max_length = 20)]
+    pub name: Option<String>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RefreshRequest {
+    pub refresh_token: String,
+}
+
+#[derive(Serialize, Deserialize, ToSchema, Clone)]
+pub struct UserInfo {
+    pub id: uuid::Uuid,
+    pub name: String,
+}
+
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct TokenResponse {
+    /// Short-lived HS256 JWT for `Authorization: Bearer`.
+    pub access_token: String,
+    /// Opaque, single-use: exchange it at `/v1/auth/refresh` for a new pair.
+    pub refresh_token: String,
+    #[schema(example = "Bearer")]
+    pub token_type: String,
+    /// Seconds until the access token expires.
+    #[schema(example = 900)]
+    pub expires_in: i64,
+    pub user: UserInfo,
+}
+
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct Me {
+    pub id: uuid::Uuid,
+    pub name: String,
+    pub is_guest: bool,
+    pub is_admin: bool,
+}
+
+async fn tokens(state: &AppState, user: &User, family: uuid::Uuid) -> ApiResult<TokenResponse> {
+    let access_token = state.jwt.issue(user.id, &user.name)?;
+    let refresh_token = auth::new_refresh_token();
+    state
+        .accounts
+        .store_refresh(&refresh_token, user.id, family, time::Duration::days(REFRESH_TTL_DAYS))
+        .await?;
+    Ok(TokenResponse {
+        access_token,
+        refresh_token,
+        token_type: "Bearer".into(),
+        expires_in: auth::ACCESS_TTL_SECONDS,
+        user: UserInfo { id: user.id.0, name: user.name.clone() },
+    })
+}
+
+/// Create an account with a password (stored as argon2id).
+#[utoipa::path(post, path = "/v1/auth/register", tag = "auth", request_body = Credentials,
+    responses((status = 201, body = TokenResponse), (status = 422, body = Problem, description = "invalid or taken name, weak password")))]
+#[post("/v1/auth/register")]
+pub async fn register(state: web::Data<AppState>, body: web::Json<Credentials>) -> ApiResult<HttpResponse> {
+    let name = UserName::parse(&body.name)?;
+    let password = parse_password(&body.password)?.to_string();
+    let hash = web::block(move || auth::hash_password(&password))
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))??;
+    let Some(user) = state.accounts.create(&name.0, Some(&hash), false).await? else {
+        return Err(ApiError::Invalid("this name is already taken".into()));
+    };
+    Ok(HttpResponse::Created().json(tokens(&state, &user, uuid::Uuid::new_v4()).await?))
+}
+
+/// Sign in with name and password.
+#[utoipa::path(post, path = "/v1/auth/login", tag = "auth", request_body = Credentials,
+    responses((status = 200, body = TokenResponse), (status = 401, body = Problem)))]
+#[post("/v1/auth/login")]
+pub async fn login(state: web::Data<AppState>, body: web::Json<Credentials>) -> ApiResult<HttpResponse> {
+    let user = state.accounts.by_name(body.name.trim()).await?;
+    let password = body.password.clone();
+    let phc = user.as_ref().and_then(|u| u.password_hash.clone());
+    // Verify even for unknown users, so timing does not reveal which names exist.
+    let ok = web::block(move || match phc {
+        Some(phc) => auth::verify_password(&password, &phc),
+        None => {
+            let _ = auth::verify_password(&password, DUMMY_HASH);
+            false
+        }
+    })
+    .await
+    .map_err(|e| ApiError::Internal(e.to_string()))?;
+    match user {
+        Some(user) if ok => Ok(HttpResponse::Ok().json(tokens(&state, &user, uuid::Uuid::new_v4()).await?)),
+        _ => Err(ApiError::Unauthorized("wrong name or password".into())),
+    }
+}
+
+const DUMMY_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$2o8r6GkN9X3hQvIuLZPqZ7o5b0zQ3z0V3S0b5V6b5lE";
+
+/// Instant guest account, for a mobile app's first launch.
+#[utoipa::path(post, path = "/v1/auth/guest", tag = "auth", request_body(content = GuestRequest, description = "optional"),
+    responses((status = 201, body = TokenResponse)))]
+#[post("/v1/auth/guest")]
+pub async fn guest(state: web::Data<AppState>, body: Option<web::Json<GuestRequest>>) -> ApiResult<HttpResponse> {
+    let prefix = body.and_then(|b| b.into_inner().name).unwrap_or_else(|| "guest".into());
+    let prefix: String = UserName::parse(&prefix)?.0.chars().take(20).collect();
+    for _ in 0..5 {
+        let mut suffix = [0u8; 4];
+        infra::games::fill_random(&mut suffix);
+        let name = format!("{prefix}-{}", hex::encode(suffix));
+        if let Some(user) = state.accounts.create(&name, None, true).await? {
+            return Ok(HttpResponse::Created().json(tokens(&state, &user, uuid::Uuid::new_v4()).await?));
+        }
+    }
+    Err(ApiError::Internal("could not find a free guest name".into()))
+}
+
+/// Exchange a refresh token for a new pair. A refresh token works once; presenting a spent
+/// one revokes every token of its family (stolen-token defence).
+#[utoipa::path(post, path = "/v1/auth/refresh", tag = "auth", request_body = RefreshRequest,
+    responses((status = 200, body = TokenResponse), (status = 401, body = Problem)))]
+#[post("/v1/auth/refresh")]
+pub async fn refresh(state: web::Data<AppState>, body: web::Json<RefreshRequest>) -> ApiResult<HttpResponse> {
+    match state.accounts.spend_refresh(&body.refresh_token).await? {
+        RefreshOutcome::Rotated { user, family } => {
+            let user = state
+                .accounts
+                .by_id(user)
+                .await?
+                .ok_or_else(|| ApiError::Unauthorized("unknown user".into()))?;
+            Ok(HttpResponse::Ok().json(tokens(&state, &user, family).await?))
+        }
+        RefreshOutcome::Reused => Err(ApiError::Unauthorized(
+            "refresh token already used: every token of this session is revoked".into(),
+        )),
+        RefreshOutcome::Invalid => Err(ApiError::Unauthorized("invalid or expired refresh token".into())),
+    }
+}
+
+/// The signed-in user.
+#[utoipa::path(get, path = "/v1/me", tag = "auth", security(("bearer" = [])),
+    responses((status = 200, body = Me), (status = 401, body = Problem)))]
+#[get("/v1/me")]
+pub async fn me(state: web::Data<AppState>, user: AuthUser) -> ApiResult<HttpResponse> {
+    let record = state
+        .accounts
+        .by_id(user.id)
+        .await?
+        .ok_or_else(|| ApiError::Unauthorized("unknown user".into()))?;
+    let is_admin = state.is_admin(&user).await?;
+    Ok(HttpResponse::Ok().json(Me { id: record.id.0, name: record.name, is_guest: record.is_guest, is_admin }))
+}

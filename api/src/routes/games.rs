@@ -1,0 +1,600 @@
+//! `/v1/games/*`: lobby, commands, views, prompts, the event feed, its live stream, replay.
+
+use crate::auth::AuthUser;
+use crate::error::{ApiError, ApiResult, Problem};
+use crate::routes::auth::UserInfo;
+use crate::state::AppState;
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
+use domain::{Outcome, Prompt};
+use infra::GameId;
+use infra::games::{CommandRequest, CreateGame, RecordedEvent};
+use infra::store::{GameRow, GameStatus, ListFilter, SeatRow};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::{IntoParams, ToSchema};
+
+/// Hosted games.
+#[derive(Serialize, Deserialize, ToSchema, Clone, Copy, PartialEq, Eq, Debug)]
+#[serde(rename_all = "snake_case")]
+pub enum GameKind {
+    WhiskyRace,
+    Bandits,
+    Mush,
+}
+
+impl GameKind {
+    pub fn tag(self) -> &'static str {
+        match self {
+            GameKind::WhiskyRace => "whisky_race",
+            GameKind::Bandits => "bandits",
+            GameKind::Mush => "mush",
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize, ToSchema, Clone, Copy, PartialEq, Eq, Debug)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Lobby,
+    Active,
+    Finished,
+}
+
+impl From<GameStatus> for Status {
+    fn from(s: GameStatus) -> Self {
+        match s {
+            GameStatus::Lobby => Status::Lobby,
+            GameStatus::Active => Status::Active,
+            GameStatus::Finished => Status::Finished,
+        }
+    }
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateGameRequest {
+    pub kind: GameKind,
+    /// Number of seats (the game starts when all are taken).
+    #[schema(example = 3, minimum = 1, maximum = 6)]
+    pub seats: u8,
+    /// Game options (see each game's `…Options` schema); `{}` for the defaults.
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub options: Value,
+    /// Admins only: a fixed RNG seed (the game is then marked not fair).
+    pub rng_seed: Option<String>,
+    /// Optional client seed mixed into the game's RNG (provably fair dice).
+    #[schema(max_length = 128)]
+    pub client_seed: Option<String>,
+}
+
+#[derive(Deserialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct JoinRequest {
+    /// Optional client seed mixed into the game's RNG.
+    #[schema(max_length = 128)]
+    pub client_seed: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, ToSchema, Clone)]
+pub struct SeatInfo {
+    #[schema(example = 1)]
+    pub seat: u8,
+    pub user: UserInfo,
+}
+
+/// A game as listed, and the header of a game's full answer.
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct GameSummary {
+    pub id: uuid::Uuid,
+    pub kind: GameKind,
+    pub status: Status,
+    pub seat_count: u8,
+    pub seats: Vec<SeatInfo>,
+    pub host: uuid::Uuid,
+    /// The log's head: number of events so far.
+    pub version: u64,
+    /// False when the game was created with a fixed `rng_seed` (not provably fair).
+    pub fair: bool,
+    /// SHA-256 of the secret server seed, published at creation.
+    pub seed_commitment: String,
+    pub rules_version: String,
+    #[schema(value_type = Object)]
+    pub options: Value,
+    pub outcome: Option<Outcome>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub created_at: time::OffsetDateTime,
+}
+
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct GameList {
+    pub games: Vec<GameSummary>,
+    /// Pass as `cursor` for the next page; absent on the last page (also in the `Link` header).
+    pub next_cursor: Option<String>,
+}
+
+/// A game with the caller's view.
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct GameDetail {
+    #[serde(flatten)]
+    pub summary: GameSummary,
+    /// The caller's seat, if seated.
+    pub your_seat: Option<u8>,
+    /// The game state as the caller may see it (null before the start). Shape: the game's
+    /// `…View` schema.
+    #[schema(value_type = Object)]
+    pub view: Value,
+}
+
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct PromptsResponse {
+    pub version: u64,
+    /// Who must or may act now, with which command types.
+    pub prompts: Vec<Prompt>,
+    /// The caller's legal commands now (send one as `command`).
+    #[schema(value_type = Vec<Object>)]
+    pub legal: Vec<Value>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CommandBody {
+    /// Client-chosen id; a repeat returns the first answer (also accepted as `Idempotency-Key`).
+    pub command_id: Option<uuid::Uuid>,
+    /// The version the command was decided against; 409 when stale (or send `If-Match`).
+    pub expected_version: Option<u64>,
+    /// A command of the game (see `WhiskyRaceCommand`, `BanditsCommand`, `MushCommand`).
+    #[schema(value_type = Object)]
+    pub command: Value,
+}
+
+/// An event as the caller may see it.
+#[derive(Serialize, Deserialize, ToSchema, Clone)]
+pub struct EventOut {
+    pub seq: u64,
+    /// The event's `type` tag.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Seat that sent the command (null for the host's start).
+    pub actor: Option<u8>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub recorded_at: time::OffsetDateTime,
+    /// This event's link in the game's SHA-256 hash chain.
+    pub hash: String,
+    /// The event (see the game's `…Event` schema), redacted for the caller.
+    #[schema(value_type = Object)]
+    pub data: Value,
+}
+
+impl From<RecordedEvent> for EventOut {
+    fn from(e: RecordedEvent) -> Self {
+        EventOut { seq: e.seq, kind: e.kind, actor: e.actor, recorded_at: e.recorded_at, hash: e.hash, data: e.payload }
+    }
+}
+
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct CommandResponse {
+    /// The game's version after the command.
+    pub version: u64,
+    /// The events the command produced, as the caller may see them.
+    pub events: Vec<EventOut>,
+}
+
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct EventsPage {
+    pub events: Vec<EventOut>,
+    /// Pass as `after` to continue.
+    pub next_after: u64,
+    pub has_more: bool,
+}
+
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct StateAt {
+    pub version: u64,
+    #[schema(value_type = Object)]
+    pub view: Value,
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListQuery {
+    pub kind: Option<GameKind>,
+    pub status: Option<Status>,
+    /// Only games the caller has a seat in.
+    #[serde(default)]
+    pub mine: bool,
+    /// Page size, 1..=100 (default 20).
+    pub limit: Option<u32>,
+    /// Opaque cursor from the previous page.
+    pub cursor: Option<String>,
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct EventsQuery {
+    /// Return events with `seq > after` (default 0).
+    pub after: Option<u64>,
+    /// 1..=1000 (default 100).
+    pub limit: Option<u32>,
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct AtQuery {
+    /// The version to replay to (0 = before setup).
+    pub at: u64,
+}
+
+fn parse_id(raw: &str) -> ApiResult<GameId> {
+    raw.parse().map_err(|_| ApiError::NotFound("game not found".into()))
+}
+
+fn kind_of(tag: &str) -> GameKind {
+    match tag {
+        "bandits" => GameKind::Bandits,
+        "mush" => GameKind::Mush,
+        _ => GameKind::WhiskyRace,
+    }
+}
+
+fn summary(row: &GameRow, seats: &[SeatRow]) -> GameSummary {
+    GameSummary {
+        id: row.id.0,
+        kind: kind_of(&row.kind),
+        status: row.status.into(),
+        seat_count: row.seat_count,
+        seats: seats
+            .iter()
+            .map(|s| SeatInfo { seat: s.seat, user: UserInfo { id: s.user_id.0, name: s.user_name.clone() } })
+            .collect(),
+        host: row.host_id.0,
+        version: row.version,
+        fair: row.fair,
+        seed_commitment: row.seed_commitment.clone(),
+        rules_version: row.rules_version.clone(),
+        options: row.options.clone(),
+        outcome: row.outcome.clone().and_then(|o| serde_json::from_value(o).ok()),
+        created_at: row.created_at,
+    }
+}
+
+fn client_seed(seed: Option<String>) -> ApiResult<String> {
+    let seed = seed.unwrap_or_default();
+    if seed.len() > 128 {
+        return Err(ApiError::Invalid("client_seed is at most 128 bytes".into()));
+    }
+    Ok(seed)
+}
+
+/// Create a game (the caller takes seat 1 and is the host).
+#[utoipa::path(post, path = "/v1/games", tag = "games", request_body = CreateGameRequest, security(("bearer" = [])),
+    responses((status = 201, body = GameSummary), (status = 401, body = Problem), (status = 403, body = Problem),
+              (status = 422, body = Problem)))]
+#[post("/v1/games")]
+pub async fn create_game(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    body: web::Json<CreateGameRequest>,
+) -> ApiResult<HttpResponse> {
+    let body = body.into_inner();
+    if body.rng_seed.as_ref().is_some_and(|s| s.len() > 256) {
+        return Err(ApiError::Invalid("rng_seed is at most 256 bytes".into()));
+    }
+    let is_admin = if body.rng_seed.is_some() { state.is_admin(&user).await? } else { false };
+    let id = state
+        .games
+        .create(
+            user.id,
+            CreateGame {
+                kind: body.kind.tag().into(),
+                seats: body.seats,
+                options: body.options,
+                rng_seed: body.rng_seed,
+                client_seed: client_seed(body.client_seed)?,
+            },
+            is_admin,
+        )
+        .await?;
+    let (row, seats) = state.games.game_row(id).await?;
+    Ok(HttpResponse::Created()
+        .insert_header((header::LOCATION, format!("/v1/games/{id}")))
+        .json(summary(&row, &seats)))
+}
+
+/// List games, newest first, with cursor pagination (`Link: <…>; rel="next"`).
+#[utoipa::path(get, path = "/v1/games", tag = "games", params(ListQuery), security(("bearer" = [])),
+    responses((status = 200, body = GameList), (status = 401, body = Problem)))]
+#[get("/v1/games")]
+pub async fn list_games(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    query: web::Query<ListQuery>,
+) -> ApiResult<HttpResponse> {
+    let limit = query.limit.unwrap_or(20);
+    if !(1..=100).contains(&limit) {
+        return Err(ApiError::Invalid("limit must be between 1 and 100".into()));
+    }
+    let before = match &query.cursor {
+        None => None,
+        Some(cursor) => Some(decode_cursor(cursor).ok_or_else(|| ApiError::Invalid("invalid cursor".into()))?),
+    };
+    let filter = ListFilter {
+        kind: query.kind.map(|k| k.tag().to_string()),
+        status: query.status.map(|s| match s {
+            Status::Lobby => GameStatus::Lobby,
+            Status::Active => GameStatus::Active,
+            Status::Finished => GameStatus::Finished,
+        }),
+        member: query.mine.then_some(user.id),
+        before,
+        limit: limit + 1,
+    };
+    let mut rows = state.games.store.list(&filter).await?;
+    let more = rows.len() > limit as usize;
+    rows.truncate(limit as usize);
+    let mut games = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let seats = state.games.store.seats(row.id).await?;
+        games.push(summary(row, &seats));
+    }
+    let next_cursor = more.then(|| rows.last().map(|r| encode_cursor(r.created_at, r.id.0))).flatten();
+    let mut response = HttpResponse::Ok();
+    if let Some(cursor) = &next_cursor {
+        let mut link = format!("/v1/games?limit={limit}&cursor={cursor}");
+        if let Some(kind) = query.kind {
+            link += &format!("&kind={}", kind.tag());
+        }
+        if let Some(status) = query.status {
+            link += &format!("&status={}", serde_json::to_value(status).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default());
+        }
+        if query.mine {
+            link += "&mine=true";
+        }
+        response.insert_header((header::LINK, format!("<{link}>; rel=\"next\"")));
+    }
+    Ok(response.json(GameList { games, next_cursor }))
+}
+
+fn encode_cursor(at: time::OffsetDateTime, id: uuid::Uuid) -> String {
+    format!("{}_{}", at.unix_timestamp_nanos(), id.simple())
+}
+
+fn decode_cursor(cursor: &str) -> Option<(time::OffsetDateTime, uuid::Uuid)> {
+    let (nanos, id) = cursor.split_once('_')?;
+    let at = time::OffsetDateTime::from_unix_timestamp_nanos(nanos.parse().ok()?).ok()?;
+    Some((at, uuid::Uuid::parse_str(id).ok()?))
+}
+
+/// Join a game in its lobby (takes the lowest free seat).
+#[utoipa::path(post, path = "/v1/games/{id}/seats", tag = "games", request_body(content = JoinRequest, description = "optional"),
+    params(("id" = uuid::Uuid, Path)), security(("bearer" = [])),
+    responses((status = 200, body = GameSummary), (status = 404, body = Problem), (status = 422, body = Problem)))]
+#[post("/v1/games/{id}/seats")]
+pub async fn join_game(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    path: web::Path<String>,
+    body: Option<web::Json<JoinRequest>>,
+) -> ApiResult<HttpResponse> {
+    let id = parse_id(&path)?;
+    let seed = client_seed(body.and_then(|b| b.into_inner().client_seed))?;
+    state.games.store.join(id, user.id, &seed).await?;
+    let (row, seats) = state.games.game_row(id).await?;
+    Ok(HttpResponse::Ok().json(summary(&row, &seats)))
+}
+
+/// Leave a game before it starts.
+#[utoipa::path(delete, path = "/v1/games/{id}/seats/me", tag = "games", params(("id" = uuid::Uuid, Path)),
+    security(("bearer" = [])), responses((status = 204), (status = 404, body = Problem), (status = 422, body = Problem)))]
+#[delete("/v1/games/{id}/seats/me")]
+pub async fn leave_game(state: web::Data<AppState>, user: AuthUser, path: web::Path<String>) -> ApiResult<HttpResponse> {
+    let id = parse_id(&path)?;
+    state.games.store.leave(id, user.id).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Start the game (host only, every seat taken): runs the game's setup.
+#[utoipa::path(post, path = "/v1/games/{id}/start", tag = "games", params(("id" = uuid::Uuid, Path)),
+    security(("bearer" = [])),
+    responses((status = 200, body = CommandResponse), (status = 403, body = Problem), (status = 404, body = Problem),
+              (status = 422, body = Problem)))]
+#[post("/v1/games/{id}/start")]
+pub async fn start_game(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    path: web::Path<String>,
+    req: HttpRequest,
+) -> ApiResult<HttpResponse> {
+    let id = parse_id(&path)?;
+    // Starting is idempotent per Idempotency-Key; without one, per game.
+    let command_id = idempotency_key(&req)?.unwrap_or_else(|| uuid::Uuid::new_v5(&id.0, b"start"));
+    let answer = state.games.start(id, user.id, command_id).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header((header::ETAG, format!("\"{}\"", answer.version)))
+        .json(CommandResponse { version: answer.version, events: answer.events.into_iter().map(EventOut::from).collect() }))
+}
+
+fn idempotency_key(req: &HttpRequest) -> ApiResult<Option<uuid::Uuid>> {
+    match req.headers().get("idempotency-key") {
+        None => Ok(None),
+        Some(v) => {
+            let text = v.to_str().map_err(|_| ApiError::BadRequest("invalid Idempotency-Key".into()))?;
+            uuid::Uuid::parse_str(text.trim())
+                .map(Some)
+                .map_err(|_| ApiError::BadRequest("Idempotency-Key must be a UUID".into()))
+        }
+    }
+}
+
+fn if_match(req: &HttpRequest) -> ApiResult<Option<u64>> {
+    match req.headers().get(header::IF_MATCH) {
+        None => Ok(None),
+        Some(v) => {
+            let text = v.to_str().map_err(|_| ApiError::BadRequest("invalid If-Match".into()))?;
+            let text = text.trim().trim_start_matches("W/").trim_matches('"');
+            text.parse().map(Some).map_err(|_| ApiError::BadRequest("If-Match must be a version ETag".into()))
+        }
+    }
+}
+
+/// A game: summary and the caller's view (`ETag` = version). Spectators get the public view.
+#[utoipa::path(get, path = "/v1/games/{id}", tag = "games", params(("id" = uuid::Uuid, Path)), security(("bearer" = [])),
+    responses((status = 200, body = GameDetail), (status = 304), (status = 404, body = Problem)))]
+#[get("/v1/games/{id}")]
+pub async fn get_game(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    path: web::Path<String>,
+    req: HttpRequest,
+) -> ApiResult<HttpResponse> {
+    let id = parse_id(&path)?;
+    let (row, seats) = state.games.game_row(id).await?;
+    let your_seat = seats.iter().find(|s| s.user_id == user.id).map(|s| s.seat);
+    let (version, view) = if row.status == GameStatus::Lobby {
+        (row.version, Value::Null)
+    } else {
+        state
+            .games
+            .with_game(id, |loaded| (loaded.version, loaded.state.view(loaded.viewer(user.id))))
+            .await?
+    };
+    let etag = format!("\"{version}\"");
+    if req.headers().get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()) == Some(etag.as_str()) {
+        return Ok(HttpResponse::NotModified().insert_header((header::ETAG, etag)).finish());
+    }
+    let mut summary = summary(&row, &seats);
+    summary.version = version;
+    Ok(HttpResponse::Ok().insert_header((header::ETAG, etag)).json(GameDetail { summary, your_seat, view }))
+}
+
+/// Who must act now, and the caller's legal commands.
+#[utoipa::path(get, path = "/v1/games/{id}/prompts", tag = "games", params(("id" = uuid::Uuid, Path)),
+    security(("bearer" = [])), responses((status = 200, body = PromptsResponse), (status = 404, body = Problem),
+    (status = 422, body = Problem, description = "the game has not started")))]
+#[get("/v1/games/{id}/prompts")]
+pub async fn prompts(state: web::Data<AppState>, user: AuthUser, path: web::Path<String>) -> ApiResult<HttpResponse> {
+    let id = parse_id(&path)?;
+    let (version, prompts, legal) = state.games.prompts(id, user.id).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header((header::ETAG, format!("\"{version}\"")))
+        .json(PromptsResponse { version, prompts, legal }))
+}
+
+/// Send a command for the caller's seat.
+#[utoipa::path(post, path = "/v1/games/{id}/commands", tag = "games", request_body = CommandBody,
+    params(("id" = uuid::Uuid, Path)), security(("bearer" = [])),
+    responses((status = 200, body = CommandResponse), (status = 401, body = Problem),
+              (status = 403, body = Problem, description = "not seated in this game"),
+              (status = 404, body = Problem), (status = 409, body = Problem, description = "stale expected_version / If-Match"),
+              (status = 422, body = Problem, description = "rule violation (with `rule`) or invalid command")))]
+#[post("/v1/games/{id}/commands")]
+pub async fn send_command(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    path: web::Path<String>,
+    req: HttpRequest,
+    body: web::Json<CommandBody>,
+) -> ApiResult<HttpResponse> {
+    let id = parse_id(&path)?;
+    let body = body.into_inner();
+    if !body.command.is_object() {
+        return Err(ApiError::Invalid("command must be an object with a `type`".into()));
+    }
+    let command_id = match (body.command_id, idempotency_key(&req)?) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(ApiError::Invalid("command_id and Idempotency-Key differ".into()));
+        }
+        (Some(a), _) | (None, Some(a)) => a,
+        (None, None) => uuid::Uuid::now_v7(),
+    };
+    let expected_version = match (body.expected_version, if_match(&req)?) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(ApiError::Invalid("expected_version and If-Match differ".into()));
+        }
+        (a, b) => a.or(b),
+    };
+    let answer = state
+        .games
+        .command(id, user.id, CommandRequest { command_id, expected_version, command: body.command })
+        .await?;
+    Ok(HttpResponse::Ok()
+        .insert_header((header::ETAG, format!("\"{}\"", answer.version)))
+        .json(CommandResponse { version: answer.version, events: answer.events.into_iter().map(EventOut::from).collect() }))
+}
+
+/// The event log as the caller may see it (hidden events are left out; `seq` stays global).
+#[utoipa::path(get, path = "/v1/games/{id}/events", tag = "games", params(("id" = uuid::Uuid, Path), EventsQuery),
+    security(("bearer" = [])), responses((status = 200, body = EventsPage), (status = 404, body = Problem)))]
+#[get("/v1/games/{id}/events")]
+pub async fn events(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    path: web::Path<String>,
+    query: web::Query<EventsQuery>,
+) -> ApiResult<HttpResponse> {
+    let id = parse_id(&path)?;
+    let limit = query.limit.unwrap_or(100);
+    if !(1..=1000).contains(&limit) {
+        return Err(ApiError::Invalid("limit must be between 1 and 1000".into()));
+    }
+    let after = query.after.unwrap_or(0);
+    let (last, events) = state.games.events(id, user.id, after, limit).await?;
+    let head = state.games.store.head(id).await?.0;
+    Ok(HttpResponse::Ok().json(EventsPage {
+        events: events.into_iter().map(EventOut::from).collect(),
+        next_after: last,
+        has_more: last < head,
+    }))
+}
+
+/// Replay: the caller's view at version `at` (everything once the game is over).
+#[utoipa::path(get, path = "/v1/games/{id}/state", tag = "replay", params(("id" = uuid::Uuid, Path), AtQuery),
+    security(("bearer" = [])), responses((status = 200, body = StateAt), (status = 404, body = Problem),
+    (status = 422, body = Problem)))]
+#[get("/v1/games/{id}/state")]
+pub async fn state_at(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    path: web::Path<String>,
+    query: web::Query<AtQuery>,
+) -> ApiResult<HttpResponse> {
+    let id = parse_id(&path)?;
+    let (version, view) = state.games.view_at(id, user.id, query.at).await?;
+    Ok(HttpResponse::Ok().json(StateAt { version, view }))
+}
+
+/// Live events (Server-Sent Events): `id` = seq, `event` = type, `data` = the `EventOut` JSON.
+/// Resume with `Last-Event-ID`. Ends after the game's last event.
+#[utoipa::path(get, path = "/v1/games/{id}/events/stream", tag = "games",
+    params(("id" = uuid::Uuid, Path), ("Last-Event-ID" = Option<u64>, Header, description = "resume after this seq")),
+    security(("bearer" = [])),
+    responses((status = 200, content_type = "text/event-stream", body = String), (status = 404, body = Problem),
+              (status = 429, body = Problem)))]
+#[get("/v1/games/{id}/events/stream")]
+pub async fn stream(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    path: web::Path<String>,
+    req: HttpRequest,
+) -> ApiResult<HttpResponse> {
+    let id = parse_id(&path)?;
+    let after = match req.headers().get("last-event-id") {
+        Some(v) => v
+            .to_str()
+            .ok()
+            .and_then(|s| s.trim().parse::<u64>().ok())
+            .ok_or_else(|| ApiError::BadRequest("Last-Event-ID must be a seq number".into()))?,
+        None => 0,
+    };
+    // Fail early (404, not started) before committing to a stream.
+    state.games.with_game(id, |_| ()).await?;
+    let body = crate::stream::event_stream(state.into_inner(), id, user.id, after)?;
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, "text/event-stream"))
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .insert_header(("x-accel-buffering", "no"))
+        .streaming(body))
+}

@@ -1,0 +1,27 @@
+pub mod auth;
+pub mod games;
+pub mod ops;
+
+pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
+    cfg.service(auth::register)
+        .service(auth::login)
+        .service(auth::guest)
+        .service(auth::refresh)
+        .service(auth::me)
+        .service(games::create_game)
+        .service(games::list_games)
+        .service(games::join_game)
+        .service(games::leave_game)
+        .service(games::start_game)
+        .service(games::stream)
+        .service(games::events)
+        .service(games::prompts)
+        .service(games::send_command)
+        .service(games::state_at)
+        .service(games::get_game)
+        .service(ops::healthz)
+        .service(ops::readyz)
+        .service(ops::metrics)
+        .service(ops::openapi_json)
+        .service(ops::docs);
+}

@@ -1,0 +1,59 @@
+//! Operations: liveness, readiness, metrics, the OpenAPI document and the docs page.
+
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+use actix_web::{HttpResponse, get, web};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+#[derive(Serialize, ToSchema)]
+pub struct Health {
+    #[schema(example = "ok")]
+    pub status: String,
+}
+
+/// Liveness: the process answers.
+#[utoipa::path(get, path = "/healthz", tag = "ops", responses((status = 200, body = Health)))]
+#[get("/healthz")]
+pub async fn healthz() -> HttpResponse {
+    HttpResponse::Ok().json(Health { status: "ok".into() })
+}
+
+/// Readiness: the database answers (503 problem+json when it does not).
+#[utoipa::path(get, path = "/readyz", tag = "ops",
+    responses((status = 200, body = Health), (status = 503, body = crate::error::Problem)))]
+#[get("/readyz")]
+pub async fn readyz(state: web::Data<AppState>) -> ApiResult<HttpResponse> {
+    let ping = tokio::time::timeout(std::time::Duration::from_secs(2), state.games.store.ping()).await;
+    match ping {
+        Ok(Ok(())) => Ok(HttpResponse::Ok().json(Health { status: "ready".into() })),
+        Ok(Err(e)) => Err(ApiError::Unavailable(e.to_string())),
+        Err(_) => Err(ApiError::Unavailable("database ping timed out".into())),
+    }
+}
+
+/// Prometheus metrics.
+#[utoipa::path(get, path = "/metrics", tag = "ops", responses((status = 200, content_type = "text/plain", body = String)))]
+#[get("/metrics")]
+pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/plain; version=0.0.4")
+        .body(state.metrics.render(&state.games, state.hub.clients()))
+}
+
+/// This API's OpenAPI 3.1 document.
+#[utoipa::path(get, path = "/openapi.json", tag = "ops", responses((status = 200, content_type = "application/json", body = Object)))]
+#[get("/openapi.json")]
+pub async fn openapi_json() -> HttpResponse {
+    HttpResponse::Ok().content_type("application/json").body(crate::openapi::spec_json())
+}
+
+/// Human-readable API docs, served entirely by this server (no other host is contacted).
+#[utoipa::path(get, path = "/docs", tag = "ops", responses((status = 200, content_type = "text/html", body = String)))]
+#[get("/docs")]
+pub async fn docs() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .insert_header(("content-security-policy", "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'"))
+        .body(include_str!("../docs.html"))
+}

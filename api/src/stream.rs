@@ -1,0 +1,97 @@
+//! The body of an SSE stream: catch up from the log, then wake on notifications.
+
+use crate::error::ApiError;
+use crate::routes::games::EventOut;
+use crate::state::AppState;
+use actix_web::web::Bytes;
+use futures_util::Stream;
+use infra::games::SEED_REVEALED;
+use infra::{GameId, UserId};
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::broadcast::error::RecvError;
+
+/// Most open streams one user may hold.
+pub const MAX_STREAMS_PER_USER: usize = 16;
+const KEEPALIVE: Duration = Duration::from_secs(15);
+
+struct Cursor {
+    state: Arc<AppState>,
+    game: GameId,
+    user: UserId,
+    after: u64,
+    pending: VecDeque<Bytes>,
+    wake: tokio::sync::broadcast::Receiver<u64>,
+    must_fetch: bool,
+    finished: bool,
+    _slot: crate::sse::StreamSlot,
+}
+
+pub fn event_stream(
+    state: Arc<AppState>,
+    game: GameId,
+    user: UserId,
+    after: u64,
+) -> Result<impl Stream<Item = Result<Bytes, actix_web::Error>>, ApiError> {
+    let slot = state.hub.open(user, MAX_STREAMS_PER_USER).ok_or(ApiError::TooManyRequests { retry_after: 5 })?;
+    // Subscribe before reading the backlog, so nothing committed in between is missed.
+    let wake = state.hub.subscribe(game);
+    let cursor = Cursor {
+        _slot: slot,
+        state,
+        game,
+        user,
+        after,
+        pending: VecDeque::new(),
+        wake,
+        must_fetch: true,
+        finished: false,
+    };
+    Ok(futures_util::stream::unfold(cursor, |mut c| async move {
+        loop {
+            if let Some(chunk) = c.pending.pop_front() {
+                return Some((Ok(chunk), c));
+            }
+            if c.finished {
+                return None;
+            }
+            if c.must_fetch {
+                match c.state.games.events(c.game, c.user, c.after, 500).await {
+                    Ok((last, events)) => {
+                        c.must_fetch = last > c.after && events.len() == 500;
+                        c.after = last;
+                        for event in events {
+                            if event.kind == SEED_REVEALED {
+                                c.finished = true;
+                            }
+                            let out = EventOut::from(event);
+                            let data = serde_json::to_string(&out).unwrap_or_default();
+                            c.pending.push_back(Bytes::from(format!(
+                                "id: {}\nevent: {}\ndata: {}\n\n",
+                                out.seq, out.kind, data
+                            )));
+                        }
+                        continue;
+                    }
+                    Err(error) => {
+                        tracing::warn!(%error, "event stream read failed; retrying");
+                        c.pending.push_back(Bytes::from_static(b": database unavailable, retrying\n\n"));
+                        tokio::time::sleep(Duration::from_secs(1)).await;
+                        c.must_fetch = true;
+                        continue;
+                    }
+                }
+            }
+            tokio::select! {
+                woke = c.wake.recv() => match woke {
+                    Ok(version) if version > c.after || version == 0 => c.must_fetch = true,
+                    Ok(_) => {}
+                    Err(RecvError::Lagged(_)) => c.must_fetch = true,
+                    Err(RecvError::Closed) => return None,
+                },
+                _ = tokio::time::sleep(KEEPALIVE) => c.pending.push_back(Bytes::from_static(b": keepalive\n\n")),
+            }
+        }
+    }))
+}

@@ -1,0 +1,171 @@
+//! Type-erased games: the server stores and serves every game through JSON, so it talks to
+//! them through [`AnyGame`] / [`AnyState`], implemented once for every [`Game`].
+
+use crate::engine::{Game, Outcome, Prompt, Redacted, Rng, RuleViolation, Seat, Viewer};
+use serde_json::Value;
+use std::marker::PhantomData;
+use std::ops::RangeInclusive;
+
+/// One event as stored: its `type` tag and the whole serialized event (tag included).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EventData {
+    pub kind: String,
+    pub payload: Value,
+}
+
+/// Why a command was not accepted.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum Rejection {
+    /// The JSON is not a command of this game (unknown `type`, missing or mistyped field).
+    #[error("invalid command: {0}")]
+    Malformed(String),
+    /// A well-formed command the rules refuse.
+    #[error(transparent)]
+    Rule(#[from] RuleViolation),
+}
+
+/// A game kind, erased.
+pub trait AnyGame: Send + Sync {
+    fn kind(&self) -> &'static str;
+    fn rules_version(&self) -> &'static str;
+    fn event_schema_version(&self) -> u32;
+    fn seat_range(&self) -> RangeInclusive<u8>;
+    /// Parses options (missing fields take their defaults) and returns them normalized.
+    fn normalize_options(&self, options: &Value) -> Result<Value, String>;
+    fn setup(&self, options: &Value, seats: u8, rng: &mut dyn Rng) -> Result<Vec<EventData>, Rejection>;
+    fn new_state(&self) -> Box<dyn AnyState>;
+    fn state_from_json(&self, snapshot: &Value) -> Result<Box<dyn AnyState>, String>;
+}
+
+/// A game state, erased.
+pub trait AnyState: Send + Sync {
+    fn clone_box(&self) -> Box<dyn AnyState>;
+    fn decide(&self, actor: Seat, command: &Value, rng: &mut dyn Rng) -> Result<Vec<EventData>, Rejection>;
+    /// Parses (upcasting older schema versions) and applies one stored event.
+    fn apply(&mut self, payload: &Value, schema_version: u32) -> Result<(), String>;
+    fn view(&self, viewer: Viewer) -> Value;
+    fn prompts(&self) -> Vec<Prompt>;
+    fn legal(&self, seat: Seat) -> Vec<Value>;
+    fn outcome(&self) -> Option<Outcome>;
+    /// What `viewer` may see of a stored event; `None` when it is hidden from them.
+    fn redact(&self, payload: &Value, viewer: Viewer) -> Option<Value>;
+    fn to_json(&self) -> Value;
+    fn check_invariants(&self) -> Result<(), String>;
+}
+
+/// The [`AnyGame`] of a [`Game`].
+pub struct Erased<G: Game>(PhantomData<fn() -> G>);
+
+impl<G: Game> Erased<G> {
+    pub const fn new() -> Self {
+        Erased(PhantomData)
+    }
+}
+
+impl<G: Game> Default for Erased<G> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+struct ErasedState<G: Game>(G::State);
+
+fn to_event_data<G: Game>(events: Vec<G::Event>) -> Vec<EventData> {
+    events
+        .into_iter()
+        .map(|event| EventData {
+            kind: G::event_type(&event),
+            payload: serde_json::to_value(&event).expect("events serialize"),
+        })
+        .collect()
+}
+
+impl<G: Game> AnyGame for Erased<G> {
+    fn kind(&self) -> &'static str {
+        G::KIND
+    }
+    fn rules_version(&self) -> &'static str {
+        G::RULES_VERSION
+    }
+    fn event_schema_version(&self) -> u32 {
+        G::EVENT_SCHEMA_VERSION
+    }
+    fn seat_range(&self) -> RangeInclusive<u8> {
+        G::seat_range()
+    }
+    fn normalize_options(&self, options: &Value) -> Result<Value, String> {
+        let options = if options.is_null() { Value::Object(Default::default()) } else { options.clone() };
+        let parsed: G::Options = serde_json::from_value(options).map_err(|e| e.to_string())?;
+        Ok(serde_json::to_value(parsed).expect("options serialize"))
+    }
+    fn setup(&self, options: &Value, seats: u8, rng: &mut dyn Rng) -> Result<Vec<EventData>, Rejection> {
+        let options: G::Options =
+            serde_json::from_value(options.clone()).map_err(|e| Rejection::Malformed(e.to_string()))?;
+        Ok(to_event_data::<G>(G::setup(&options, seats, rng)?))
+    }
+    fn new_state(&self) -> Box<dyn AnyState> {
+        Box::new(ErasedState::<G>(G::State::default()))
+    }
+    fn state_from_json(&self, snapshot: &Value) -> Result<Box<dyn AnyState>, String> {
+        let state: G::State = serde_json::from_value(snapshot.clone()).map_err(|e| e.to_string())?;
+        Ok(Box::new(ErasedState::<G>(state)))
+    }
+}
+
+impl<G: Game> AnyState for ErasedState<G> {
+    fn clone_box(&self) -> Box<dyn AnyState> {
+        Box::new(ErasedState::<G>(self.0.clone()))
+    }
+    fn decide(&self, actor: Seat, command: &Value, rng: &mut dyn Rng) -> Result<Vec<EventData>, Rejection> {
+        let command: G::Command =
+            serde_json::from_value(command.clone()).map_err(|e| Rejection::Malformed(e.to_string()))?;
+        Ok(to_event_data::<G>(G::decide(&self.0, actor, &command, rng)?))
+    }
+    fn apply(&mut self, payload: &Value, schema_version: u32) -> Result<(), String> {
+        let event: G::Event = if schema_version == G::EVENT_SCHEMA_VERSION {
+            G::Event::deserialize(payload).map_err(|e| e.to_string())?
+        } else {
+            let upcast = G::upcast(schema_version, payload.clone())?;
+            serde_json::from_value(upcast).map_err(|e| e.to_string())?
+        };
+        G::evolve(&mut self.0, &event);
+        Ok(())
+    }
+    fn view(&self, viewer: Viewer) -> Value {
+        serde_json::to_value(G::view(&self.0, viewer)).expect("views serialize")
+    }
+    fn prompts(&self) -> Vec<Prompt> {
+        G::prompts(&self.0)
+    }
+    fn legal(&self, seat: Seat) -> Vec<Value> {
+        G::legal(&self.0, seat)
+            .iter()
+            .map(|c| serde_json::to_value(c).expect("commands serialize"))
+            .collect()
+    }
+    fn outcome(&self) -> Option<Outcome> {
+        G::outcome(&self.0)
+    }
+    fn redact(&self, payload: &Value, viewer: Viewer) -> Option<Value> {
+        if viewer == Viewer::Omniscient {
+            return Some(payload.clone());
+        }
+        let Ok(event) = G::Event::deserialize(payload) else {
+            // An event we cannot parse is never shown to a player.
+            return None;
+        };
+        match G::redact(&event, viewer) {
+            Redacted::Shown(_) => Some(payload.clone()),
+            Redacted::Masked(masked) => Some(serde_json::to_value(masked).expect("events serialize")),
+            Redacted::Hidden => None,
+        }
+    }
+    fn to_json(&self) -> Value {
+        serde_json::to_value(&self.0).expect("states serialize")
+    }
+    fn check_invariants(&self) -> Result<(), String> {
+        G::check_invariants(&self.0)
+    }
+}
+
+use serde::Deserialize as _;

@@ -1,0 +1,422 @@
+//! The shared core every game plugs into: seats, viewers, prompts, rule violations,
+//! randomness handed to `decide`, and the [`Game`] trait (a decider).
+//!
+//! Nothing here does I/O, reads a clock or touches a global RNG.
+
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
+use std::borrow::Cow;
+use std::fmt;
+
+/// Most seats any game of ours supports.
+pub const MAX_SEATS: u8 = 6;
+
+/// A seat at the table, 1-based (seat 1 joined first). Always within `1..=MAX_SEATS`.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, utoipa::ToSchema,
+)]
+#[serde(try_from = "u8", into = "u8")]
+#[schema(value_type = u8, minimum = 1, maximum = 6, example = 1)]
+pub struct Seat(u8);
+
+impl Seat {
+    pub fn new(number: u8) -> Result<Seat, InvalidSeat> {
+        if (1..=MAX_SEATS).contains(&number) {
+            Ok(Seat(number))
+        } else {
+            Err(InvalidSeat(number))
+        }
+    }
+    /// 1-based seat number.
+    pub fn number(self) -> u8 {
+        self.0
+    }
+    /// 0-based index, for vectors indexed by seat.
+    pub fn index(self) -> usize {
+        usize::from(self.0 - 1)
+    }
+    /// Seat from a 0-based index. Panics only on a programming error (index ≥ MAX_SEATS).
+    pub fn from_index(index: usize) -> Seat {
+        assert!(index < usize::from(MAX_SEATS), "seat index out of range");
+        Seat(index as u8 + 1)
+    }
+    /// Seats `1..=count`.
+    pub fn all(count: u8) -> impl Iterator<Item = Seat> + Clone {
+        (1..=count.min(MAX_SEATS)).map(Seat)
+    }
+    /// The next seat in cyclic order among `count` seats.
+    pub fn next(self, count: u8) -> Seat {
+        if self.0 >= count { Seat(1) } else { Seat(self.0 + 1) }
+    }
+}
+
+impl fmt::Display for Seat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "seat {}", self.0)
+    }
+}
+
+impl TryFrom<u8> for Seat {
+    type Error = InvalidSeat;
+    fn try_from(value: u8) -> Result<Self, Self::Error> {
+        Seat::new(value)
+    }
+}
+
+impl From<Seat> for u8 {
+    fn from(seat: Seat) -> u8 {
+        seat.0
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("seat {0} is not a seat number (1..=6)")]
+pub struct InvalidSeat(pub u8);
+
+/// Who is looking. Views, events and prompts are always computed for a viewer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Viewer {
+    /// A seated player: sees public information and their own secrets.
+    Seat(Seat),
+    /// Any signed-in user who is not seated.
+    Spectator,
+    /// Sees everything: used once a game is over (everything is public then) and for audits
+    /// run by the server itself.
+    Omniscient,
+}
+
+impl Viewer {
+    pub fn seat(self) -> Option<Seat> {
+        match self {
+            Viewer::Seat(seat) => Some(seat),
+            _ => None,
+        }
+    }
+    /// True when this viewer may see what is private to `seat`.
+    pub fn sees_private_of(self, seat: Seat) -> bool {
+        match self {
+            Viewer::Seat(me) => me == seat,
+            Viewer::Spectator => false,
+            Viewer::Omniscient => true,
+        }
+    }
+}
+
+/// A command refused by the rules, naming the rule it breaks (e.g. `WR-021`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{rule}: {message}")]
+pub struct RuleViolation {
+    pub rule: Cow<'static, str>,
+    pub message: String,
+}
+
+impl RuleViolation {
+    pub fn new(rule: &'static str, message: impl Into<String>) -> Self {
+        RuleViolation { rule: Cow::Borrowed(rule), message: message.into() }
+    }
+}
+
+/// Shorthand for guard clauses in `decide`: `ensure(cond, "WR-019", || "why")?`.
+pub fn ensure(
+    condition: bool,
+    rule: &'static str,
+    message: impl FnOnce() -> String,
+) -> Result<(), RuleViolation> {
+    if condition { Ok(()) } else { Err(RuleViolation::new(rule, message())) }
+}
+
+/// Who must or may act now, and with which command kinds (`type` tags of commands).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Prompt {
+    pub seat: Seat,
+    /// Command `type` tags this seat may send now.
+    pub kinds: Vec<Cow<'static, str>>,
+}
+
+impl Prompt {
+    pub fn new(seat: Seat, kinds: &[&'static str]) -> Self {
+        Prompt { seat, kinds: kinds.iter().map(|k| Cow::Borrowed(*k)).collect() }
+    }
+}
+
+/// The result of a finished game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Outcome {
+    /// Winning seats; more than one means a shared victory (draw).
+    pub winners: Vec<Seat>,
+    /// Final score of every seat, in seat order (games without points use rank-based scores).
+    pub scores: Vec<SeatScore>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct SeatScore {
+    pub seat: Seat,
+    pub score: i64,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Randomness
+// ---------------------------------------------------------------------------------------------
+
+/// The randomness `decide` and `setup` may draw from. Every draw must end up in an event, so
+/// that replay (`evolve`) never needs an RNG.
+pub trait Rng {
+    /// A uniform integer in `0..n` (`n ≥ 1`), without modulo bias.
+    fn below(&mut self, n: u32) -> u32;
+    /// Fills `out` with random bytes (salts for sealed commitments).
+    fn fill_bytes(&mut self, out: &mut [u8]);
+}
+
+/// Convenience draws built on [`Rng::below`], so scripted RNGs control them too.
+pub trait RngExt: Rng {
+    /// A die with `sides` faces: `1..=sides`.
+    fn die(&mut self, sides: u32) -> u32 {
+        self.below(sides) + 1
+    }
+    /// Uniform index into a non-empty collection of `len` items.
+    fn index(&mut self, len: usize) -> usize {
+        self.below(u32::try_from(len).expect("collection too large")) as usize
+    }
+    /// Fisher–Yates shuffle.
+    fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            let j = self.index(i + 1);
+            items.swap(i, j);
+        }
+    }
+    /// A fresh 16-byte salt as lowercase hex, for sealed commitments.
+    fn salt(&mut self) -> String {
+        let mut bytes = [0u8; 16];
+        self.fill_bytes(&mut bytes);
+        hex::encode(bytes)
+    }
+}
+
+impl<R: Rng + ?Sized> RngExt for R {}
+
+/// ChaCha20 stream keyed from the game's server seed and the players' client seeds.
+pub struct ChaChaRng(rand_chacha::ChaCha20Rng);
+
+impl ChaChaRng {
+    /// The RNG for the command that is decided at `version` (the version before it).
+    /// Each command gets its own ChaCha20 stream, so a verifier can re-run any single command.
+    pub fn for_command(server_seed: &[u8; 32], client_seeds: &[String], version: u64) -> Self {
+        use rand_core::SeedableRng;
+        let key = rng_key(server_seed, client_seeds);
+        let mut inner = rand_chacha::ChaCha20Rng::from_seed(key);
+        inner.set_stream(version);
+        ChaChaRng(inner)
+    }
+
+    fn next_u32(&mut self) -> u32 {
+        use rand_core::Rng as _;
+        self.0.next_u32()
+    }
+}
+
+/// `SHA-256("homestretch/rng/v1" ‖ server_seed ‖ for each client seed: len(u32 BE) ‖ bytes)`.
+pub fn rng_key(server_seed: &[u8; 32], client_seeds: &[String]) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    hasher.update(b"homestretch/rng/v1");
+    hasher.update(server_seed);
+    for seed in client_seeds {
+        hasher.update((seed.len() as u32).to_be_bytes());
+        hasher.update(seed.as_bytes());
+    }
+    hasher.finalize().into()
+}
+
+/// `SHA-256(seed)` as hex: the public commitment to a game's server seed.
+pub fn seed_commitment(server_seed: &[u8; 32]) -> String {
+    use sha2::{Digest, Sha256};
+    hex::encode(Sha256::digest(server_seed))
+}
+
+/// Commitment to a sealed choice: `SHA-256(salt ‖ ":" ‖ value)` as hex. Published when the
+/// choice is made; value and salt are published at the reveal, so anyone can check them.
+pub fn sealed_commitment(salt: &str, value: i64) -> String {
+    use sha2::{Digest, Sha256};
+    hex::encode(Sha256::digest(format!("{salt}:{value}").as_bytes()))
+}
+
+impl Rng for ChaChaRng {
+    fn below(&mut self, n: u32) -> u32 {
+        assert!(n > 0, "below(0)");
+        // Rejection sampling: discard the top partial range so every residue is equally likely.
+        let zone = u32::MAX - (u32::MAX % n);
+        loop {
+            let x = self.next_u32();
+            if x < zone {
+                return x % n;
+            }
+        }
+    }
+    fn fill_bytes(&mut self, out: &mut [u8]) {
+        use rand_core::Rng as _;
+        self.0.fill_bytes(out);
+    }
+}
+
+/// A scripted RNG for tests: `below` answers the queued values in order (each must be `< n`),
+/// then falls back to a seeded ChaCha stream.
+pub struct ScriptedRng {
+    queue: std::collections::VecDeque<u32>,
+    fallback: ChaChaRng,
+}
+
+impl ScriptedRng {
+    pub fn new(values: impl IntoIterator<Item = u32>) -> Self {
+        ScriptedRng {
+            queue: values.into_iter().collect(),
+            fallback: ChaChaRng::for_command(&[7; 32], &[], 0),
+        }
+    }
+    /// Script die faces (1-based): `dice(&[3, 6])` makes the next two `die()` calls 3 then 6.
+    pub fn dice(faces: &[u32]) -> Self {
+        Self::new(faces.iter().map(|f| f - 1))
+    }
+    pub fn push(&mut self, value: u32) {
+        self.queue.push_back(value);
+    }
+    pub fn remaining(&self) -> usize {
+        self.queue.len()
+    }
+}
+
+impl Rng for ScriptedRng {
+    fn below(&mut self, n: u32) -> u32 {
+        match self.queue.pop_front() {
+            Some(v) => {
+                assert!(v < n, "scripted value {v} out of range 0..{n}");
+                v
+            }
+            None => self.fallback.below(n),
+        }
+    }
+    fn fill_bytes(&mut self, out: &mut [u8]) {
+        self.fallback.fill_bytes(out)
+    }
+}
+
+/// A seeded RNG for simulations and property tests.
+pub fn seeded(seed: u64) -> ChaChaRng {
+    let mut key = [0u8; 32];
+    key[..8].copy_from_slice(&seed.to_le_bytes());
+    ChaChaRng::for_command(&key, &[], 0)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The decider
+// ---------------------------------------------------------------------------------------------
+
+/// What a viewer may see of an event.
+pub enum Redacted<'a, E: Clone> {
+    /// Shown as is.
+    Shown(&'a E),
+    /// Shown in a redacted form (e.g. "seat 2 committed" without the amount).
+    Masked(E),
+    /// Not shown at all (e.g. a deck order, kept for replay only).
+    Hidden,
+}
+
+/// A game as a decider. Every game module implements this once; the server only ever talks to
+/// games through it (via [`crate::AnyGame`]).
+pub trait Game: 'static {
+    /// The `kind` in the API (`whisky_race`, `bandits`, `mush`).
+    const KIND: &'static str;
+    /// Version of the rules engine, written into exports so a verifier knows what it re-runs.
+    const RULES_VERSION: &'static str;
+    /// Schema version written beside every event of this game.
+    const EVENT_SCHEMA_VERSION: u32 = 1;
+
+    type Options: Serialize + DeserializeOwned + Default + Clone + Send + Sync;
+    type State: Serialize + DeserializeOwned + Default + Clone + Send + Sync;
+    type Command: Serialize + DeserializeOwned + Clone + fmt::Debug + PartialEq;
+    type Event: Serialize + DeserializeOwned + Clone + fmt::Debug + PartialEq;
+    type View: Serialize;
+
+    /// Seat counts this game accepts (checked before `setup`).
+    fn seat_range() -> std::ops::RangeInclusive<u8>;
+
+    /// The events that set up a new game for `seats` players.
+    fn setup(
+        options: &Self::Options,
+        seats: u8,
+        rng: &mut dyn Rng,
+    ) -> Result<Vec<Self::Event>, RuleViolation>;
+
+    /// Validate `command` from `actor` against `state`; the events it produces, or the rule
+    /// it breaks. Must not panic on any input.
+    fn decide(
+        state: &Self::State,
+        actor: Seat,
+        command: &Self::Command,
+        rng: &mut dyn Rng,
+    ) -> Result<Vec<Self::Event>, RuleViolation>;
+
+    /// Apply one event. Total: never fails, never draws randomness.
+    fn evolve(state: &mut Self::State, event: &Self::Event);
+
+    /// The state as `viewer` may see it.
+    fn view(state: &Self::State, viewer: Viewer) -> Self::View;
+
+    /// Who must or may act now.
+    fn prompts(state: &Self::State) -> Vec<Prompt>;
+
+    /// Every command `seat` may send now that `decide` accepts (enumerable choices).
+    fn legal(state: &Self::State, seat: Seat) -> Vec<Self::Command>;
+
+    /// `Some` once the game is over.
+    fn outcome(state: &Self::State) -> Option<Outcome>;
+
+    /// What `viewer` may see of `event` while the game is running.
+    fn redact(event: &Self::Event, viewer: Viewer) -> Redacted<'_, Self::Event>;
+
+    /// Game invariants checked by simulations and property tests (conservation laws…).
+    fn check_invariants(_state: &Self::State) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Heuristic value of `state` for `seat`, used by the greedy simulation bot.
+    fn heuristic(_state: &Self::State, _seat: Seat) -> i64 {
+        0
+    }
+
+    /// The `type` tag of a command (its snake_case name).
+    fn command_type(command: &Self::Command) -> String {
+        type_tag(command)
+    }
+    /// The `type` tag of an event.
+    fn event_type(event: &Self::Event) -> String {
+        type_tag(event)
+    }
+
+    /// Upcast a stored event payload written with an older `schema_version` to the current
+    /// shape. The default accepts only the current version.
+    fn upcast(schema_version: u32, payload: serde_json::Value) -> Result<serde_json::Value, String> {
+        if schema_version == Self::EVENT_SCHEMA_VERSION {
+            Ok(payload)
+        } else {
+            Err(format!("no upcaster from schema version {schema_version}"))
+        }
+    }
+}
+
+fn type_tag<T: Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::Object(map)) => match map.get("type") {
+            Some(serde_json::Value::String(tag)) => tag.clone(),
+            _ => String::from("unknown"),
+        },
+        _ => String::from("unknown"),
+    }
+}
+
+/// Fold events into a state (replay).
+pub fn replay<G: Game>(events: &[G::Event]) -> G::State {
+    let mut state = G::State::default();
+    for event in events {
+        G::evolve(&mut state, event);
+    }
+    state
+}

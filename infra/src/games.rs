@@ -1,0 +1,571 @@
+//! The game application service: lobby, start, commands (decide → append), reads and replays.
+//!
+//! Hot games are cached in process, each behind its own mutex; the cache is only a cache:
+//! every append is checked against the head in PostgreSQL (optimistic concurrency), and reads
+//! check the head version before serving.
+
+use crate::error::{Result, StoreError};
+use crate::hash::{ChainedEvent, canonical_json, event_hash};
+use crate::ids::{GameId, UserId};
+use crate::store::{Append, AppendResult, GameRow, GameStatus, NewGame, SeatRow, Store, StoredEvent};
+use domain::engine::{ChaChaRng, seed_commitment};
+use domain::{AnyGame, AnyState, Outcome, Prompt, Seat, Viewer};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+/// Event type of the server-seed reveal appended when a game ends; not a game event.
+pub const SEED_REVEALED: &str = "server_seed_revealed";
+/// A snapshot of the state is stored every this many events (and when the game ends).
+pub const SNAPSHOT_EVERY: u64 = 128;
+/// Re-decide attempts when a command without `expected_version` loses a race.
+const MAX_RETRIES: usize = 5;
+
+/// A loaded, started game.
+pub struct Loaded {
+    pub row: GameRow,
+    pub seats: Vec<SeatRow>,
+    pub game: &'static dyn AnyGame,
+    pub version: u64,
+    pub head_hash: String,
+    pub state: Box<dyn AnyState>,
+    pub finished: bool,
+}
+
+impl Loaded {
+    pub fn seat_of(&self, user: UserId) -> Option<Seat> {
+        self.seats.iter().find(|s| s.user_id == user).and_then(|s| Seat::new(s.seat).ok())
+    }
+    /// What `user` may see: everything once the game is over.
+    pub fn viewer(&self, user: UserId) -> Viewer {
+        if self.finished {
+            Viewer::Omniscient
+        } else {
+            self.seat_of(user).map(Viewer::Seat).unwrap_or(Viewer::Spectator)
+        }
+    }
+    fn client_seeds(&self) -> Vec<String> {
+        self.seats.iter().map(|s| s.client_seed.clone()).collect()
+    }
+    /// The caller's copy of a stored event, or `None` if hidden from them.
+    pub fn redact(&self, event: &StoredEvent, viewer: Viewer) -> Option<RecordedEvent> {
+        let payload = if event.kind == SEED_REVEALED || viewer == Viewer::Omniscient {
+            event.payload.clone()
+        } else {
+            self.state.redact(&event.payload, viewer)?
+        };
+        Some(RecordedEvent {
+            seq: event.seq,
+            kind: event.kind.clone(),
+            payload,
+            actor: event.actor,
+            recorded_at: event.recorded_at,
+            hash: event.hash.clone(),
+        })
+    }
+}
+
+/// An event as a caller sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordedEvent {
+    pub seq: u64,
+    pub kind: String,
+    pub payload: Value,
+    pub actor: Option<u8>,
+    pub recorded_at: OffsetDateTime,
+    pub hash: String,
+}
+
+pub struct CommandRequest {
+    pub command_id: Uuid,
+    pub expected_version: Option<u64>,
+    pub command: Value,
+}
+
+pub struct CommandAnswer {
+    pub version: u64,
+    pub events: Vec<RecordedEvent>,
+    /// True when this was a repeat of an accepted command id.
+    pub replayed: bool,
+}
+
+pub struct CreateGame {
+    pub kind: String,
+    pub seats: u8,
+    pub options: Value,
+    pub rng_seed: Option<String>,
+    pub client_seed: String,
+}
+
+/// Counters the metrics endpoint reads.
+#[derive(Default)]
+pub struct Counters {
+    pub commands_appended: std::sync::atomic::AtomicU64,
+    pub events_appended: std::sync::atomic::AtomicU64,
+    pub conflicts: std::sync::atomic::AtomicU64,
+    pub rejections: std::sync::atomic::AtomicU64,
+}
+
+type Slot = Arc<tokio::sync::Mutex<Option<Loaded>>>;
+
+pub struct GameService {
+    pub store: Store,
+    cache: Mutex<HashMap<GameId, Slot>>,
+    pub counters: Counters,
+}
+
+fn body_hash(command: &Value) -> String {
+    let mut text = String::new();
+    canonical_json(command, &mut text);
+    hex::encode(Sha256::digest(text.as_bytes()))
+}
+
+fn is_meta(kind: &str) -> bool {
+    kind == SEED_REVEALED
+}
+
+fn now_micros() -> OffsetDateTime {
+    let now = OffsetDateTime::now_utc();
+    now.replace_nanosecond(now.nanosecond() / 1000 * 1000).unwrap_or(now)
+}
+
+fn game_of(kind: &str) -> Result<&'static dyn AnyGame> {
+    domain::game(kind).ok_or_else(|| StoreError::Invalid(format!("unknown game kind `{kind}`")))
+}
+
+impl GameService {
+    pub fn new(store: Store) -> Self {
+        GameService { store, cache: Mutex::new(HashMap::new()), counters: Counters::default() }
+    }
+
+    fn slot(&self, id: GameId) -> Slot {
+        let mut cache = self.cache.lock().expect("cache lock");
+        cache.entry(id).or_default().clone()
+    }
+
+    /// Number of games held in the in-process cache.
+    pub fn cached_games(&self) -> usize {
+        self.cache.lock().expect("cache lock").len()
+    }
+
+    pub async fn create(&self, host: UserId, request: CreateGame, is_admin: bool) -> Result<GameId> {
+        let game = game_of(&request.kind)?;
+        if !game.seat_range().contains(&request.seats) {
+            let range = game.seat_range();
+            return Err(StoreError::Invalid(format!(
+                "{} is played by {} to {} players",
+                request.kind,
+                range.start(),
+                range.end()
+            )));
+        }
+        let options = game.normalize_options(&request.options).map_err(|e| StoreError::Invalid(format!("options: {e}")))?;
+        let (server_seed, fair) = match &request.rng_seed {
+            Some(_) if !is_admin => {
+                return Err(StoreError::Forbidden("only admins may fix rng_seed".into()));
+            }
+            Some(fixed) => (Sha256::digest(fixed.as_bytes()).into(), false),
+            None => {
+                let mut seed = [0u8; 32];
+                fill_random(&mut seed);
+                (seed, true)
+            }
+        };
+        let id = GameId::new();
+        let commitment = seed_commitment(&server_seed);
+        self.store
+            .create_game(NewGame {
+                id,
+                kind: game.kind(),
+                seat_count: request.seats,
+                options: &options,
+                host,
+                fair,
+                server_seed,
+                seed_commitment: &commitment,
+                rules_version: game.rules_version(),
+                host_client_seed: &request.client_seed,
+            })
+            .await?;
+        Ok(id)
+    }
+
+    /// Starts a full lobby: runs the game's setup as the log's first command.
+    pub async fn start(&self, id: GameId, user: UserId, command_id: Uuid) -> Result<CommandAnswer> {
+        let slot = self.slot(id);
+        let mut guard = slot.lock().await;
+        let row = self.store.game(id).await?;
+        if row.host_id != user {
+            return Err(StoreError::Forbidden("only the host may start the game".into()));
+        }
+        if let Some((_, first, last)) = self.store.command(id, command_id).await? {
+            *guard = None;
+            drop(guard);
+            return self.replay_answer(id, user, first, last).await;
+        }
+        if row.status != GameStatus::Lobby {
+            return Err(StoreError::Invalid("the game has already started".into()));
+        }
+        let seats = self.store.seats(id).await?;
+        let game = game_of(&row.kind)?;
+        if seats.len() != usize::from(row.seat_count) {
+            return Err(StoreError::Invalid(format!(
+                "{} of {} seats are taken: the game starts when every seat is taken",
+                seats.len(),
+                row.seat_count
+            )));
+        }
+        let client_seeds: Vec<String> = seats.iter().map(|s| s.client_seed.clone()).collect();
+        let mut rng = ChaChaRng::for_command(&row.server_seed, &client_seeds, 0);
+        let events = game.setup(&row.options, row.seat_count, &mut rng)?;
+        let mut loaded = Loaded {
+            game,
+            version: 0,
+            head_hash: row.head_hash.clone(),
+            state: game.new_state(),
+            finished: false,
+            seats,
+            row,
+        };
+        let answer = self
+            .append_decided(&mut loaded, user, None, command_id, &json!({"type": "start"}), events, GameStatus::Active)
+            .await?;
+        match answer {
+            Ok(answer) => {
+                *guard = Some(loaded);
+                Ok(answer)
+            }
+            Err(current) => Err(StoreError::Conflict { current }),
+        }
+    }
+
+    /// Loads a started game into its cache slot, or brings the cached copy up to the head.
+    async fn ensure_fresh(&self, id: GameId, slot: &mut Option<Loaded>, known_head: Option<u64>) -> Result<()> {
+        if let Some(loaded) = slot.as_mut() {
+            let head = match known_head {
+                Some(head) => head,
+                None => self.store.head(id).await?.0,
+            };
+            if head > loaded.version {
+                self.catch_up(id, loaded).await?;
+            }
+            return Ok(());
+        }
+        let row = self.store.game(id).await?;
+        if row.status == GameStatus::Lobby {
+            return Err(StoreError::Invalid("the game has not started yet".into()));
+        }
+        let game = game_of(&row.kind)?;
+        let seats = self.store.seats(id).await?;
+        let (version, state) = match self.store.snapshot(id, row.version).await? {
+            Some((version, snapshot)) => (version, game.state_from_json(&snapshot).map_err(StoreError::Corrupt)?),
+            None => (0, game.new_state()),
+        };
+        let mut loaded = Loaded {
+            game,
+            version,
+            head_hash: String::new(),
+            state,
+            finished: false,
+            seats,
+            row,
+        };
+        self.catch_up(id, &mut loaded).await?;
+        *slot = Some(loaded);
+        Ok(())
+    }
+
+    async fn catch_up(&self, id: GameId, loaded: &mut Loaded) -> Result<()> {
+        loop {
+            let batch = self.store.events(id, loaded.version, None, 5000).await?;
+            if batch.is_empty() {
+                break;
+            }
+            for event in &batch {
+                if !is_meta(&event.kind) {
+                    loaded.state.apply(&event.payload, event.schema_version).map_err(|e| {
+                        StoreError::Corrupt(format!("event {} does not replay: {e}", event.seq))
+                    })?;
+                }
+                loaded.version = event.seq;
+                loaded.head_hash = event.hash.clone();
+            }
+        }
+        if loaded.version > 0 && loaded.head_hash.is_empty() {
+            // Restored from a snapshot with no later events: the head hash is the row's.
+            loaded.head_hash = self.store.game(id).await?.head_hash;
+        }
+        if loaded.head_hash.is_empty() {
+            loaded.head_hash = crate::hash::GENESIS.to_string();
+        }
+        loaded.finished = loaded.state.outcome().is_some();
+        Ok(())
+    }
+
+    /// Runs `f` on the fresh state of a started game.
+    pub async fn with_game<R>(&self, id: GameId, f: impl FnOnce(&Loaded) -> R) -> Result<R> {
+        let slot = self.slot(id);
+        let mut guard = slot.lock().await;
+        self.ensure_fresh(id, &mut guard, None).await?;
+        Ok(f(guard.as_ref().expect("loaded")))
+    }
+
+    pub async fn command(&self, id: GameId, user: UserId, request: CommandRequest) -> Result<CommandAnswer> {
+        let slot = self.slot(id);
+        let mut guard = slot.lock().await;
+        let mut known_head = None;
+        for _attempt in 0..=MAX_RETRIES {
+            self.ensure_fresh(id, &mut guard, known_head).await?;
+            let loaded = guard.as_mut().expect("loaded");
+            let Some(seat) = loaded.seat_of(user) else {
+                return Err(StoreError::Forbidden("you have no seat in this game".into()));
+            };
+            if let Some(expected) = request.expected_version
+                && expected != loaded.version
+            {
+                if expected < loaded.version {
+                    // A stale version, unless this is a repeat of an accepted command.
+                    if let Some(answer) = self.repeat(id, user, &request).await? {
+                        return Ok(answer);
+                    }
+                    self.counters.conflicts.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    return Err(StoreError::Conflict { current: loaded.version });
+                }
+                // The client has seen a newer version than our cache: catch up and re-check.
+                known_head = Some(expected);
+                continue;
+            }
+            // A finished game still goes through `decide`, which refuses with the game's own
+            // end-of-game rule (WR-132, …).
+            let mut rng = ChaChaRng::for_command(&loaded.row.server_seed, &loaded.client_seeds(), loaded.version);
+            let events = match loaded.state.decide(seat, &request.command, &mut rng) {
+                Ok(events) => events,
+                Err(rejection) => {
+                    if let Some(answer) = self.repeat(id, user, &request).await? {
+                        return Ok(answer);
+                    }
+                    self.counters.rejections.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    return Err(StoreError::Rejected(rejection));
+                }
+            };
+            match self
+                .append_decided(loaded, user, Some(seat), request.command_id, &request.command, events, GameStatus::Active)
+                .await?
+            {
+                Ok(answer) => return Ok(answer),
+                Err(current) => {
+                    self.counters.conflicts.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if request.expected_version.is_some() {
+                        if let Some(answer) = self.repeat(id, user, &request).await? {
+                            return Ok(answer);
+                        }
+                        return Err(StoreError::Conflict { current });
+                    }
+                    known_head = Some(current);
+                }
+            }
+        }
+        Err(StoreError::Conflict { current: guard.as_ref().map(|l| l.version).unwrap_or(0) })
+    }
+
+    /// The first answer to a command id already accepted; 422 when the body differs.
+    async fn repeat(&self, id: GameId, user: UserId, request: &CommandRequest) -> Result<Option<CommandAnswer>> {
+        match self.store.command(id, request.command_id).await? {
+            None => Ok(None),
+            Some((hash, _, _)) if hash != body_hash(&request.command) => Err(StoreError::IdempotencyMismatch),
+            Some((_, first, last)) => Ok(Some(self.replay_answer(id, user, first, last).await?)),
+        }
+    }
+
+    async fn replay_answer(&self, id: GameId, user: UserId, first: u64, last: u64) -> Result<CommandAnswer> {
+        let events = self.store.events(id, first - 1, Some(last), (last + 1 - first) as u32 + 1).await?;
+        self.with_game(id, |loaded| {
+            let viewer = loaded.viewer(user);
+            CommandAnswer {
+                version: last,
+                events: events.iter().filter_map(|e| loaded.redact(e, viewer)).collect(),
+                replayed: true,
+            }
+        })
+        .await
+    }
+
+    /// Hashes, appends and applies decided events. `Err(current)` on a version conflict.
+    #[allow(clippy::too_many_arguments)]
+    async fn append_decided(
+        &self,
+        loaded: &mut Loaded,
+        user: UserId,
+        seat: Option<Seat>,
+        command_id: Uuid,
+        command: &Value,
+        events: Vec<domain::EventData>,
+        running: GameStatus,
+    ) -> Result<std::result::Result<CommandAnswer, u64>> {
+        // Apply to a copy first: we need the outcome to know whether to reveal the seed.
+        let mut next = loaded.state.clone_box();
+        let schema = loaded.game.event_schema_version();
+        for event in &events {
+            next.apply(&event.payload, schema).map_err(StoreError::Corrupt)?;
+        }
+        let outcome: Option<Outcome> = next.outcome();
+        let mut kinds: Vec<String> = events.iter().map(|e| e.kind.clone()).collect();
+        let mut payloads: Vec<Value> = events.into_iter().map(|e| e.payload).collect();
+        if outcome.is_some() {
+            kinds.push(SEED_REVEALED.into());
+            payloads.push(json!({"type": SEED_REVEALED, "server_seed": hex::encode(loaded.row.server_seed)}));
+        }
+        let recorded_at = now_micros();
+        let mut hashes = Vec::with_capacity(kinds.len());
+        let mut prev = loaded.head_hash.clone();
+        for (i, (kind, payload)) in kinds.iter().zip(&payloads).enumerate() {
+            let hash = event_hash(
+                &prev,
+                &ChainedEvent {
+                    game_id: loaded.row.id.0,
+                    seq: loaded.version + 1 + i as u64,
+                    kind,
+                    schema_version: schema,
+                    command_id,
+                    actor: seat.map(Seat::number),
+                    payload,
+                },
+            );
+            prev = hash.clone();
+            hashes.push(hash);
+        }
+        let new_version = loaded.version + kinds.len() as u64;
+        let crosses_snapshot = new_version / SNAPSHOT_EVERY > loaded.version / SNAPSHOT_EVERY;
+        let snapshot = (crosses_snapshot || outcome.is_some()).then(|| next.to_json());
+        let status = if outcome.is_some() { GameStatus::Finished } else { running };
+        let result = self
+            .store
+            .append(Append {
+                game: loaded.row.id,
+                expected: loaded.version,
+                command_id,
+                user,
+                seat: seat.map(Seat::number),
+                body_hash: &body_hash(command),
+                command,
+                kinds: kinds.clone(),
+                payloads: payloads.clone(),
+                schema_version: schema,
+                hashes: hashes.clone(),
+                status,
+                outcome: outcome.as_ref().map(|o| serde_json::to_value(o).expect("outcome serializes")),
+                snapshot,
+                recorded_at,
+            })
+            .await?;
+        match result {
+            AppendResult::Appended { version, first_seq, .. } => {
+                self.counters.commands_appended.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                self.counters.events_appended.fetch_add(kinds.len() as u64, std::sync::atomic::Ordering::Relaxed);
+                loaded.state = next;
+                loaded.version = version;
+                loaded.head_hash = prev;
+                loaded.finished = outcome.is_some();
+                loaded.row.status = status;
+                let viewer = loaded.viewer(user);
+                let stored: Vec<StoredEvent> = kinds
+                    .into_iter()
+                    .zip(payloads)
+                    .zip(hashes)
+                    .enumerate()
+                    .map(|(i, ((kind, payload), hash))| StoredEvent {
+                        seq: first_seq + i as u64,
+                        kind,
+                        payload,
+                        schema_version: schema,
+                        command_id,
+                        actor: seat.map(Seat::number),
+                        recorded_at,
+                        prev_hash: String::new(),
+                        hash,
+                    })
+                    .collect();
+                let events = stored.iter().filter_map(|e| loaded.redact(e, viewer)).collect();
+                Ok(Ok(CommandAnswer { version, events, replayed: false }))
+            }
+            AppendResult::Duplicate { first_seq, last_seq, .. } => {
+                let user_events = self.store.events(loaded.row.id, first_seq - 1, Some(last_seq), 10_000).await?;
+                let viewer = loaded.viewer(user);
+                Ok(Ok(CommandAnswer {
+                    version: last_seq,
+                    events: user_events.iter().filter_map(|e| loaded.redact(e, viewer)).collect(),
+                    replayed: true,
+                }))
+            }
+            AppendResult::Mismatch => Err(StoreError::IdempotencyMismatch),
+            AppendResult::Conflict { current } => Ok(Err(current)),
+        }
+    }
+
+    /// The caller's view, prompts and legal commands of a started game.
+    pub async fn prompts(&self, id: GameId, user: UserId) -> Result<(u64, Vec<Prompt>, Vec<Value>)> {
+        self.with_game(id, |loaded| {
+            let legal = match loaded.seat_of(user) {
+                Some(seat) if !loaded.finished => loaded.state.legal(seat),
+                _ => Vec::new(),
+            };
+            (loaded.version, loaded.state.prompts(), legal)
+        })
+        .await
+    }
+
+    /// Events after `after`, as `user` may see them.
+    pub async fn events(&self, id: GameId, user: UserId, after: u64, limit: u32) -> Result<(u64, Vec<RecordedEvent>)> {
+        let stored = self.store.events(id, after, None, limit).await?;
+        self.with_game(id, |loaded| {
+            let viewer = loaded.viewer(user);
+            let last = stored.last().map(|e| e.seq).unwrap_or(after);
+            (last, stored.iter().filter_map(|e| loaded.redact(e, viewer)).collect())
+        })
+        .await
+    }
+
+    /// Replay: `user`'s view of the state at version `at`.
+    pub async fn view_at(&self, id: GameId, user: UserId, at: u64) -> Result<(u64, Value)> {
+        let (game, viewer, head) = self
+            .with_game(id, |loaded| (loaded.game, loaded.viewer(user), loaded.version))
+            .await?;
+        if at > head {
+            return Err(StoreError::Invalid(format!("version {at} is beyond the head ({head})")));
+        }
+        let (mut version, mut state) = match self.store.snapshot(id, at).await? {
+            Some((v, snapshot)) => (v, game.state_from_json(&snapshot).map_err(StoreError::Corrupt)?),
+            None => (0, game.new_state()),
+        };
+        while version < at {
+            let batch = self.store.events(id, version, Some(at), 5000).await?;
+            if batch.is_empty() {
+                break;
+            }
+            for event in &batch {
+                if !is_meta(&event.kind) {
+                    state.apply(&event.payload, event.schema_version).map_err(StoreError::Corrupt)?;
+                }
+                version = event.seq;
+            }
+        }
+        Ok((at, state.view(viewer)))
+    }
+
+    pub async fn game_row(&self, id: GameId) -> Result<(GameRow, Vec<SeatRow>)> {
+        let row = self.store.game(id).await?;
+        let seats = self.store.seats(id).await?;
+        Ok((row, seats))
+    }
+}
+
+/// 32 bytes from the operating system's CSPRNG.
+pub fn fill_random(out: &mut [u8]) {
+    use std::io::Read;
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(out))
+        .expect("the OS random source is readable");
+}

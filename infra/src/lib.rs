@@ -1,0 +1,15 @@
+//! Persistence for Homestretch: the PostgreSQL event store, projections, accounts, and the
+//! private-PostgreSQL launcher. The application services that decide commands and append
+//! their events also live here, so the HTTP layer stays thin.
+
+pub mod accounts;
+pub mod db;
+pub mod error;
+pub mod games;
+pub mod hash;
+pub mod ids;
+pub mod pg;
+pub mod store;
+
+pub use error::StoreError;
+pub use ids::{GameId, UserId};

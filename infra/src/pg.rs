@@ -1,0 +1,255 @@
+//! The private PostgreSQL launcher: with no `DATABASE_URL`, the server and the tests start their
+//! own cluster from the PostgreSQL binaries on the machine, in a data folder of their own.
+
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    #[error(
+        "no PostgreSQL server binaries found (looked in PATH, `pg_config --bindir` and /usr/lib/postgresql/*/bin). \
+         Install them, e.g. on Debian/Ubuntu: `apt-get install postgresql` (or postgresql-15), \
+         on macOS: `brew install postgresql@15`; or set DATABASE_URL to an existing database."
+    )]
+    NoBinaries,
+    #[error("{what} failed: {detail}")]
+    Command { what: String, detail: String },
+    #[error("i/o error on {path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> LaunchError + '_ {
+    move |source| LaunchError::Io { path: path.to_path_buf(), source }
+}
+
+/// Finds the directory holding `initdb`, `pg_ctl` and `postgres`.
+pub fn find_bindir() -> Result<PathBuf, LaunchError> {
+    let has_all = |dir: &Path| ["initdb", "pg_ctl", "postgres"].iter().all(|b| dir.join(b).is_file());
+    if let Some(path) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path) {
+            if has_all(&dir) {
+                return Ok(dir);
+            }
+        }
+    }
+    if let Ok(out) = Command::new("pg_config").arg("--bindir").output() {
+        let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        if out.status.success() && has_all(&dir) {
+            return Ok(dir);
+        }
+    }
+    let mut candidates: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let version = e.file_name().to_string_lossy().parse::<u32>().ok()?;
+            Some((version, e.path().join("bin")))
+        })
+        .filter(|(_, dir)| has_all(dir))
+        .collect();
+    candidates.sort();
+    candidates.pop().map(|(_, dir)| dir).ok_or(LaunchError::NoBinaries)
+}
+
+/// The uid/gid to run PostgreSQL as: ourselves, or `postgres` when we are root (PostgreSQL
+/// refuses to run as root).
+fn run_as() -> Option<(u32, u32)> {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let euid = unsafe { libc::geteuid() };
+    if euid != 0 {
+        return None;
+    }
+    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+    passwd.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split(':').collect();
+        (fields.first() == Some(&"postgres") && fields.len() > 3)
+            .then(|| Some((fields[2].parse().ok()?, fields[3].parse().ok()?)))
+            .flatten()
+    })
+}
+
+/// A running private cluster.
+#[derive(Debug, Clone)]
+pub struct Cluster {
+    pub bindir: PathBuf,
+    pub data_dir: PathBuf,
+    pub socket_dir: PathBuf,
+    pub port: u16,
+    pub user: String,
+    /// True when this process started it (and so should stop it).
+    pub started_here: bool,
+}
+
+impl Cluster {
+    /// Starts (initializing on first use) the cluster kept in `root` (`root/pg`), or reuses
+    /// one already running there (e.g. after the server was killed).
+    pub fn start(root: &Path) -> Result<Cluster, LaunchError> {
+        let bindir = find_bindir()?;
+        std::fs::create_dir_all(root).map_err(io_err(root))?;
+        let root = root.canonicalize().map_err(io_err(root))?;
+        let data_dir = root.join("pg");
+        let socket_dir = root.join("run");
+        std::fs::create_dir_all(&socket_dir).map_err(io_err(&socket_dir))?;
+        let owner = run_as();
+        if let Some((uid, gid)) = owner {
+            chown(&root, uid, gid)?;
+            chown(&socket_dir, uid, gid)?;
+        }
+        let user = String::from("homestretch");
+        if !data_dir.join("PG_VERSION").exists() {
+            std::fs::create_dir_all(&data_dir).map_err(io_err(&data_dir))?;
+            std::fs::set_permissions(&data_dir, std::fs::Permissions::from_mode(0o700))
+                .map_err(io_err(&data_dir))?;
+            if let Some((uid, gid)) = owner {
+                chown(&data_dir, uid, gid)?;
+            }
+            run(
+                pg_command(&bindir, "initdb", owner)
+                    .arg("-D")
+                    .arg(&data_dir)
+                    .args(["-U", &user, "--auth=trust", "-E", "UTF8", "--locale=C", "--no-instructions"]),
+                "initdb",
+            )?;
+            // Only our own socket directory and loopback: trust is local to this machine.
+            let conf = data_dir.join("postgresql.conf");
+            let mut text = std::fs::read_to_string(&conf).map_err(io_err(&conf))?;
+            text.push_str(
+                "\n# homestretch private cluster\nlisten_addresses = '127.0.0.1'\nunix_socket_permissions = 0770\n\
+                 max_connections = 200\nshared_buffers = 256MB\nlog_min_messages = warning\n",
+            );
+            std::fs::write(&conf, text).map_err(io_err(&conf))?;
+        }
+        let port_file = root.join("port");
+        if let Some(port) = running_port(&bindir, &data_dir, &port_file, owner) {
+            return Ok(Cluster { bindir, data_dir, socket_dir, port, user, started_here: false });
+        }
+        let port = free_port()?;
+        let log = root.join("postgres.log");
+        if let Some((uid, gid)) = owner {
+            let _ = std::fs::File::create(&log);
+            chown(&log, uid, gid)?;
+        }
+        run(
+            pg_command(&bindir, "pg_ctl", owner)
+                .arg("-D")
+                .arg(&data_dir)
+                .arg("-l")
+                .arg(&log)
+                .args(["-w", "-t", "60", "start", "-o"])
+                .arg(format!("-p {port} -k {}", socket_dir.display())),
+            "pg_ctl start",
+        )?;
+        std::fs::write(&port_file, port.to_string()).map_err(io_err(&port_file))?;
+        Ok(Cluster { bindir, data_dir, socket_dir, port, user, started_here: true })
+    }
+
+    /// Connection URL for `database` over the unix socket.
+    pub fn url(&self, database: &str) -> String {
+        format!(
+            "postgres://{}@localhost:{}/{database}?host={}",
+            self.user,
+            self.port,
+            self.socket_dir.display()
+        )
+    }
+
+    /// Stops the cluster (fast mode: rolls back open transactions, no data loss).
+    pub fn stop(&self) -> Result<(), LaunchError> {
+        run(
+            pg_command(&self.bindir, "pg_ctl", run_as())
+                .arg("-D")
+                .arg(&self.data_dir)
+                .args(["-m", "fast", "-w", "stop"]),
+            "pg_ctl stop",
+        )
+    }
+
+    /// A shell command that stops this cluster when process `pid` exits: the tests' cluster
+    /// must not outlive the test process, which has no destructor for statics.
+    pub fn stop_when_gone(&self, pid: u32, remove_dir: Option<&Path>) {
+        let pg_ctl = self.bindir.join("pg_ctl");
+        let cleanup = remove_dir.map(|d| format!("rm -rf '{}'", d.display())).unwrap_or_default();
+        let script = format!(
+            "while kill -0 {pid} 2>/dev/null; do sleep 0.5; done; \
+             {stop} >/dev/null 2>&1; {cleanup}",
+            stop = match run_as() {
+                Some(_) => format!(
+                    "su postgres -s /bin/sh -c \"'{}' -D '{}' -m immediate stop\"",
+                    pg_ctl.display(),
+                    self.data_dir.display()
+                ),
+                None => format!("'{}' -D '{}' -m immediate stop", pg_ctl.display(), self.data_dir.display()),
+            }
+        );
+        let _ = Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn();
+    }
+}
+
+fn pg_command(bindir: &Path, program: &str, owner: Option<(u32, u32)>) -> Command {
+    let mut command = Command::new(bindir.join(program));
+    command.stdin(Stdio::null());
+    if let Some((uid, gid)) = owner {
+        command.uid(uid).gid(gid);
+        command.env("HOME", "/tmp");
+    }
+    // pg_ctl leaves the postmaster running after we exit: keep it out of our process group so
+    // a Ctrl-C on the terminal reaches only us, and we stop it cleanly.
+    command.process_group(0);
+    command
+}
+
+fn run(command: &mut Command, what: &str) -> Result<(), LaunchError> {
+    let output = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|e| LaunchError::Command { what: what.into(), detail: e.to_string() })?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(LaunchError::Command {
+            what: what.into(),
+            detail: format!(
+                "{}{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            ),
+        })
+    }
+}
+
+fn running_port(bindir: &Path, data_dir: &Path, port_file: &Path, owner: Option<(u32, u32)>) -> Option<u16> {
+    let status = pg_command(bindir, "pg_ctl", owner)
+        .arg("-D")
+        .arg(data_dir)
+        .arg("status")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .ok()?;
+    if !status.success() {
+        return None;
+    }
+    std::fs::read_to_string(port_file).ok()?.trim().parse().ok()
+}
+
+fn free_port() -> Result<u16, LaunchError> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")
+        .map_err(|e| LaunchError::Command { what: "finding a free port".into(), detail: e.to_string() })?;
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+    Ok(port)
+}
+
+fn chown(path: &Path, uid: u32, gid: u32) -> Result<(), LaunchError> {
+    std::os::unix::fs::chown(path, Some(uid), Some(gid)).map_err(io_err(path))
+}

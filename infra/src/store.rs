@@ -1,0 +1,444 @@
+//! The event store: games, seats, the append-only log, snapshots and idempotency records.
+
+use crate::error::{Result, StoreError};
+use crate::ids::{GameId, UserId};
+use serde_json::Value;
+use sqlx::{PgPool, Row};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameStatus {
+    Lobby,
+    Active,
+    Finished,
+}
+
+impl GameStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameStatus::Lobby => "lobby",
+            GameStatus::Active => "active",
+            GameStatus::Finished => "finished",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "lobby" => Some(GameStatus::Lobby),
+            "active" => Some(GameStatus::Active),
+            "finished" => Some(GameStatus::Finished),
+            _ => None,
+        }
+    }
+}
+
+/// A game's row: metadata and the inline projection of its log head.
+#[derive(Clone, Debug)]
+pub struct GameRow {
+    pub id: GameId,
+    pub kind: String,
+    pub status: GameStatus,
+    pub seat_count: u8,
+    pub options: Value,
+    pub host_id: UserId,
+    pub fair: bool,
+    pub server_seed: [u8; 32],
+    pub seed_commitment: String,
+    pub rules_version: String,
+    pub version: u64,
+    pub head_hash: String,
+    pub outcome: Option<Value>,
+    pub created_at: OffsetDateTime,
+    pub started_at: Option<OffsetDateTime>,
+    pub finished_at: Option<OffsetDateTime>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SeatRow {
+    pub seat: u8,
+    pub user_id: UserId,
+    pub user_name: String,
+    pub client_seed: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredEvent {
+    pub seq: u64,
+    pub kind: String,
+    pub payload: Value,
+    pub schema_version: u32,
+    pub command_id: Uuid,
+    pub actor: Option<u8>,
+    pub recorded_at: OffsetDateTime,
+    pub prev_hash: String,
+    pub hash: String,
+}
+
+pub struct NewGame<'a> {
+    pub id: GameId,
+    pub kind: &'a str,
+    pub seat_count: u8,
+    pub options: &'a Value,
+    pub host: UserId,
+    pub fair: bool,
+    pub server_seed: [u8; 32],
+    pub seed_commitment: &'a str,
+    pub rules_version: &'a str,
+    pub host_client_seed: &'a str,
+}
+
+/// One command's append, decided against `expected` (the version it saw).
+pub struct Append<'a> {
+    pub game: GameId,
+    pub expected: u64,
+    pub command_id: Uuid,
+    pub user: UserId,
+    pub seat: Option<u8>,
+    pub body_hash: &'a str,
+    pub command: &'a Value,
+    pub kinds: Vec<String>,
+    pub payloads: Vec<Value>,
+    pub schema_version: u32,
+    pub hashes: Vec<String>,
+    pub status: GameStatus,
+    pub outcome: Option<Value>,
+    pub snapshot: Option<Value>,
+    pub recorded_at: OffsetDateTime,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AppendResult {
+    Appended { version: u64, first_seq: u64, last_seq: u64 },
+    Duplicate { version: u64, first_seq: u64, last_seq: u64 },
+    Mismatch,
+    Conflict { current: u64 },
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ListFilter {
+    pub kind: Option<String>,
+    pub status: Option<GameStatus>,
+    pub member: Option<UserId>,
+    /// Keyset cursor: games created strictly before this (created_at, id).
+    pub before: Option<(OffsetDateTime, Uuid)>,
+    pub limit: u32,
+}
+
+#[derive(Clone)]
+pub struct Store {
+    pub pool: PgPool,
+}
+
+fn seed_from(bytes: Vec<u8>) -> Result<[u8; 32]> {
+    bytes.try_into().map_err(|_| StoreError::Corrupt("server seed is not 32 bytes".into()))
+}
+
+fn game_from_row(row: &sqlx::postgres::PgRow) -> Result<GameRow> {
+    let status: String = row.try_get("status")?;
+    Ok(GameRow {
+        id: GameId(row.try_get("id")?),
+        kind: row.try_get("kind")?,
+        status: GameStatus::parse(&status).ok_or_else(|| StoreError::Corrupt(format!("status {status}")))?,
+        seat_count: row.try_get::<i16, _>("seat_count")? as u8,
+        options: row.try_get("options")?,
+        host_id: UserId(row.try_get("host_id")?),
+        fair: row.try_get("fair")?,
+        server_seed: seed_from(row.try_get("server_seed")?)?,
+        seed_commitment: row.try_get("seed_commitment")?,
+        rules_version: row.try_get("rules_version")?,
+        version: row.try_get::<i64, _>("version")? as u64,
+        head_hash: row.try_get("head_hash")?,
+        outcome: row.try_get("outcome")?,
+        created_at: row.try_get("created_at")?,
+        started_at: row.try_get("started_at")?,
+        finished_at: row.try_get("finished_at")?,
+    })
+}
+
+const GAME_COLUMNS: &str = "id, kind, status, seat_count, options, host_id, fair, server_seed, seed_commitment, \
+     rules_version, version, head_hash, outcome, created_at, started_at, finished_at";
+
+fn event_from_row(row: &sqlx::postgres::PgRow) -> Result<StoredEvent> {
+    Ok(StoredEvent {
+        seq: row.try_get::<i64, _>("seq")? as u64,
+        kind: row.try_get("type")?,
+        payload: row.try_get("payload")?,
+        schema_version: row.try_get::<i32, _>("schema_version")? as u32,
+        command_id: row.try_get("command_id")?,
+        actor: row.try_get::<Option<i16>, _>("actor")?.map(|a| a as u8),
+        recorded_at: row.try_get("recorded_at")?,
+        prev_hash: row.try_get("prev_hash")?,
+        hash: row.try_get("hash")?,
+    })
+}
+
+impl Store {
+    pub fn new(pool: PgPool) -> Self {
+        Store { pool }
+    }
+
+    pub async fn ping(&self) -> Result<()> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+
+    pub async fn create_game(&self, game: NewGame<'_>) -> Result<()> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO games (id, kind, status, seat_count, options, host_id, fair, server_seed, \
+             seed_commitment, rules_version, head_hash) VALUES ($1,$2,'lobby',$3,$4,$5,$6,$7,$8,$9,$10)",
+        )
+        .bind(game.id.0)
+        .bind(game.kind)
+        .bind(i16::from(game.seat_count))
+        .bind(game.options)
+        .bind(game.host.0)
+        .bind(game.fair)
+        .bind(&game.server_seed[..])
+        .bind(game.seed_commitment)
+        .bind(game.rules_version)
+        .bind(crate::hash::GENESIS)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("INSERT INTO game_seats (game_id, seat, user_id, client_seed) VALUES ($1, 1, $2, $3)")
+            .bind(game.id.0)
+            .bind(game.host.0)
+            .bind(game.host_client_seed)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    pub async fn game(&self, id: GameId) -> Result<GameRow> {
+        let row = // Only static fragments are interpolated; values are bound.
+        sqlx::query(sqlx::AssertSqlSafe(format!("SELECT {GAME_COLUMNS} FROM games WHERE id = $1")))
+            .bind(id.0)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NotFound("game"))?;
+        game_from_row(&row)
+    }
+
+    /// The head of the log: (version, status). One small indexed read.
+    pub async fn head(&self, id: GameId) -> Result<(u64, GameStatus)> {
+        let row = sqlx::query("SELECT version, status FROM games WHERE id = $1")
+            .bind(id.0)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NotFound("game"))?;
+        let status: String = row.try_get("status")?;
+        Ok((
+            row.try_get::<i64, _>("version")? as u64,
+            GameStatus::parse(&status).ok_or_else(|| StoreError::Corrupt(status))?,
+        ))
+    }
+
+    pub async fn seats(&self, id: GameId) -> Result<Vec<SeatRow>> {
+        let rows = sqlx::query(
+            "SELECT s.seat, s.user_id, u.name, s.client_seed FROM game_seats s JOIN users u ON u.id = s.user_id \
+             WHERE s.game_id = $1 ORDER BY s.seat",
+        )
+        .bind(id.0)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(SeatRow {
+                    seat: r.try_get::<i16, _>("seat")? as u8,
+                    user_id: UserId(r.try_get("user_id")?),
+                    user_name: r.try_get("name")?,
+                    client_seed: r.try_get("client_seed")?,
+                })
+            })
+            .collect()
+    }
+
+    /// Takes the lowest free seat of a game in its lobby.
+    pub async fn join(&self, id: GameId, user: UserId, client_seed: &str) -> Result<u8> {
+        let mut tx = self.pool.begin().await?;
+        let row = sqlx::query("SELECT status, seat_count FROM games WHERE id = $1 FOR UPDATE")
+            .bind(id.0)
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or(StoreError::NotFound("game"))?;
+        let status: String = row.try_get("status")?;
+        if status != "lobby" {
+            return Err(StoreError::Invalid("the game has already started".into()));
+        }
+        let seat_count = row.try_get::<i16, _>("seat_count")?;
+        let taken: Vec<(i16, Uuid)> = sqlx::query_as("SELECT seat, user_id FROM game_seats WHERE game_id = $1")
+            .bind(id.0)
+            .fetch_all(&mut *tx)
+            .await?;
+        if taken.iter().any(|(_, u)| *u == user.0) {
+            return Err(StoreError::Invalid("you already have a seat in this game".into()));
+        }
+        let seat = (1..=seat_count)
+            .find(|s| !taken.iter().any(|(t, _)| t == s))
+            .ok_or_else(|| StoreError::Invalid("every seat is taken".into()))?;
+        sqlx::query("INSERT INTO game_seats (game_id, seat, user_id, client_seed) VALUES ($1,$2,$3,$4)")
+            .bind(id.0)
+            .bind(seat)
+            .bind(user.0)
+            .bind(client_seed)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(seat as u8)
+    }
+
+    /// Leaves a lobby; later seats move down so seats stay numbered in joining order.
+    pub async fn leave(&self, id: GameId, user: UserId) -> Result<()> {
+        let mut tx = self.pool.begin().await?;
+        let row = sqlx::query("SELECT status, host_id FROM games WHERE id = $1 FOR UPDATE")
+            .bind(id.0)
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or(StoreError::NotFound("game"))?;
+        let status: String = row.try_get("status")?;
+        if status != "lobby" {
+            return Err(StoreError::Invalid("seats cannot be left once the game has started".into()));
+        }
+        let host: Uuid = row.try_get("host_id")?;
+        if host == user.0 {
+            return Err(StoreError::Invalid("the host cannot leave their own game".into()));
+        }
+        let seat: Option<i16> = sqlx::query_scalar("DELETE FROM game_seats WHERE game_id = $1 AND user_id = $2 RETURNING seat")
+            .bind(id.0)
+            .bind(user.0)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let Some(seat) = seat else {
+            return Err(StoreError::NotFound("seat"));
+        };
+        sqlx::query("UPDATE game_seats SET seat = seat - 1 WHERE game_id = $1 AND seat > $2")
+            .bind(id.0)
+            .bind(seat)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    pub async fn list(&self, filter: &ListFilter) -> Result<Vec<GameRow>> {
+        let mut sql = format!("SELECT {GAME_COLUMNS} FROM games g WHERE true");
+        let mut n = 0;
+        let mut arg = || {
+            n += 1;
+            format!("${n}")
+        };
+        if filter.kind.is_some() {
+            sql += &format!(" AND kind = {}", arg());
+        }
+        if filter.status.is_some() {
+            sql += &format!(" AND status = {}", arg());
+        }
+        if filter.member.is_some() {
+            sql += &format!(" AND EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.user_id = {})", arg());
+        }
+        if filter.before.is_some() {
+            let (a, b) = (arg(), arg());
+            sql += &format!(" AND (created_at, id) < ({a}, {b})");
+        }
+        sql += &format!(" ORDER BY created_at DESC, id DESC LIMIT {}", arg());
+        // Only static fragments and placeholder numbers are interpolated; values are bound.
+        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+        if let Some(kind) = &filter.kind {
+            query = query.bind(kind);
+        }
+        if let Some(status) = filter.status {
+            query = query.bind(status.as_str());
+        }
+        if let Some(member) = filter.member {
+            query = query.bind(member.0);
+        }
+        if let Some((at, id)) = filter.before {
+            query = query.bind(at).bind(id);
+        }
+        query = query.bind(i64::from(filter.limit));
+        let rows = query.fetch_all(&self.pool).await?;
+        rows.iter().map(game_from_row).collect()
+    }
+
+    /// Events with `after < seq <= upto`, in order, at most `limit`.
+    pub async fn events(&self, id: GameId, after: u64, upto: Option<u64>, limit: u32) -> Result<Vec<StoredEvent>> {
+        let rows = sqlx::query(
+            "SELECT seq, type, payload, schema_version, command_id, actor, recorded_at, prev_hash, hash \
+             FROM events WHERE game_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4",
+        )
+        .bind(id.0)
+        .bind(after as i64)
+        .bind(upto.map(|u| u as i64).unwrap_or(i64::MAX))
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(event_from_row).collect()
+    }
+
+    /// The newest snapshot at or before `at`.
+    pub async fn snapshot(&self, id: GameId, at: u64) -> Result<Option<(u64, Value)>> {
+        let row = sqlx::query(
+            "SELECT version, state FROM snapshots WHERE game_id = $1 AND version <= $2 ORDER BY version DESC LIMIT 1",
+        )
+        .bind(id.0)
+        .bind(at as i64)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|r| Ok((r.try_get::<i64, _>("version")? as u64, r.try_get("state")?))).transpose()
+    }
+
+    /// The first answer to a command id, if it was accepted before.
+    pub async fn command(&self, id: GameId, command_id: Uuid) -> Result<Option<(String, u64, u64)>> {
+        let row = sqlx::query("SELECT body_hash, first_seq, last_seq FROM commands WHERE game_id = $1 AND command_id = $2")
+            .bind(id.0)
+            .bind(command_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|r| {
+            Ok((
+                r.try_get("body_hash")?,
+                r.try_get::<i64, _>("first_seq")? as u64,
+                r.try_get::<i64, _>("last_seq")? as u64,
+            ))
+        })
+        .transpose()
+    }
+
+    /// One command in one round trip (the `append_command` function of the schema).
+    pub async fn append(&self, append: Append<'_>) -> Result<AppendResult> {
+        let row = sqlx::query(
+            "SELECT result, version, first_seq, last_seq FROM append_command($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)",
+        )
+        .bind(append.game.0)
+        .bind(append.expected as i64)
+        .bind(append.command_id)
+        .bind(append.user.0)
+        .bind(append.seat.map(i16::from))
+        .bind(append.body_hash)
+        .bind(append.command)
+        .bind(&append.kinds)
+        .bind(&append.payloads)
+        .bind(append.schema_version as i32)
+        .bind(&append.hashes)
+        .bind(append.status.as_str())
+        .bind(&append.outcome)
+        .bind(&append.snapshot)
+        .bind(append.recorded_at)
+        .fetch_one(&self.pool)
+        .await?;
+        let result: String = row.try_get("result")?;
+        let version = row.try_get::<i64, _>("version")? as u64;
+        let first_seq = row.try_get::<i64, _>("first_seq")? as u64;
+        let last_seq = row.try_get::<i64, _>("last_seq")? as u64;
+        Ok(match result.as_str() {
+            "ok" => AppendResult::Appended { version, first_seq, last_seq },
+            "duplicate" => AppendResult::Duplicate { version, first_seq, last_seq },
+            "mismatch" => AppendResult::Mismatch,
+            "conflict" => AppendResult::Conflict { current: version },
+            "not_found" => return Err(StoreError::NotFound("game")),
+            other => return Err(StoreError::Corrupt(format!("append_command answered {other}"))),
+        })
+    }
+}
