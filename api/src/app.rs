@@ -55,7 +55,11 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
 }
 
 /// Starts serving on `listener`; the returned server runs when awaited or spawned.
-pub fn serve(listener: TcpListener, state: Arc<AppState>, config: &ServerConfig) -> std::io::Result<Server> {
+pub fn serve(
+    listener: TcpListener,
+    state: Arc<AppState>,
+    config: &ServerConfig,
+) -> std::io::Result<Server> {
     let data = web::Data::from(state);
     let ip_limiter = web::Data::new(Limiters {
         ip: RateLimiter::new(config.ip_rate),
@@ -75,7 +79,10 @@ pub fn serve(listener: TcpListener, state: Arc<AppState>, config: &ServerConfig)
             .app_data(web::QueryConfig::default().error_handler(|err, _| {
                 ApiError::Invalid(format!("invalid query parameters: {err}")).into()
             }))
-            .app_data(web::PathConfig::default().error_handler(|err, _| ApiError::NotFound(err.to_string()).into()))
+            .app_data(
+                web::PathConfig::default()
+                    .error_handler(|err, _| ApiError::NotFound(err.to_string()).into()),
+            )
             .wrap(ErrorHandlers::new().default_handler(ensure_problem_json))
             .wrap_fn(|req, srv| {
                 use actix_web::dev::Service;
@@ -84,7 +91,9 @@ pub fn serve(listener: TcpListener, state: Arc<AppState>, config: &ServerConfig)
                     .headers()
                     .get("x-request-id")
                     .and_then(|v| v.to_str().ok())
-                    .filter(|v| v.len() <= 64 && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+                    .filter(|v| {
+                        v.len() <= 64 && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+                    })
                     .map(String::from)
                     .unwrap_or_else(|| uuid::Uuid::new_v4().simple().to_string());
                 req.extensions_mut().insert(RequestId(request_id.clone()));
@@ -92,12 +101,16 @@ pub fn serve(listener: TcpListener, state: Arc<AppState>, config: &ServerConfig)
                 let route = req.match_pattern().unwrap_or_else(|| "unmatched".into());
                 let span = tracing::info_span!("request", id = %request_id, %method, %route);
                 let limited = rate_limited(&req);
-                let metrics = req.app_data::<web::Data<AppState>>().map(|s| s.metrics.clone());
+                let metrics = req
+                    .app_data::<web::Data<AppState>>()
+                    .map(|s| s.metrics.clone());
                 use futures_util::future::Either;
                 let next = match limited {
-                    Some(retry_after) => Either::Left(std::future::ready(Ok::<_, actix_web::Error>(
-                        req.into_response(ApiError::TooManyRequests { retry_after }.error_response()),
-                    ))),
+                    Some(retry_after) => Either::Left(std::future::ready(
+                        Ok::<_, actix_web::Error>(req.into_response(
+                            ApiError::TooManyRequests { retry_after }.error_response(),
+                        )),
+                    )),
                     None => Either::Right(srv.call(req)),
                 };
                 async move {
@@ -106,7 +119,8 @@ pub fn serve(listener: TcpListener, state: Arc<AppState>, config: &ServerConfig)
                         Either::Right(call) => call.await?.map_into_boxed_body(),
                     };
                     if let Ok(value) = HeaderValue::from_str(&request_id) {
-                        res.headers_mut().insert(header::HeaderName::from_static("x-request-id"), value);
+                        res.headers_mut()
+                            .insert(header::HeaderName::from_static("x-request-id"), value);
                     }
                     let status = res.status().as_u16();
                     let seconds = started.elapsed().as_secs_f64();
@@ -119,7 +133,9 @@ pub fn serve(listener: TcpListener, state: Arc<AppState>, config: &ServerConfig)
                 .instrument(span)
             })
             .configure(routes::configure)
-            .default_service(web::to(|| async { ApiError::NotFound("no such route".into()).error_response() }))
+            .default_service(web::to(|| async {
+                ApiError::NotFound("no such route".into()).error_response()
+            }))
     })
     .shutdown_timeout(10)
     .listen(listener)?;
@@ -136,13 +152,21 @@ struct Limiters {
 
 fn rate_limited(req: &actix_web::dev::ServiceRequest) -> Option<u64> {
     let limiters = req.app_data::<web::Data<Limiters>>()?;
-    let ip = req.peer_addr().map(|a| a.ip().to_string()).unwrap_or_default();
+    let ip = req
+        .peer_addr()
+        .map(|a| a.ip().to_string())
+        .unwrap_or_default();
     if let Err(wait) = limiters.ip.check(&ip) {
         return Some(wait);
     }
     // Per user: keyed by the bearer token's subject when the token verifies.
     let state = req.app_data::<web::Data<AppState>>()?;
-    let token = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?.strip_prefix("Bearer ")?;
+    let token = req
+        .headers()
+        .get(header::AUTHORIZATION)?
+        .to_str()
+        .ok()?
+        .strip_prefix("Bearer ")?;
     let claims = state.jwt.verify(token).ok()?;
     limiters.user.check(&claims.sub).err()
 }
@@ -173,7 +197,11 @@ fn ensure_problem_json<B: MessageBody + 'static>(
         return Ok(ErrorHandlerResponse::Response(res.map_into_left_body()));
     }
     let status = res.status();
-    let request_id = res.request().extensions().get::<RequestId>().map(|r| r.0.clone());
+    let request_id = res
+        .request()
+        .extensions()
+        .get::<RequestId>()
+        .map(|r| r.0.clone());
     let (slug, title) = match status.as_u16() {
         404 => ("not-found", "Not found"),
         405 => ("method-not-allowed", "Method not allowed"),
@@ -200,9 +228,13 @@ fn ensure_problem_json<B: MessageBody + 'static>(
     }
     response.insert_header((header::CONTENT_TYPE, PROBLEM_JSON));
     let response = response.body(serde_json::to_string(&problem).unwrap_or_default());
-    Ok(ErrorHandlerResponse::Response(ServiceResponse::new(req, response).map_into_right_body()))
+    Ok(ErrorHandlerResponse::Response(
+        ServiceResponse::new(req, response).map_into_right_body(),
+    ))
 }
 
 pub fn local_addr(listener: &TcpListener) -> SocketAddr {
-    listener.local_addr().expect("a bound listener has an address")
+    listener
+        .local_addr()
+        .expect("a bound listener has an address")
 }

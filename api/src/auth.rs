@@ -41,7 +41,11 @@ impl JwtKeys {
         validation.validate_exp = true;
         validation.validate_nbf = true;
         validation.leeway = 5;
-        JwtKeys { encoding: EncodingKey::from_secret(secret), decoding: DecodingKey::from_secret(secret), validation }
+        JwtKeys {
+            encoding: EncodingKey::from_secret(secret),
+            decoding: DecodingKey::from_secret(secret),
+            validation,
+        }
     }
 
     pub fn issue(&self, user: UserId, name: &str) -> Result<String, ApiError> {
@@ -61,10 +65,14 @@ impl JwtKeys {
 
     pub fn verify(&self, token: &str) -> Result<Claims, ApiError> {
         let data = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
-            .map_err(|e| ApiError::Unauthorized(format!("invalid access token: {}", describe(e.kind()))))?;
+            .map_err(|e| {
+                ApiError::Unauthorized(format!("invalid access token: {}", describe(e.kind())))
+            })?;
         let claims = data.claims;
         if claims.iat > time::OffsetDateTime::now_utc().unix_timestamp() + 5 {
-            return Err(ApiError::Unauthorized("invalid access token: issued in the future".into()));
+            return Err(ApiError::Unauthorized(
+                "invalid access token: issued in the future".into(),
+            ));
         }
         Ok(claims)
     }
@@ -108,7 +116,9 @@ fn authenticate(req: &HttpRequest) -> Result<AuthUser, ApiError> {
         .headers()
         .get(actix_web::http::header::AUTHORIZATION)
         .ok_or_else(|| ApiError::Unauthorized("missing bearer token".into()))?;
-    let value = header.to_str().map_err(|_| ApiError::Unauthorized("malformed Authorization header".into()))?;
+    let value = header
+        .to_str()
+        .map_err(|_| ApiError::Unauthorized("malformed Authorization header".into()))?;
     let token = value
         .strip_prefix("Bearer ")
         .or_else(|| value.strip_prefix("bearer "))
@@ -118,7 +128,10 @@ fn authenticate(req: &HttpRequest) -> Result<AuthUser, ApiError> {
         .sub
         .parse()
         .map_err(|_| ApiError::Unauthorized("invalid access token: bad subject".into()))?;
-    Ok(AuthUser { id, name: claims.name })
+    Ok(AuthUser {
+        id,
+        name: claims.name,
+    })
 }
 
 pub fn hash_password(password: &str) -> Result<String, ApiError> {
@@ -132,7 +145,11 @@ pub fn hash_password(password: &str) -> Result<String, ApiError> {
 pub fn verify_password(password: &str, phc: &str) -> bool {
     use argon2::{Argon2, PasswordHash, PasswordVerifier};
     PasswordHash::new(phc)
-        .map(|hash| Argon2::default().verify_password(password.as_bytes(), &hash).is_ok())
+        .map(|hash| {
+            Argon2::default()
+                .verify_password(password.as_bytes(), &hash)
+                .is_ok()
+        })
         .unwrap_or(false)
 }
 

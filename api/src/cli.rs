@@ -16,6 +16,7 @@ USAGE:
   homestretch migrate                     apply database migrations and exit
   homestretch openapi [--write PATH]      print (or write) the OpenAPI document
   homestretch admin grant USER            make USER an admin
+  homestretch projections rebuild         recompute every projection from the event log
   homestretch simulate --game KIND [--games N] [--seed S]
                                           play N random-bot games and print statistics (JSON)
 
@@ -49,7 +50,9 @@ pub enum CliError {
 }
 
 fn data_dir() -> PathBuf {
-    std::env::var_os("HOMESTRETCH_DATA").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(".homestretch"))
+    std::env::var_os("HOMESTRETCH_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(".homestretch"))
 }
 
 /// The database to use: `DATABASE_URL`, or a private cluster (started here).
@@ -69,26 +72,37 @@ pub async fn database() -> Result<(String, Option<Cluster>), CliError> {
 pub async fn ensure_database(cluster: &Cluster, name: &str) -> Result<(), CliError> {
     use sqlx::Connection;
     let mut conn = sqlx::PgConnection::connect(&cluster.url("postgres")).await?;
-    let exists: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)")
-        .bind(name)
-        .fetch_one(&mut conn)
-        .await?;
+    let exists: bool =
+        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)")
+            .bind(name)
+            .fetch_one(&mut conn)
+            .await?;
     if !exists {
         // The name is ours, not user input.
-        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\""))).execute(&mut conn).await?;
+        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\"")))
+            .execute(&mut conn)
+            .await?;
     }
     Ok(())
 }
 
 fn rate(var: &str, default: f64) -> Option<RateConfig> {
-    let per_second = std::env::var(var).ok().and_then(|v| v.parse::<f64>().ok()).unwrap_or(default);
-    (per_second > 0.0).then_some(RateConfig { per_second, burst: per_second * 2.0 })
+    let per_second = std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .unwrap_or(default);
+    (per_second > 0.0).then_some(RateConfig {
+        per_second,
+        burst: per_second * 2.0,
+    })
 }
 
 fn jwt_secret() -> Result<Vec<u8>, CliError> {
     if let Ok(secret) = std::env::var("HOMESTRETCH_JWT_SECRET") {
         if secret.len() < 32 {
-            return Err(CliError::Usage("HOMESTRETCH_JWT_SECRET must be at least 32 bytes".into()));
+            return Err(CliError::Usage(
+                "HOMESTRETCH_JWT_SECRET must be at least 32 bytes".into(),
+            ));
         }
         return Ok(secret.into_bytes());
     }
@@ -128,7 +142,9 @@ pub fn init_tracing() {
     use std::io::IsTerminal;
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
     if std::io::stderr().is_terminal() {
         let _ = builder.try_init();
     } else {
@@ -164,39 +180,86 @@ pub async fn run(args: Vec<String>) -> Result<(), CliError> {
         }
         "admin" => {
             let [verb, user] = rest.as_slice() else {
-                return Err(CliError::Usage("usage: homestretch admin grant USER".into()));
+                return Err(CliError::Usage(
+                    "usage: homestretch admin grant USER".into(),
+                ));
             };
             if verb != "grant" {
-                return Err(CliError::Usage("usage: homestretch admin grant USER".into()));
+                return Err(CliError::Usage(
+                    "usage: homestretch admin grant USER".into(),
+                ));
             }
             let (url, cluster) = database().await?;
             let pool = infra::db::connect(&url, 2).await?;
             infra::db::migrate(&pool).await?;
-            let result = infra::accounts::Accounts::new(pool.clone()).grant_admin(user).await;
+            let result = infra::accounts::Accounts::new(pool.clone())
+                .grant_admin(user)
+                .await;
             pool.close().await;
             stop(cluster);
             result?;
             println!("{user} is now an admin");
             Ok(())
         }
+        "projections" => {
+            if rest.first().map(String::as_str) != Some("rebuild") {
+                return Err(CliError::Usage(
+                    "usage: homestretch projections rebuild".into(),
+                ));
+            }
+            let (url, cluster) = database().await?;
+            let pool = infra::db::connect(&url, 2).await?;
+            infra::db::migrate(&pool).await?;
+            let report =
+                infra::projections::rebuild_all(&infra::store::Store::new(pool.clone())).await;
+            pool.close().await;
+            stop(cluster);
+            let report = report?;
+            println!(
+                "{} games folded from the log; {} projections rewritten",
+                report.games,
+                report.rewritten.len()
+            );
+            for id in report.rewritten {
+                println!("  rewritten: {id}");
+            }
+            Ok(())
+        }
         "simulate" => {
-            let kind = flag(&rest, "--game").ok_or_else(|| CliError::Usage("simulate needs --game KIND".into()))?;
-            let games = flag(&rest, "--games").map(|g| g.parse()).transpose().map_err(|_| CliError::Usage("--games N".into()))?.unwrap_or(1000);
-            let seed = flag(&rest, "--seed").map(|g| g.parse()).transpose().map_err(|_| CliError::Usage("--seed S".into()))?.unwrap_or(1);
+            let kind = flag(&rest, "--game")
+                .ok_or_else(|| CliError::Usage("simulate needs --game KIND".into()))?;
+            let games = flag(&rest, "--games")
+                .map(|g| g.parse())
+                .transpose()
+                .map_err(|_| CliError::Usage("--games N".into()))?
+                .unwrap_or(1000);
+            let seed = flag(&rest, "--seed")
+                .map(|g| g.parse())
+                .transpose()
+                .map_err(|_| CliError::Usage("--seed S".into()))?
+                .unwrap_or(1);
             let report = domain::simulate(kind, games, seed).map_err(CliError::Failed)?;
-            println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&report).unwrap_or_default()
+            );
             Ok(())
         }
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())
         }
-        other => Err(CliError::Usage(format!("unknown command `{other}`\n\n{USAGE}"))),
+        other => Err(CliError::Usage(format!(
+            "unknown command `{other}`\n\n{USAGE}"
+        ))),
     }
 }
 
 fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).map(String::as_str)
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .map(String::as_str)
 }
 
 fn stop(cluster: Option<Cluster>) {

@@ -127,7 +127,10 @@ impl ResponseError for ApiError {
         response.insert_header((header::CONTENT_TYPE, PROBLEM_JSON));
         match self {
             ApiError::Unauthorized(_) => {
-                response.insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"homestretch\"")));
+                response.insert_header((
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static("Bearer realm=\"homestretch\""),
+                ));
             }
             ApiError::TooManyRequests { retry_after } => {
                 response.insert_header((header::RETRY_AFTER, retry_after.to_string()));
@@ -146,11 +149,16 @@ impl From<StoreError> for ApiError {
         match error {
             StoreError::NotFound(what) => ApiError::NotFound(format!("{what} not found")),
             StoreError::Conflict { current } => ApiError::Conflict { current },
-            StoreError::IdempotencyMismatch => {
-                ApiError::Invalid("this command_id was already used with a different command".into())
+            StoreError::IdempotencyMismatch => ApiError::Invalid(
+                "this command_id was already used with a different command".into(),
+            ),
+            StoreError::Rejected(domain::Rejection::Rule(v)) => ApiError::Rule {
+                rule: v.rule.into_owned(),
+                message: v.message,
+            },
+            StoreError::Rejected(domain::Rejection::Malformed(m)) => {
+                ApiError::Invalid(format!("invalid command: {m}"))
             }
-            StoreError::Rejected(domain::Rejection::Rule(v)) => ApiError::Rule { rule: v.rule.into_owned(), message: v.message },
-            StoreError::Rejected(domain::Rejection::Malformed(m)) => ApiError::Invalid(format!("invalid command: {m}")),
             StoreError::Forbidden(m) => ApiError::Forbidden(m),
             StoreError::Invalid(m) => ApiError::Invalid(m),
             StoreError::Unavailable(m) => ApiError::Unavailable(m),

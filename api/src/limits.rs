@@ -21,20 +21,28 @@ pub struct RateLimiter {
 impl RateLimiter {
     /// `None` disables limiting.
     pub fn new(config: Option<RateConfig>) -> Self {
-        RateLimiter { config, buckets: Mutex::new(HashMap::new()) }
+        RateLimiter {
+            config,
+            buckets: Mutex::new(HashMap::new()),
+        }
     }
 
     /// Takes one token for `key`; `Err(seconds)` to wait when the bucket is empty.
     pub fn check(&self, key: &str) -> Result<(), u64> {
-        let Some(config) = self.config else { return Ok(()) };
+        let Some(config) = self.config else {
+            return Ok(());
+        };
         let now = Instant::now();
         let mut buckets = self.buckets.lock().expect("limiter lock");
         if buckets.len() > 100_000 {
             // Forget idle keys so the table stays bounded.
             buckets.retain(|_, (_, at)| now.duration_since(*at).as_secs() < 60);
         }
-        let (tokens, at) = buckets.entry(key.to_string()).or_insert((config.burst, now));
-        *tokens = (*tokens + now.duration_since(*at).as_secs_f64() * config.per_second).min(config.burst);
+        let (tokens, at) = buckets
+            .entry(key.to_string())
+            .or_insert((config.burst, now));
+        *tokens =
+            (*tokens + now.duration_since(*at).as_secs_f64() * config.per_second).min(config.burst);
         *at = now;
         if *tokens >= 1.0 {
             *tokens -= 1.0;

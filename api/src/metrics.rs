@@ -6,7 +6,9 @@ use std::fmt::Write;
 use std::sync::Mutex;
 use std::sync::atomic::Ordering;
 
-const BUCKETS: [f64; 12] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5];
+const BUCKETS: [f64; 12] = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+];
 
 #[derive(Default)]
 struct Histogram {
@@ -50,7 +52,9 @@ impl Metrics {
                 "homestretch_http_requests_total{{method=\"{method}\",route=\"{route}\",status=\"{status}\"}} {n}"
             );
         }
-        out.push_str("# HELP homestretch_http_request_duration_seconds Request latency by route.\n");
+        out.push_str(
+            "# HELP homestretch_http_request_duration_seconds Request latency by route.\n",
+        );
         out.push_str("# TYPE homestretch_http_request_duration_seconds histogram\n");
         for (route, h) in self.latency.lock().expect("metrics lock").iter() {
             for (i, bound) in BUCKETS.iter().enumerate() {
@@ -60,21 +64,59 @@ impl Metrics {
                     h.counts[i]
                 );
             }
-            let _ = writeln!(out, "homestretch_http_request_duration_seconds_bucket{{route=\"{route}\",le=\"+Inf\"}} {}", h.count);
-            let _ = writeln!(out, "homestretch_http_request_duration_seconds_sum{{route=\"{route}\"}} {}", h.sum);
-            let _ = writeln!(out, "homestretch_http_request_duration_seconds_count{{route=\"{route}\"}} {}", h.count);
+            let _ = writeln!(
+                out,
+                "homestretch_http_request_duration_seconds_bucket{{route=\"{route}\",le=\"+Inf\"}} {}",
+                h.count
+            );
+            let _ = writeln!(
+                out,
+                "homestretch_http_request_duration_seconds_sum{{route=\"{route}\"}} {}",
+                h.sum
+            );
+            let _ = writeln!(
+                out,
+                "homestretch_http_request_duration_seconds_count{{route=\"{route}\"}} {}",
+                h.count
+            );
         }
         let c = &games.counters;
         for (name, help, value) in [
-            ("homestretch_commands_appended_total", "Commands accepted and appended.", c.commands_appended.load(Ordering::Relaxed)),
-            ("homestretch_events_appended_total", "Events appended.", c.events_appended.load(Ordering::Relaxed)),
-            ("homestretch_version_conflicts_total", "Appends that lost a version race.", c.conflicts.load(Ordering::Relaxed)),
-            ("homestretch_commands_rejected_total", "Commands refused by the rules.", c.rejections.load(Ordering::Relaxed)),
+            (
+                "homestretch_commands_appended_total",
+                "Commands accepted and appended.",
+                c.commands_appended.load(Ordering::Relaxed),
+            ),
+            (
+                "homestretch_events_appended_total",
+                "Events appended.",
+                c.events_appended.load(Ordering::Relaxed),
+            ),
+            (
+                "homestretch_version_conflicts_total",
+                "Appends that lost a version race.",
+                c.conflicts.load(Ordering::Relaxed),
+            ),
+            (
+                "homestretch_commands_rejected_total",
+                "Commands refused by the rules.",
+                c.rejections.load(Ordering::Relaxed),
+            ),
         ] {
-            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter\n{name} {value}");
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} counter\n{name} {value}"
+            );
         }
-        let _ = writeln!(out, "# HELP homestretch_cached_games Games held in the in-process cache.\n# TYPE homestretch_cached_games gauge\nhomestretch_cached_games {}", games.cached_games());
-        let _ = writeln!(out, "# HELP homestretch_sse_clients Open event streams.\n# TYPE homestretch_sse_clients gauge\nhomestretch_sse_clients {sse_clients}");
+        let _ = writeln!(
+            out,
+            "# HELP homestretch_cached_games Games held in the in-process cache.\n# TYPE homestretch_cached_games gauge\nhomestretch_cached_games {}",
+            games.cached_games()
+        );
+        let _ = writeln!(
+            out,
+            "# HELP homestretch_sse_clients Open event streams.\n# TYPE homestretch_sse_clients gauge\nhomestretch_sse_clients {sse_clients}"
+        );
         out
     }
 }

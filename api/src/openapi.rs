@@ -38,7 +38,12 @@ impl Modify for Security {
         let components = openapi.components.get_or_insert_with(Default::default);
         components.add_security_scheme(
             "bearer",
-            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).bearer_format("JWT").build()),
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("JWT")
+                    .build(),
+            ),
         );
     }
 }
@@ -70,7 +75,9 @@ impl Modify for GameSchemas {
 pub fn spec_json() -> &'static str {
     static SPEC: OnceLock<String> = OnceLock::new();
     SPEC.get_or_init(|| {
-        let mut text = ApiDoc::openapi().to_pretty_json().expect("the OpenAPI document serializes");
+        let mut text = ApiDoc::openapi()
+            .to_pretty_json()
+            .expect("the OpenAPI document serializes");
         text.push('\n');
         text
     })

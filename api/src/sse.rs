@@ -40,7 +40,10 @@ impl Drop for StreamSlot {
 impl Hub {
     pub fn subscribe(&self, game: GameId) -> broadcast::Receiver<u64> {
         let mut channels = self.channels.lock().expect("hub lock");
-        channels.entry(game).or_insert_with(|| broadcast::channel(64).0).subscribe()
+        channels
+            .entry(game)
+            .or_insert_with(|| broadcast::channel(64).0)
+            .subscribe()
     }
 
     pub fn notify(&self, game: GameId, version: u64) {
@@ -59,7 +62,11 @@ impl Hub {
     }
 
     /// Reserves a stream slot for `user`, at most `max` at once.
-    pub fn open(self: &std::sync::Arc<Self>, user: infra::UserId, max: usize) -> Option<StreamSlot> {
+    pub fn open(
+        self: &std::sync::Arc<Self>,
+        user: infra::UserId,
+        max: usize,
+    ) -> Option<StreamSlot> {
         let mut per_user = self.per_user.lock().expect("hub lock");
         let n = per_user.entry(user).or_default();
         if *n >= max {
@@ -67,7 +74,10 @@ impl Hub {
         }
         *n += 1;
         self.clients.fetch_add(1, Ordering::Relaxed);
-        Some(StreamSlot { hub: self.clone(), user })
+        Some(StreamSlot {
+            hub: self.clone(),
+            user,
+        })
     }
 
     /// Forwards notifications to local streams for ever, reconnecting after database outages.
@@ -78,7 +88,8 @@ impl Hub {
                     if listener.listen(CHANNEL).await.is_ok() {
                         while let Ok(notification) = listener.recv().await {
                             if let Some((game, version)) = notification.payload().split_once(':')
-                                && let (Ok(game), Ok(version)) = (game.parse::<GameId>(), version.parse::<u64>())
+                                && let (Ok(game), Ok(version)) =
+                                    (game.parse::<GameId>(), version.parse::<u64>())
                             {
                                 self.notify(game, version);
                             }
@@ -88,7 +99,13 @@ impl Hub {
                 Err(error) => tracing::warn!(%error, "event listener cannot connect; retrying"),
             }
             // Streams re-read the log on wake-up, so a missed notification only delays them.
-            let games: Vec<GameId> = self.channels.lock().expect("hub lock").keys().copied().collect();
+            let games: Vec<GameId> = self
+                .channels
+                .lock()
+                .expect("hub lock")
+                .keys()
+                .copied()
+                .collect();
             for game in games {
                 self.notify(game, 0);
             }

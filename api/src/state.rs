@@ -21,10 +21,17 @@ pub struct AppState {
 }
 
 impl AppState {
-    pub async fn is_admin(&self, user: &crate::auth::AuthUser) -> Result<bool, crate::error::ApiError> {
+    pub async fn is_admin(
+        &self,
+        user: &crate::auth::AuthUser,
+    ) -> Result<bool, crate::error::ApiError> {
         if self.admins.contains(&user.name.to_lowercase()) {
             return Ok(true);
         }
-        Ok(self.accounts.by_id(user.id).await?.is_some_and(|u| u.is_admin))
+        Ok(self
+            .accounts
+            .by_id(user.id)
+            .await?
+            .is_some_and(|u| u.is_admin))
     }
 }

@@ -34,7 +34,10 @@ pub fn event_stream(
     user: UserId,
     after: u64,
 ) -> Result<impl Stream<Item = Result<Bytes, actix_web::Error>>, ApiError> {
-    let slot = state.hub.open(user, MAX_STREAMS_PER_USER).ok_or(ApiError::TooManyRequests { retry_after: 5 })?;
+    let slot = state
+        .hub
+        .open(user, MAX_STREAMS_PER_USER)
+        .ok_or(ApiError::TooManyRequests { retry_after: 5 })?;
     // Subscribe before reading the backlog, so nothing committed in between is missed.
     let wake = state.hub.subscribe(game);
     let cursor = Cursor {
@@ -76,7 +79,8 @@ pub fn event_stream(
                     }
                     Err(error) => {
                         tracing::warn!(%error, "event stream read failed; retrying");
-                        c.pending.push_back(Bytes::from_static(b": database unavailable, retrying\n\n"));
+                        c.pending
+                            .push_back(Bytes::from_static(b": database unavailable, retrying\n\n"));
                         tokio::time::sleep(Duration::from_secs(1)).await;
                         c.must_fetch = true;
                         continue;

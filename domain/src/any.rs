@@ -32,7 +32,12 @@ pub trait AnyGame: Send + Sync {
     fn seat_range(&self) -> RangeInclusive<u8>;
     /// Parses options (missing fields take their defaults) and returns them normalized.
     fn normalize_options(&self, options: &Value) -> Result<Value, String>;
-    fn setup(&self, options: &Value, seats: u8, rng: &mut dyn Rng) -> Result<Vec<EventData>, Rejection>;
+    fn setup(
+        &self,
+        options: &Value,
+        seats: u8,
+        rng: &mut dyn Rng,
+    ) -> Result<Vec<EventData>, Rejection>;
     fn new_state(&self) -> Box<dyn AnyState>;
     fn state_from_json(&self, snapshot: &Value) -> Result<Box<dyn AnyState>, String>;
 }
@@ -40,7 +45,12 @@ pub trait AnyGame: Send + Sync {
 /// A game state, erased.
 pub trait AnyState: Send + Sync {
     fn clone_box(&self) -> Box<dyn AnyState>;
-    fn decide(&self, actor: Seat, command: &Value, rng: &mut dyn Rng) -> Result<Vec<EventData>, Rejection>;
+    fn decide(
+        &self,
+        actor: Seat,
+        command: &Value,
+        rng: &mut dyn Rng,
+    ) -> Result<Vec<EventData>, Rejection>;
     /// Parses (upcasting older schema versions) and applies one stored event.
     fn apply(&mut self, payload: &Value, schema_version: u32) -> Result<(), String>;
     fn view(&self, viewer: Viewer) -> Value;
@@ -94,20 +104,30 @@ impl<G: Game> AnyGame for Erased<G> {
         G::seat_range()
     }
     fn normalize_options(&self, options: &Value) -> Result<Value, String> {
-        let options = if options.is_null() { Value::Object(Default::default()) } else { options.clone() };
+        let options = if options.is_null() {
+            Value::Object(Default::default())
+        } else {
+            options.clone()
+        };
         let parsed: G::Options = serde_json::from_value(options).map_err(|e| e.to_string())?;
         Ok(serde_json::to_value(parsed).expect("options serialize"))
     }
-    fn setup(&self, options: &Value, seats: u8, rng: &mut dyn Rng) -> Result<Vec<EventData>, Rejection> {
-        let options: G::Options =
-            serde_json::from_value(options.clone()).map_err(|e| Rejection::Malformed(e.to_string()))?;
+    fn setup(
+        &self,
+        options: &Value,
+        seats: u8,
+        rng: &mut dyn Rng,
+    ) -> Result<Vec<EventData>, Rejection> {
+        let options: G::Options = serde_json::from_value(options.clone())
+            .map_err(|e| Rejection::Malformed(e.to_string()))?;
         Ok(to_event_data::<G>(G::setup(&options, seats, rng)?))
     }
     fn new_state(&self) -> Box<dyn AnyState> {
         Box::new(ErasedState::<G>(G::State::default()))
     }
     fn state_from_json(&self, snapshot: &Value) -> Result<Box<dyn AnyState>, String> {
-        let state: G::State = serde_json::from_value(snapshot.clone()).map_err(|e| e.to_string())?;
+        let state: G::State =
+            serde_json::from_value(snapshot.clone()).map_err(|e| e.to_string())?;
         Ok(Box::new(ErasedState::<G>(state)))
     }
 }
@@ -116,10 +136,17 @@ impl<G: Game> AnyState for ErasedState<G> {
     fn clone_box(&self) -> Box<dyn AnyState> {
         Box::new(ErasedState::<G>(self.0.clone()))
     }
-    fn decide(&self, actor: Seat, command: &Value, rng: &mut dyn Rng) -> Result<Vec<EventData>, Rejection> {
-        let command: G::Command =
-            serde_json::from_value(command.clone()).map_err(|e| Rejection::Malformed(e.to_string()))?;
-        Ok(to_event_data::<G>(G::decide(&self.0, actor, &command, rng)?))
+    fn decide(
+        &self,
+        actor: Seat,
+        command: &Value,
+        rng: &mut dyn Rng,
+    ) -> Result<Vec<EventData>, Rejection> {
+        let command: G::Command = serde_json::from_value(command.clone())
+            .map_err(|e| Rejection::Malformed(e.to_string()))?;
+        Ok(to_event_data::<G>(G::decide(
+            &self.0, actor, &command, rng,
+        )?))
     }
     fn apply(&mut self, payload: &Value, schema_version: u32) -> Result<(), String> {
         let event: G::Event = if schema_version == G::EVENT_SCHEMA_VERSION {
@@ -156,7 +183,9 @@ impl<G: Game> AnyState for ErasedState<G> {
         };
         match G::redact(&event, viewer) {
             Redacted::Shown(_) => Some(payload.clone()),
-            Redacted::Masked(masked) => Some(serde_json::to_value(masked).expect("events serialize")),
+            Redacted::Masked(masked) => {
+                Some(serde_json::to_value(masked).expect("events serialize"))
+            }
             Redacted::Hidden => None,
         }
     }

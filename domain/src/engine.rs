@@ -12,7 +12,17 @@ pub const MAX_SEATS: u8 = 6;
 
 /// A seat at the table, 1-based (seat 1 joined first). Always within `1..=MAX_SEATS`.
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, utoipa::ToSchema,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    utoipa::ToSchema,
 )]
 #[serde(try_from = "u8", into = "u8")]
 #[schema(value_type = u8, minimum = 1, maximum = 6, example = 1)]
@@ -45,7 +55,11 @@ impl Seat {
     }
     /// The next seat in cyclic order among `count` seats.
     pub fn next(self, count: u8) -> Seat {
-        if self.0 >= count { Seat(1) } else { Seat(self.0 + 1) }
+        if self.0 >= count {
+            Seat(1)
+        } else {
+            Seat(self.0 + 1)
+        }
     }
 }
 
@@ -111,7 +125,10 @@ pub struct RuleViolation {
 
 impl RuleViolation {
     pub fn new(rule: &'static str, message: impl Into<String>) -> Self {
-        RuleViolation { rule: Cow::Borrowed(rule), message: message.into() }
+        RuleViolation {
+            rule: Cow::Borrowed(rule),
+            message: message.into(),
+        }
     }
 }
 
@@ -121,7 +138,11 @@ pub fn ensure(
     rule: &'static str,
     message: impl FnOnce() -> String,
 ) -> Result<(), RuleViolation> {
-    if condition { Ok(()) } else { Err(RuleViolation::new(rule, message())) }
+    if condition {
+        Ok(())
+    } else {
+        Err(RuleViolation::new(rule, message()))
+    }
 }
 
 /// Who must or may act now, and with which command kinds (`type` tags of commands).
@@ -134,7 +155,10 @@ pub struct Prompt {
 
 impl Prompt {
     pub fn new(seat: Seat, kinds: &[&'static str]) -> Self {
-        Prompt { seat, kinds: kinds.iter().map(|k| Cow::Borrowed(*k)).collect() }
+        Prompt {
+            seat,
+            kinds: kinds.iter().map(|k| Cow::Borrowed(*k)).collect(),
+        }
     }
 }
 
@@ -393,7 +417,10 @@ pub trait Game: 'static {
 
     /// Upcast a stored event payload written with an older `schema_version` to the current
     /// shape. The default accepts only the current version.
-    fn upcast(schema_version: u32, payload: serde_json::Value) -> Result<serde_json::Value, String> {
+    fn upcast(
+        schema_version: u32,
+        payload: serde_json::Value,
+    ) -> Result<serde_json::Value, String> {
         if schema_version == Self::EVENT_SCHEMA_VERSION {
             Ok(payload)
         } else {

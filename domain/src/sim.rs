@@ -44,7 +44,8 @@ pub fn play_game<G: Game>(
 ) -> Result<SimGame<G>, SimFailure> {
     let mut rng = seeded(seed);
     let fail = |step: usize, what: String| SimFailure { seed, step, what };
-    let setup = G::setup(options, seats, &mut rng).map_err(|v| fail(0, format!("setup refused: {v}")))?;
+    let setup =
+        G::setup(options, seats, &mut rng).map_err(|v| fail(0, format!("setup refused: {v}")))?;
     let mut state = G::State::default();
     let mut events = setup.len();
     for event in &setup {
@@ -53,7 +54,12 @@ pub fn play_game<G: Game>(
     G::check_invariants(&state).map_err(|e| fail(0, format!("invariant after setup: {e}")))?;
     for step in 1..=max_commands {
         if let Some(outcome) = G::outcome(&state) {
-            return Ok(SimGame { state, outcome, commands: step - 1, events });
+            return Ok(SimGame {
+                state,
+                outcome,
+                commands: step - 1,
+                events,
+            });
         }
         let prompts = G::prompts(&state);
         if prompts.is_empty() {
@@ -62,9 +68,15 @@ pub fn play_game<G: Game>(
         let prompt = &prompts[rng.index(prompts.len())];
         let legal = G::legal(&state, prompt.seat);
         if legal.is_empty() {
-            return Err(fail(step, format!("{} is prompted but has no legal command", prompt.seat)));
+            return Err(fail(
+                step,
+                format!("{} is prompted but has no legal command", prompt.seat),
+            ));
         }
-        let bot = bots.get(prompt.seat.index()).copied().unwrap_or(Bot::Random);
+        let bot = bots
+            .get(prompt.seat.index())
+            .copied()
+            .unwrap_or(Bot::Random);
         let command = match bot {
             Bot::Random => legal[rng.index(legal.len())].clone(),
             Bot::Greedy => greedy_choice::<G>(&state, prompt.seat, &legal, seed ^ step as u64),
@@ -78,14 +90,24 @@ pub fn play_game<G: Game>(
         G::check_invariants(&state)
             .map_err(|e| fail(step, format!("invariant broken after {command:?}: {e}")))?;
     }
-    Err(fail(max_commands, format!("game did not end within {max_commands} commands")))
+    Err(fail(
+        max_commands,
+        format!("game did not end within {max_commands} commands"),
+    ))
 }
 
-fn greedy_choice<G: Game>(state: &G::State, seat: Seat, legal: &[G::Command], seed: u64) -> G::Command {
+fn greedy_choice<G: Game>(
+    state: &G::State,
+    seat: Seat,
+    legal: &[G::Command],
+    seed: u64,
+) -> G::Command {
     let mut best = (i64::MIN, 0usize);
     for (i, command) in legal.iter().enumerate() {
         let mut rng: ChaChaRng = seeded(seed);
-        let Ok(events) = G::decide(state, seat, command, &mut rng) else { continue };
+        let Ok(events) = G::decide(state, seat, command, &mut rng) else {
+            continue;
+        };
         let mut next = state.clone();
         for event in &events {
             G::evolve(&mut next, event);

@@ -52,7 +52,12 @@ impl Accounts {
     }
 
     /// Creates a user; `None` when the name is taken (case-insensitively).
-    pub async fn create(&self, name: &str, password_hash: Option<&str>, is_guest: bool) -> Result<Option<User>> {
+    pub async fn create(
+        &self,
+        name: &str,
+        password_hash: Option<&str>,
+        is_guest: bool,
+    ) -> Result<Option<User>> {
         let id = UserId::new();
         let inserted = sqlx::query(
             "INSERT INTO users (id, name, password_hash, is_guest) VALUES ($1, $2, $3, $4) \
@@ -76,10 +81,12 @@ impl Accounts {
     }
 
     pub async fn by_id(&self, id: UserId) -> Result<Option<User>> {
-        let row = sqlx::query("SELECT id, name, password_hash, is_guest, is_admin FROM users WHERE id = $1")
-            .bind(id.0)
-            .fetch_optional(&self.pool)
-            .await?;
+        let row = sqlx::query(
+            "SELECT id, name, password_hash, is_guest, is_admin FROM users WHERE id = $1",
+        )
+        .bind(id.0)
+        .fetch_optional(&self.pool)
+        .await?;
         row.as_ref().map(user_from_row).transpose()
     }
 
@@ -95,7 +102,13 @@ impl Accounts {
     }
 
     /// Stores a new refresh token of `family`.
-    pub async fn store_refresh(&self, token: &str, user: UserId, family: Uuid, ttl: Duration) -> Result<()> {
+    pub async fn store_refresh(
+        &self,
+        token: &str,
+        user: UserId,
+        family: Uuid,
+        ttl: Duration,
+    ) -> Result<()> {
         sqlx::query("INSERT INTO refresh_tokens (token_hash, user_id, family_id, expires_at) VALUES ($1, $2, $3, $4)")
             .bind(token_hash(token))
             .bind(user.0)
@@ -115,7 +128,9 @@ impl Accounts {
         .bind(token_hash(token))
         .fetch_optional(&mut *tx)
         .await?;
-        let Some(row) = row else { return Ok(RefreshOutcome::Invalid) };
+        let Some(row) = row else {
+            return Ok(RefreshOutcome::Invalid);
+        };
         let family: Uuid = row.try_get("family_id")?;
         let spent: Option<OffsetDateTime> = row.try_get("spent_at")?;
         let revoked: Option<OffsetDateTime> = row.try_get("revoked_at")?;
@@ -136,6 +151,9 @@ impl Accounts {
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
-        Ok(RefreshOutcome::Rotated { user: UserId(row.try_get("user_id")?), family })
+        Ok(RefreshOutcome::Rotated {
+            user: UserId(row.try_get("user_id")?),
+            family,
+        })
     }
 }

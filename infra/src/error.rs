@@ -26,11 +26,14 @@ pub enum StoreError {
 impl From<sqlx::Error> for StoreError {
     fn from(error: sqlx::Error) -> Self {
         match &error {
-            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) | sqlx::Error::Tls(_) => {
-                StoreError::Unavailable(error.to_string())
-            }
+            sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::Io(_)
+            | sqlx::Error::Tls(_) => StoreError::Unavailable(error.to_string()),
             sqlx::Error::Database(db)
-                if db.code().is_some_and(|c| c.starts_with("08") || c.starts_with("57P")) =>
+                if db
+                    .code()
+                    .is_some_and(|c| c.starts_with("08") || c.starts_with("57P")) =>
             {
                 // connection exceptions and operator intervention (shutdown, cannot connect now)
                 StoreError::Unavailable(error.to_string())

@@ -7,7 +7,9 @@
 use crate::error::{Result, StoreError};
 use crate::hash::{ChainedEvent, canonical_json, event_hash};
 use crate::ids::{GameId, UserId};
-use crate::store::{Append, AppendResult, GameRow, GameStatus, NewGame, SeatRow, Store, StoredEvent};
+use crate::store::{
+    Append, AppendResult, GameRow, GameStatus, NewGame, SeatRow, Store, StoredEvent,
+};
 use domain::engine::{ChaChaRng, seed_commitment};
 use domain::{AnyGame, AnyState, Outcome, Prompt, Seat, Viewer};
 use serde_json::{Value, json};
@@ -37,14 +39,19 @@ pub struct Loaded {
 
 impl Loaded {
     pub fn seat_of(&self, user: UserId) -> Option<Seat> {
-        self.seats.iter().find(|s| s.user_id == user).and_then(|s| Seat::new(s.seat).ok())
+        self.seats
+            .iter()
+            .find(|s| s.user_id == user)
+            .and_then(|s| Seat::new(s.seat).ok())
     }
     /// What `user` may see: everything once the game is over.
     pub fn viewer(&self, user: UserId) -> Viewer {
         if self.finished {
             Viewer::Omniscient
         } else {
-            self.seat_of(user).map(Viewer::Seat).unwrap_or(Viewer::Spectator)
+            self.seat_of(user)
+                .map(Viewer::Seat)
+                .unwrap_or(Viewer::Spectator)
         }
     }
     fn client_seeds(&self) -> Vec<String> {
@@ -129,7 +136,8 @@ fn is_meta(kind: &str) -> bool {
 
 fn now_micros() -> OffsetDateTime {
     let now = OffsetDateTime::now_utc();
-    now.replace_nanosecond(now.nanosecond() / 1000 * 1000).unwrap_or(now)
+    now.replace_nanosecond(now.nanosecond() / 1000 * 1000)
+        .unwrap_or(now)
 }
 
 fn game_of(kind: &str) -> Result<&'static dyn AnyGame> {
@@ -138,7 +146,11 @@ fn game_of(kind: &str) -> Result<&'static dyn AnyGame> {
 
 impl GameService {
     pub fn new(store: Store) -> Self {
-        GameService { store, cache: Mutex::new(HashMap::new()), counters: Counters::default() }
+        GameService {
+            store,
+            cache: Mutex::new(HashMap::new()),
+            counters: Counters::default(),
+        }
     }
 
     fn slot(&self, id: GameId) -> Slot {
@@ -151,7 +163,12 @@ impl GameService {
         self.cache.lock().expect("cache lock").len()
     }
 
-    pub async fn create(&self, host: UserId, request: CreateGame, is_admin: bool) -> Result<GameId> {
+    pub async fn create(
+        &self,
+        host: UserId,
+        request: CreateGame,
+        is_admin: bool,
+    ) -> Result<GameId> {
         let game = game_of(&request.kind)?;
         if !game.seat_range().contains(&request.seats) {
             let range = game.seat_range();
@@ -162,7 +179,9 @@ impl GameService {
                 range.end()
             )));
         }
-        let options = game.normalize_options(&request.options).map_err(|e| StoreError::Invalid(format!("options: {e}")))?;
+        let options = game
+            .normalize_options(&request.options)
+            .map_err(|e| StoreError::Invalid(format!("options: {e}")))?;
         let (server_seed, fair) = match &request.rng_seed {
             Some(_) if !is_admin => {
                 return Err(StoreError::Forbidden("only admins may fix rng_seed".into()));
@@ -199,7 +218,9 @@ impl GameService {
         let mut guard = slot.lock().await;
         let row = self.store.game(id).await?;
         if row.host_id != user {
-            return Err(StoreError::Forbidden("only the host may start the game".into()));
+            return Err(StoreError::Forbidden(
+                "only the host may start the game".into(),
+            ));
         }
         if let Some((_, first, last)) = self.store.command(id, command_id).await? {
             *guard = None;
@@ -231,7 +252,15 @@ impl GameService {
             row,
         };
         let answer = self
-            .append_decided(&mut loaded, user, None, command_id, &json!({"type": "start"}), events, GameStatus::Active)
+            .append_decided(
+                &mut loaded,
+                user,
+                None,
+                command_id,
+                &json!({"type": "start"}),
+                events,
+                GameStatus::Active,
+            )
             .await?;
         match answer {
             Ok(answer) => {
@@ -243,7 +272,12 @@ impl GameService {
     }
 
     /// Loads a started game into its cache slot, or brings the cached copy up to the head.
-    async fn ensure_fresh(&self, id: GameId, slot: &mut Option<Loaded>, known_head: Option<u64>) -> Result<()> {
+    async fn ensure_fresh(
+        &self,
+        id: GameId,
+        slot: &mut Option<Loaded>,
+        known_head: Option<u64>,
+    ) -> Result<()> {
         if let Some(loaded) = slot.as_mut() {
             let head = match known_head {
                 Some(head) => head,
@@ -261,7 +295,11 @@ impl GameService {
         let game = game_of(&row.kind)?;
         let seats = self.store.seats(id).await?;
         let (version, state) = match self.store.snapshot(id, row.version).await? {
-            Some((version, snapshot)) => (version, game.state_from_json(&snapshot).map_err(StoreError::Corrupt)?),
+            Some((version, snapshot)) => (
+                version,
+                game.state_from_json(&snapshot)
+                    .map_err(StoreError::Corrupt)?,
+            ),
             None => (0, game.new_state()),
         };
         let mut loaded = Loaded {
@@ -286,9 +324,12 @@ impl GameService {
             }
             for event in &batch {
                 if !is_meta(&event.kind) {
-                    loaded.state.apply(&event.payload, event.schema_version).map_err(|e| {
-                        StoreError::Corrupt(format!("event {} does not replay: {e}", event.seq))
-                    })?;
+                    loaded
+                        .state
+                        .apply(&event.payload, event.schema_version)
+                        .map_err(|e| {
+                            StoreError::Corrupt(format!("event {} does not replay: {e}", event.seq))
+                        })?;
                 }
                 loaded.version = event.seq;
                 loaded.head_hash = event.hash.clone();
@@ -310,10 +351,16 @@ impl GameService {
         let slot = self.slot(id);
         let mut guard = slot.lock().await;
         self.ensure_fresh(id, &mut guard, None).await?;
-        Ok(f(guard.as_ref().expect("loaded")))
+        let loaded = guard.as_ref().expect("loaded");
+        guarded(|| f(loaded))
     }
 
-    pub async fn command(&self, id: GameId, user: UserId, request: CommandRequest) -> Result<CommandAnswer> {
+    pub async fn command(
+        &self,
+        id: GameId,
+        user: UserId,
+        request: CommandRequest,
+    ) -> Result<CommandAnswer> {
         let slot = self.slot(id);
         let mut guard = slot.lock().await;
         let mut known_head = None;
@@ -321,7 +368,9 @@ impl GameService {
             self.ensure_fresh(id, &mut guard, known_head).await?;
             let loaded = guard.as_mut().expect("loaded");
             let Some(seat) = loaded.seat_of(user) else {
-                return Err(StoreError::Forbidden("you have no seat in this game".into()));
+                return Err(StoreError::Forbidden(
+                    "you have no seat in this game".into(),
+                ));
             };
             if let Some(expected) = request.expected_version
                 && expected != loaded.version
@@ -331,8 +380,12 @@ impl GameService {
                     if let Some(answer) = self.repeat(id, user, &request).await? {
                         return Ok(answer);
                     }
-                    self.counters.conflicts.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    return Err(StoreError::Conflict { current: loaded.version });
+                    self.counters
+                        .conflicts
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    return Err(StoreError::Conflict {
+                        current: loaded.version,
+                    });
                 }
                 // The client has seen a newer version than our cache: catch up and re-check.
                 known_head = Some(expected);
@@ -340,24 +393,41 @@ impl GameService {
             }
             // A finished game still goes through `decide`, which refuses with the game's own
             // end-of-game rule (WR-132, …).
-            let mut rng = ChaChaRng::for_command(&loaded.row.server_seed, &loaded.client_seeds(), loaded.version);
-            let events = match loaded.state.decide(seat, &request.command, &mut rng) {
+            let mut rng = ChaChaRng::for_command(
+                &loaded.row.server_seed,
+                &loaded.client_seeds(),
+                loaded.version,
+            );
+            let decided = guarded(|| loaded.state.decide(seat, &request.command, &mut rng))?;
+            let events = match decided {
                 Ok(events) => events,
                 Err(rejection) => {
                     if let Some(answer) = self.repeat(id, user, &request).await? {
                         return Ok(answer);
                     }
-                    self.counters.rejections.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    self.counters
+                        .rejections
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     return Err(StoreError::Rejected(rejection));
                 }
             };
             match self
-                .append_decided(loaded, user, Some(seat), request.command_id, &request.command, events, GameStatus::Active)
+                .append_decided(
+                    loaded,
+                    user,
+                    Some(seat),
+                    request.command_id,
+                    &request.command,
+                    events,
+                    GameStatus::Active,
+                )
                 .await?
             {
                 Ok(answer) => return Ok(answer),
                 Err(current) => {
-                    self.counters.conflicts.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    self.counters
+                        .conflicts
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     if request.expected_version.is_some() {
                         if let Some(answer) = self.repeat(id, user, &request).await? {
                             return Ok(answer);
@@ -368,25 +438,46 @@ impl GameService {
                 }
             }
         }
-        Err(StoreError::Conflict { current: guard.as_ref().map(|l| l.version).unwrap_or(0) })
+        Err(StoreError::Conflict {
+            current: guard.as_ref().map(|l| l.version).unwrap_or(0),
+        })
     }
 
     /// The first answer to a command id already accepted; 422 when the body differs.
-    async fn repeat(&self, id: GameId, user: UserId, request: &CommandRequest) -> Result<Option<CommandAnswer>> {
+    async fn repeat(
+        &self,
+        id: GameId,
+        user: UserId,
+        request: &CommandRequest,
+    ) -> Result<Option<CommandAnswer>> {
         match self.store.command(id, request.command_id).await? {
             None => Ok(None),
-            Some((hash, _, _)) if hash != body_hash(&request.command) => Err(StoreError::IdempotencyMismatch),
+            Some((hash, _, _)) if hash != body_hash(&request.command) => {
+                Err(StoreError::IdempotencyMismatch)
+            }
             Some((_, first, last)) => Ok(Some(self.replay_answer(id, user, first, last).await?)),
         }
     }
 
-    async fn replay_answer(&self, id: GameId, user: UserId, first: u64, last: u64) -> Result<CommandAnswer> {
-        let events = self.store.events(id, first - 1, Some(last), (last + 1 - first) as u32 + 1).await?;
+    async fn replay_answer(
+        &self,
+        id: GameId,
+        user: UserId,
+        first: u64,
+        last: u64,
+    ) -> Result<CommandAnswer> {
+        let events = self
+            .store
+            .events(id, first - 1, Some(last), (last + 1 - first) as u32 + 1)
+            .await?;
         self.with_game(id, |loaded| {
             let viewer = loaded.viewer(user);
             CommandAnswer {
                 version: last,
-                events: events.iter().filter_map(|e| loaded.redact(e, viewer)).collect(),
+                events: events
+                    .iter()
+                    .filter_map(|e| loaded.redact(e, viewer))
+                    .collect(),
                 replayed: true,
             }
         })
@@ -409,14 +500,17 @@ impl GameService {
         let mut next = loaded.state.clone_box();
         let schema = loaded.game.event_schema_version();
         for event in &events {
-            next.apply(&event.payload, schema).map_err(StoreError::Corrupt)?;
+            next.apply(&event.payload, schema)
+                .map_err(StoreError::Corrupt)?;
         }
         let outcome: Option<Outcome> = next.outcome();
         let mut kinds: Vec<String> = events.iter().map(|e| e.kind.clone()).collect();
         let mut payloads: Vec<Value> = events.into_iter().map(|e| e.payload).collect();
         if outcome.is_some() {
             kinds.push(SEED_REVEALED.into());
-            payloads.push(json!({"type": SEED_REVEALED, "server_seed": hex::encode(loaded.row.server_seed)}));
+            payloads.push(
+                json!({"type": SEED_REVEALED, "server_seed": hex::encode(loaded.row.server_seed)}),
+            );
         }
         let recorded_at = now_micros();
         let mut hashes = Vec::with_capacity(kinds.len());
@@ -440,7 +534,11 @@ impl GameService {
         let new_version = loaded.version + kinds.len() as u64;
         let crosses_snapshot = new_version / SNAPSHOT_EVERY > loaded.version / SNAPSHOT_EVERY;
         let snapshot = (crosses_snapshot || outcome.is_some()).then(|| next.to_json());
-        let status = if outcome.is_some() { GameStatus::Finished } else { running };
+        let status = if outcome.is_some() {
+            GameStatus::Finished
+        } else {
+            running
+        };
         let result = self
             .store
             .append(Append {
@@ -456,15 +554,23 @@ impl GameService {
                 schema_version: schema,
                 hashes: hashes.clone(),
                 status,
-                outcome: outcome.as_ref().map(|o| serde_json::to_value(o).expect("outcome serializes")),
+                outcome: outcome
+                    .as_ref()
+                    .map(|o| serde_json::to_value(o).expect("outcome serializes")),
                 snapshot,
                 recorded_at,
             })
             .await?;
         match result {
-            AppendResult::Appended { version, first_seq, .. } => {
-                self.counters.commands_appended.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                self.counters.events_appended.fetch_add(kinds.len() as u64, std::sync::atomic::Ordering::Relaxed);
+            AppendResult::Appended {
+                version, first_seq, ..
+            } => {
+                self.counters
+                    .commands_appended
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                self.counters
+                    .events_appended
+                    .fetch_add(kinds.len() as u64, std::sync::atomic::Ordering::Relaxed);
                 loaded.state = next;
                 loaded.version = version;
                 loaded.head_hash = prev;
@@ -488,15 +594,32 @@ impl GameService {
                         hash,
                     })
                     .collect();
-                let events = stored.iter().filter_map(|e| loaded.redact(e, viewer)).collect();
-                Ok(Ok(CommandAnswer { version, events, replayed: false }))
+                let events = stored
+                    .iter()
+                    .filter_map(|e| loaded.redact(e, viewer))
+                    .collect();
+                Ok(Ok(CommandAnswer {
+                    version,
+                    events,
+                    replayed: false,
+                }))
             }
-            AppendResult::Duplicate { first_seq, last_seq, .. } => {
-                let user_events = self.store.events(loaded.row.id, first_seq - 1, Some(last_seq), 10_000).await?;
+            AppendResult::Duplicate {
+                first_seq,
+                last_seq,
+                ..
+            } => {
+                let user_events = self
+                    .store
+                    .events(loaded.row.id, first_seq - 1, Some(last_seq), 10_000)
+                    .await?;
                 let viewer = loaded.viewer(user);
                 Ok(Ok(CommandAnswer {
                     version: last_seq,
-                    events: user_events.iter().filter_map(|e| loaded.redact(e, viewer)).collect(),
+                    events: user_events
+                        .iter()
+                        .filter_map(|e| loaded.redact(e, viewer))
+                        .collect(),
                     replayed: true,
                 }))
             }
@@ -506,7 +629,11 @@ impl GameService {
     }
 
     /// The caller's view, prompts and legal commands of a started game.
-    pub async fn prompts(&self, id: GameId, user: UserId) -> Result<(u64, Vec<Prompt>, Vec<Value>)> {
+    pub async fn prompts(
+        &self,
+        id: GameId,
+        user: UserId,
+    ) -> Result<(u64, Vec<Prompt>, Vec<Value>)> {
         self.with_game(id, |loaded| {
             let legal = match loaded.seat_of(user) {
                 Some(seat) if !loaded.finished => loaded.state.legal(seat),
@@ -518,12 +645,24 @@ impl GameService {
     }
 
     /// Events after `after`, as `user` may see them.
-    pub async fn events(&self, id: GameId, user: UserId, after: u64, limit: u32) -> Result<(u64, Vec<RecordedEvent>)> {
+    pub async fn events(
+        &self,
+        id: GameId,
+        user: UserId,
+        after: u64,
+        limit: u32,
+    ) -> Result<(u64, Vec<RecordedEvent>)> {
         let stored = self.store.events(id, after, None, limit).await?;
         self.with_game(id, |loaded| {
             let viewer = loaded.viewer(user);
             let last = stored.last().map(|e| e.seq).unwrap_or(after);
-            (last, stored.iter().filter_map(|e| loaded.redact(e, viewer)).collect())
+            (
+                last,
+                stored
+                    .iter()
+                    .filter_map(|e| loaded.redact(e, viewer))
+                    .collect(),
+            )
         })
         .await
     }
@@ -531,13 +670,21 @@ impl GameService {
     /// Replay: `user`'s view of the state at version `at`.
     pub async fn view_at(&self, id: GameId, user: UserId, at: u64) -> Result<(u64, Value)> {
         let (game, viewer, head) = self
-            .with_game(id, |loaded| (loaded.game, loaded.viewer(user), loaded.version))
+            .with_game(id, |loaded| {
+                (loaded.game, loaded.viewer(user), loaded.version)
+            })
             .await?;
         if at > head {
-            return Err(StoreError::Invalid(format!("version {at} is beyond the head ({head})")));
+            return Err(StoreError::Invalid(format!(
+                "version {at} is beyond the head ({head})"
+            )));
         }
         let (mut version, mut state) = match self.store.snapshot(id, at).await? {
-            Some((v, snapshot)) => (v, game.state_from_json(&snapshot).map_err(StoreError::Corrupt)?),
+            Some((v, snapshot)) => (
+                v,
+                game.state_from_json(&snapshot)
+                    .map_err(StoreError::Corrupt)?,
+            ),
             None => (0, game.new_state()),
         };
         while version < at {
@@ -547,12 +694,14 @@ impl GameService {
             }
             for event in &batch {
                 if !is_meta(&event.kind) {
-                    state.apply(&event.payload, event.schema_version).map_err(StoreError::Corrupt)?;
+                    state
+                        .apply(&event.payload, event.schema_version)
+                        .map_err(StoreError::Corrupt)?;
                 }
                 version = event.seq;
             }
         }
-        Ok((at, state.view(viewer)))
+        guarded(|| (at, state.view(viewer)))
     }
 
     pub async fn game_row(&self, id: GameId) -> Result<(GameRow, Vec<SeatRow>)> {
@@ -560,6 +709,13 @@ impl GameService {
         let seats = self.store.seats(id).await?;
         Ok((row, seats))
     }
+}
+
+/// Runs rules-engine code; a panic (a bug) becomes an internal error instead of taking the
+/// worker down, and nothing is appended.
+fn guarded<R>(f: impl FnOnce() -> R) -> Result<R> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+        .map_err(|_| StoreError::Corrupt("the rules engine panicked".into()))
 }
 
 /// 32 bytes from the operating system's CSPRNG.

@@ -77,7 +77,10 @@ mod tests {
         let mut a = String::new();
         let mut b = String::new();
         canonical_json(&json!({"b": 1, "a": [1, {"y": 2, "x": "é"}]}), &mut a);
-        canonical_json(&serde_json::from_str::<Value>(r#"{"a":[1,{"x":"é","y":2}],"b":1}"#).unwrap(), &mut b);
+        canonical_json(
+            &serde_json::from_str::<Value>(r#"{"a":[1,{"x":"é","y":2}],"b":1}"#).unwrap(),
+            &mut b,
+        );
         assert_eq!(a, b);
         assert_eq!(a, r#"{"a":[1,{"x":"é","y":2}],"b":1}"#);
     }
@@ -96,8 +99,21 @@ mod tests {
         };
         let h = event_hash(GENESIS, &event);
         let other = json!({"type": "x", "n": 2});
-        assert_ne!(h, event_hash(GENESIS, &ChainedEvent { payload: &other, ..event }));
-        let event = ChainedEvent { payload: &payload, seq: 2, ..event };
+        assert_ne!(
+            h,
+            event_hash(
+                GENESIS,
+                &ChainedEvent {
+                    payload: &other,
+                    ..event
+                }
+            )
+        );
+        let event = ChainedEvent {
+            payload: &payload,
+            seq: 2,
+            ..event
+        };
         assert_ne!(h, event_hash(GENESIS, &event));
     }
 }

@@ -6,7 +6,9 @@ use uuid::Uuid;
 macro_rules! uuid_id {
     ($name:ident, $what:literal) => {
         #[doc = concat!("The id of a ", $what, ".")]
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[derive(
+            Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+        )]
         #[serde(transparent)]
         pub struct $name(pub Uuid);
 

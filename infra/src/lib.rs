@@ -9,6 +9,7 @@ pub mod games;
 pub mod hash;
 pub mod ids;
 pub mod pg;
+pub mod projections;
 pub mod store;
 
 pub use error::StoreError;

@@ -17,16 +17,26 @@ pub enum LaunchError {
     #[error("{what} failed: {detail}")]
     Command { what: String, detail: String },
     #[error("i/o error on {path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> LaunchError + '_ {
-    move |source| LaunchError::Io { path: path.to_path_buf(), source }
+    move |source| LaunchError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 /// Finds the directory holding `initdb`, `pg_ctl` and `postgres`.
 pub fn find_bindir() -> Result<PathBuf, LaunchError> {
-    let has_all = |dir: &Path| ["initdb", "pg_ctl", "postgres"].iter().all(|b| dir.join(b).is_file());
+    let has_all = |dir: &Path| {
+        ["initdb", "pg_ctl", "postgres"]
+            .iter()
+            .all(|b| dir.join(b).is_file())
+    };
     if let Some(path) = std::env::var_os("PATH") {
         for dir in std::env::split_paths(&path) {
             if has_all(&dir) {
@@ -51,7 +61,10 @@ pub fn find_bindir() -> Result<PathBuf, LaunchError> {
         .filter(|(_, dir)| has_all(dir))
         .collect();
     candidates.sort();
-    candidates.pop().map(|(_, dir)| dir).ok_or(LaunchError::NoBinaries)
+    candidates
+        .pop()
+        .map(|(_, dir)| dir)
+        .ok_or(LaunchError::NoBinaries)
 }
 
 /// The uid/gid to run PostgreSQL as: ourselves, or `postgres` when we are root (PostgreSQL
@@ -110,7 +123,15 @@ impl Cluster {
                 pg_command(&bindir, "initdb", owner)
                     .arg("-D")
                     .arg(&data_dir)
-                    .args(["-U", &user, "--auth=trust", "-E", "UTF8", "--locale=C", "--no-instructions"]),
+                    .args([
+                        "-U",
+                        &user,
+                        "--auth=trust",
+                        "-E",
+                        "UTF8",
+                        "--locale=C",
+                        "--no-instructions",
+                    ]),
                 "initdb",
             )?;
             // Only our own socket directory and loopback: trust is local to this machine.
@@ -124,7 +145,14 @@ impl Cluster {
         }
         let port_file = root.join("port");
         if let Some(port) = running_port(&bindir, &data_dir, &port_file, owner) {
-            return Ok(Cluster { bindir, data_dir, socket_dir, port, user, started_here: false });
+            return Ok(Cluster {
+                bindir,
+                data_dir,
+                socket_dir,
+                port,
+                user,
+                started_here: false,
+            });
         }
         let port = free_port()?;
         let log = root.join("postgres.log");
@@ -143,7 +171,14 @@ impl Cluster {
             "pg_ctl start",
         )?;
         std::fs::write(&port_file, port.to_string()).map_err(io_err(&port_file))?;
-        Ok(Cluster { bindir, data_dir, socket_dir, port, user, started_here: true })
+        Ok(Cluster {
+            bindir,
+            data_dir,
+            socket_dir,
+            port,
+            user,
+            started_here: true,
+        })
     }
 
     /// Connection URL for `database` over the unix socket.
@@ -171,7 +206,9 @@ impl Cluster {
     /// must not outlive the test process, which has no destructor for statics.
     pub fn stop_when_gone(&self, pid: u32, remove_dir: Option<&Path>) {
         let pg_ctl = self.bindir.join("pg_ctl");
-        let cleanup = remove_dir.map(|d| format!("rm -rf '{}'", d.display())).unwrap_or_default();
+        let cleanup = remove_dir
+            .map(|d| format!("rm -rf '{}'", d.display()))
+            .unwrap_or_default();
         let script = format!(
             "while kill -0 {pid} 2>/dev/null; do sleep 0.5; done; \
              {stop} >/dev/null 2>&1; {cleanup}",
@@ -181,7 +218,11 @@ impl Cluster {
                     pg_ctl.display(),
                     self.data_dir.display()
                 ),
-                None => format!("'{}' -D '{}' -m immediate stop", pg_ctl.display(), self.data_dir.display()),
+                None => format!(
+                    "'{}' -D '{}' -m immediate stop",
+                    pg_ctl.display(),
+                    self.data_dir.display()
+                ),
             }
         );
         let _ = Command::new("sh")
@@ -213,7 +254,10 @@ fn run(command: &mut Command, what: &str) -> Result<(), LaunchError> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .output()
-        .map_err(|e| LaunchError::Command { what: what.into(), detail: e.to_string() })?;
+        .map_err(|e| LaunchError::Command {
+            what: what.into(),
+            detail: e.to_string(),
+        })?;
     if output.status.success() {
         Ok(())
     } else {
@@ -228,7 +272,12 @@ fn run(command: &mut Command, what: &str) -> Result<(), LaunchError> {
     }
 }
 
-fn running_port(bindir: &Path, data_dir: &Path, port_file: &Path, owner: Option<(u32, u32)>) -> Option<u16> {
+fn running_port(
+    bindir: &Path,
+    data_dir: &Path,
+    port_file: &Path,
+    owner: Option<(u32, u32)>,
+) -> Option<u16> {
     let status = pg_command(bindir, "pg_ctl", owner)
         .arg("-D")
         .arg(data_dir)
@@ -244,8 +293,11 @@ fn running_port(bindir: &Path, data_dir: &Path, port_file: &Path, owner: Option<
 }
 
 fn free_port() -> Result<u16, LaunchError> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0")
-        .map_err(|e| LaunchError::Command { what: "finding a free port".into(), detail: e.to_string() })?;
+    let listener =
+        std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| LaunchError::Command {
+            what: "finding a free port".into(),
+            detail: e.to_string(),
+        })?;
     let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
     Ok(port)
 }

@@ -109,10 +109,20 @@ pub struct Append<'a> {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AppendResult {
-    Appended { version: u64, first_seq: u64, last_seq: u64 },
-    Duplicate { version: u64, first_seq: u64, last_seq: u64 },
+    Appended {
+        version: u64,
+        first_seq: u64,
+        last_seq: u64,
+    },
+    Duplicate {
+        version: u64,
+        first_seq: u64,
+        last_seq: u64,
+    },
     Mismatch,
-    Conflict { current: u64 },
+    Conflict {
+        current: u64,
+    },
 }
 
 #[derive(Clone, Debug, Default)]
@@ -131,7 +141,9 @@ pub struct Store {
 }
 
 fn seed_from(bytes: Vec<u8>) -> Result<[u8; 32]> {
-    bytes.try_into().map_err(|_| StoreError::Corrupt("server seed is not 32 bytes".into()))
+    bytes
+        .try_into()
+        .map_err(|_| StoreError::Corrupt("server seed is not 32 bytes".into()))
 }
 
 fn game_from_row(row: &sqlx::postgres::PgRow) -> Result<GameRow> {
@@ -139,7 +151,8 @@ fn game_from_row(row: &sqlx::postgres::PgRow) -> Result<GameRow> {
     Ok(GameRow {
         id: GameId(row.try_get("id")?),
         kind: row.try_get("kind")?,
-        status: GameStatus::parse(&status).ok_or_else(|| StoreError::Corrupt(format!("status {status}")))?,
+        status: GameStatus::parse(&status)
+            .ok_or_else(|| StoreError::Corrupt(format!("status {status}")))?,
         seat_count: row.try_get::<i16, _>("seat_count")? as u8,
         options: row.try_get("options")?,
         host_id: UserId(row.try_get("host_id")?),
@@ -201,12 +214,14 @@ impl Store {
         .bind(crate::hash::GENESIS)
         .execute(&mut *tx)
         .await?;
-        sqlx::query("INSERT INTO game_seats (game_id, seat, user_id, client_seed) VALUES ($1, 1, $2, $3)")
-            .bind(game.id.0)
-            .bind(game.host.0)
-            .bind(game.host_client_seed)
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query(
+            "INSERT INTO game_seats (game_id, seat, user_id, client_seed) VALUES ($1, 1, $2, $3)",
+        )
+        .bind(game.id.0)
+        .bind(game.host.0)
+        .bind(game.host_client_seed)
+        .execute(&mut *tx)
+        .await?;
         tx.commit().await?;
         Ok(())
     }
@@ -268,23 +283,28 @@ impl Store {
             return Err(StoreError::Invalid("the game has already started".into()));
         }
         let seat_count = row.try_get::<i16, _>("seat_count")?;
-        let taken: Vec<(i16, Uuid)> = sqlx::query_as("SELECT seat, user_id FROM game_seats WHERE game_id = $1")
-            .bind(id.0)
-            .fetch_all(&mut *tx)
-            .await?;
+        let taken: Vec<(i16, Uuid)> =
+            sqlx::query_as("SELECT seat, user_id FROM game_seats WHERE game_id = $1")
+                .bind(id.0)
+                .fetch_all(&mut *tx)
+                .await?;
         if taken.iter().any(|(_, u)| *u == user.0) {
-            return Err(StoreError::Invalid("you already have a seat in this game".into()));
+            return Err(StoreError::Invalid(
+                "you already have a seat in this game".into(),
+            ));
         }
         let seat = (1..=seat_count)
             .find(|s| !taken.iter().any(|(t, _)| t == s))
             .ok_or_else(|| StoreError::Invalid("every seat is taken".into()))?;
-        sqlx::query("INSERT INTO game_seats (game_id, seat, user_id, client_seed) VALUES ($1,$2,$3,$4)")
-            .bind(id.0)
-            .bind(seat)
-            .bind(user.0)
-            .bind(client_seed)
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query(
+            "INSERT INTO game_seats (game_id, seat, user_id, client_seed) VALUES ($1,$2,$3,$4)",
+        )
+        .bind(id.0)
+        .bind(seat)
+        .bind(user.0)
+        .bind(client_seed)
+        .execute(&mut *tx)
+        .await?;
         tx.commit().await?;
         Ok(seat as u8)
     }
@@ -299,17 +319,23 @@ impl Store {
             .ok_or(StoreError::NotFound("game"))?;
         let status: String = row.try_get("status")?;
         if status != "lobby" {
-            return Err(StoreError::Invalid("seats cannot be left once the game has started".into()));
+            return Err(StoreError::Invalid(
+                "seats cannot be left once the game has started".into(),
+            ));
         }
         let host: Uuid = row.try_get("host_id")?;
         if host == user.0 {
-            return Err(StoreError::Invalid("the host cannot leave their own game".into()));
+            return Err(StoreError::Invalid(
+                "the host cannot leave their own game".into(),
+            ));
         }
-        let seat: Option<i16> = sqlx::query_scalar("DELETE FROM game_seats WHERE game_id = $1 AND user_id = $2 RETURNING seat")
-            .bind(id.0)
-            .bind(user.0)
-            .fetch_optional(&mut *tx)
-            .await?;
+        let seat: Option<i16> = sqlx::query_scalar(
+            "DELETE FROM game_seats WHERE game_id = $1 AND user_id = $2 RETURNING seat",
+        )
+        .bind(id.0)
+        .bind(user.0)
+        .fetch_optional(&mut *tx)
+        .await?;
         let Some(seat) = seat else {
             return Err(StoreError::NotFound("seat"));
         };
@@ -336,7 +362,10 @@ impl Store {
             sql += &format!(" AND status = {}", arg());
         }
         if filter.member.is_some() {
-            sql += &format!(" AND EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.user_id = {})", arg());
+            sql += &format!(
+                " AND EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.user_id = {})",
+                arg()
+            );
         }
         if filter.before.is_some() {
             let (a, b) = (arg(), arg());
@@ -363,7 +392,13 @@ impl Store {
     }
 
     /// Events with `after < seq <= upto`, in order, at most `limit`.
-    pub async fn events(&self, id: GameId, after: u64, upto: Option<u64>, limit: u32) -> Result<Vec<StoredEvent>> {
+    pub async fn events(
+        &self,
+        id: GameId,
+        after: u64,
+        upto: Option<u64>,
+        limit: u32,
+    ) -> Result<Vec<StoredEvent>> {
         let rows = sqlx::query(
             "SELECT seq, type, payload, schema_version, command_id, actor, recorded_at, prev_hash, hash \
              FROM events WHERE game_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4",
@@ -386,11 +421,16 @@ impl Store {
         .bind(at as i64)
         .fetch_optional(&self.pool)
         .await?;
-        row.map(|r| Ok((r.try_get::<i64, _>("version")? as u64, r.try_get("state")?))).transpose()
+        row.map(|r| Ok((r.try_get::<i64, _>("version")? as u64, r.try_get("state")?)))
+            .transpose()
     }
 
     /// The first answer to a command id, if it was accepted before.
-    pub async fn command(&self, id: GameId, command_id: Uuid) -> Result<Option<(String, u64, u64)>> {
+    pub async fn command(
+        &self,
+        id: GameId,
+        command_id: Uuid,
+    ) -> Result<Option<(String, u64, u64)>> {
         let row = sqlx::query("SELECT body_hash, first_seq, last_seq FROM commands WHERE game_id = $1 AND command_id = $2")
             .bind(id.0)
             .bind(command_id)
@@ -433,12 +473,24 @@ impl Store {
         let first_seq = row.try_get::<i64, _>("first_seq")? as u64;
         let last_seq = row.try_get::<i64, _>("last_seq")? as u64;
         Ok(match result.as_str() {
-            "ok" => AppendResult::Appended { version, first_seq, last_seq },
-            "duplicate" => AppendResult::Duplicate { version, first_seq, last_seq },
+            "ok" => AppendResult::Appended {
+                version,
+                first_seq,
+                last_seq,
+            },
+            "duplicate" => AppendResult::Duplicate {
+                version,
+                first_seq,
+                last_seq,
+            },
             "mismatch" => AppendResult::Mismatch,
             "conflict" => AppendResult::Conflict { current: version },
             "not_found" => return Err(StoreError::NotFound("game")),
-            other => return Err(StoreError::Corrupt(format!("append_command answered {other}"))),
+            other => {
+                return Err(StoreError::Corrupt(format!(
+                    "append_command answered {other}"
+                )));
+            }
         })
     }
 }

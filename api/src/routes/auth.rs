@@ -14,7 +14,9 @@ pub struct UserName(String);
 impl UserName {
     pub fn parse(raw: &str) -> Result<UserName, ApiError> {
         let name = raw.trim();
-        let ok_chars = name.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ' '));
+        let ok_chars = name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ' '));
         if name.is_empty() || name.chars().count() > 32 || !ok_chars {
             return Err(ApiError::Invalid(
                 "name must be 1 to 32 letters, digits, spaces, `_`, `-` or `.`".into(),
@@ -26,7 +28,9 @@ impl UserName {
 
 fn parse_password(raw: &str) -> Result<&str, ApiError> {
     if raw.chars().count() < 8 || raw.len() > 128 {
-        return Err(ApiError::Invalid("password must be 8 to 128 characters".into()));
+        return Err(ApiError::Invalid(
+            "password must be 8 to 128 characters".into(),
+        ));
     }
     Ok(raw)
 }
@@ -87,14 +91,22 @@ async fn tokens(state: &AppState, user: &User, family: uuid::Uuid) -> ApiResult<
     let refresh_token = auth::new_refresh_token();
     state
         .accounts
-        .store_refresh(&refresh_token, user.id, family, time::Duration::days(REFRESH_TTL_DAYS))
+        .store_refresh(
+            &refresh_token,
+            user.id,
+            family,
+            time::Duration::days(REFRESH_TTL_DAYS),
+        )
         .await?;
     Ok(TokenResponse {
         access_token,
         refresh_token,
         token_type: "Bearer".into(),
         expires_in: auth::ACCESS_TTL_SECONDS,
-        user: UserInfo { id: user.id.0, name: user.name.clone() },
+        user: UserInfo {
+            id: user.id.0,
+            name: user.name.clone(),
+        },
     })
 }
 
@@ -102,7 +114,10 @@ async fn tokens(state: &AppState, user: &User, family: uuid::Uuid) -> ApiResult<
 #[utoipa::path(post, path = "/v1/auth/register", tag = "auth", request_body = Credentials,
     responses((status = 201, body = TokenResponse), (status = 422, body = Problem, description = "invalid or taken name, weak password")))]
 #[post("/v1/auth/register")]
-pub async fn register(state: web::Data<AppState>, body: web::Json<Credentials>) -> ApiResult<HttpResponse> {
+pub async fn register(
+    state: web::Data<AppState>,
+    body: web::Json<Credentials>,
+) -> ApiResult<HttpResponse> {
     let name = UserName::parse(&body.name)?;
     let password = parse_password(&body.password)?.to_string();
     let hash = web::block(move || auth::hash_password(&password))
@@ -118,7 +133,10 @@ pub async fn register(state: web::Data<AppState>, body: web::Json<Credentials>) 
 #[utoipa::path(post, path = "/v1/auth/login", tag = "auth", request_body = Credentials,
     responses((status = 200, body = TokenResponse), (status = 401, body = Problem)))]
 #[post("/v1/auth/login")]
-pub async fn login(state: web::Data<AppState>, body: web::Json<Credentials>) -> ApiResult<HttpResponse> {
+pub async fn login(
+    state: web::Data<AppState>,
+    body: web::Json<Credentials>,
+) -> ApiResult<HttpResponse> {
     let user = state.accounts.by_name(body.name.trim()).await?;
     let password = body.password.clone();
     let phc = user.as_ref().and_then(|u| u.password_hash.clone());
@@ -133,7 +151,9 @@ pub async fn login(state: web::Data<AppState>, body: web::Json<Credentials>) -> 
     .await
     .map_err(|e| ApiError::Internal(e.to_string()))?;
     match user {
-        Some(user) if ok => Ok(HttpResponse::Ok().json(tokens(&state, &user, uuid::Uuid::new_v4()).await?)),
+        Some(user) if ok => {
+            Ok(HttpResponse::Ok().json(tokens(&state, &user, uuid::Uuid::new_v4()).await?))
+        }
         _ => Err(ApiError::Unauthorized("wrong name or password".into())),
     }
 }
@@ -144,18 +164,27 @@ const DUMMY_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$
 #[utoipa::path(post, path = "/v1/auth/guest", tag = "auth", request_body(content = GuestRequest, description = "optional"),
     responses((status = 201, body = TokenResponse)))]
 #[post("/v1/auth/guest")]
-pub async fn guest(state: web::Data<AppState>, body: Option<web::Json<GuestRequest>>) -> ApiResult<HttpResponse> {
-    let prefix = body.and_then(|b| b.into_inner().name).unwrap_or_else(|| "guest".into());
+pub async fn guest(
+    state: web::Data<AppState>,
+    body: Option<web::Json<GuestRequest>>,
+) -> ApiResult<HttpResponse> {
+    let prefix = body
+        .and_then(|b| b.into_inner().name)
+        .unwrap_or_else(|| "guest".into());
     let prefix: String = UserName::parse(&prefix)?.0.chars().take(20).collect();
     for _ in 0..5 {
         let mut suffix = [0u8; 4];
         infra::games::fill_random(&mut suffix);
         let name = format!("{prefix}-{}", hex::encode(suffix));
         if let Some(user) = state.accounts.create(&name, None, true).await? {
-            return Ok(HttpResponse::Created().json(tokens(&state, &user, uuid::Uuid::new_v4()).await?));
+            return Ok(
+                HttpResponse::Created().json(tokens(&state, &user, uuid::Uuid::new_v4()).await?)
+            );
         }
     }
-    Err(ApiError::Internal("could not find a free guest name".into()))
+    Err(ApiError::Internal(
+        "could not find a free guest name".into(),
+    ))
 }
 
 /// Exchange a refresh token for a new pair. A refresh token works once; presenting a spent
@@ -163,7 +192,10 @@ pub async fn guest(state: web::Data<AppState>, body: Option<web::Json<GuestReque
 #[utoipa::path(post, path = "/v1/auth/refresh", tag = "auth", request_body = RefreshRequest,
     responses((status = 200, body = TokenResponse), (status = 401, body = Problem)))]
 #[post("/v1/auth/refresh")]
-pub async fn refresh(state: web::Data<AppState>, body: web::Json<RefreshRequest>) -> ApiResult<HttpResponse> {
+pub async fn refresh(
+    state: web::Data<AppState>,
+    body: web::Json<RefreshRequest>,
+) -> ApiResult<HttpResponse> {
     match state.accounts.spend_refresh(&body.refresh_token).await? {
         RefreshOutcome::Rotated { user, family } => {
             let user = state
@@ -176,7 +208,9 @@ pub async fn refresh(state: web::Data<AppState>, body: web::Json<RefreshRequest>
         RefreshOutcome::Reused => Err(ApiError::Unauthorized(
             "refresh token already used: every token of this session is revoked".into(),
         )),
-        RefreshOutcome::Invalid => Err(ApiError::Unauthorized("invalid or expired refresh token".into())),
+        RefreshOutcome::Invalid => Err(ApiError::Unauthorized(
+            "invalid or expired refresh token".into(),
+        )),
     }
 }
 
@@ -191,5 +225,10 @@ pub async fn me(state: web::Data<AppState>, user: AuthUser) -> ApiResult<HttpRes
         .await?
         .ok_or_else(|| ApiError::Unauthorized("unknown user".into()))?;
     let is_admin = state.is_admin(&user).await?;
-    Ok(HttpResponse::Ok().json(Me { id: record.id.0, name: record.name, is_guest: record.is_guest, is_admin }))
+    Ok(HttpResponse::Ok().json(Me {
+        id: record.id.0,
+        name: record.name,
+        is_guest: record.is_guest,
+        is_admin,
+    }))
 }

@@ -171,7 +171,14 @@ pub struct EventOut {
 
 impl From<RecordedEvent> for EventOut {
     fn from(e: RecordedEvent) -> Self {
-        EventOut { seq: e.seq, kind: e.kind, actor: e.actor, recorded_at: e.recorded_at, hash: e.hash, data: e.payload }
+        EventOut {
+            seq: e.seq,
+            kind: e.kind,
+            actor: e.actor,
+            recorded_at: e.recorded_at,
+            hash: e.hash,
+            data: e.payload,
+        }
     }
 }
 
@@ -229,7 +236,8 @@ pub struct AtQuery {
 }
 
 fn parse_id(raw: &str) -> ApiResult<GameId> {
-    raw.parse().map_err(|_| ApiError::NotFound("game not found".into()))
+    raw.parse()
+        .map_err(|_| ApiError::NotFound("game not found".into()))
 }
 
 fn kind_of(tag: &str) -> GameKind {
@@ -248,7 +256,13 @@ fn summary(row: &GameRow, seats: &[SeatRow]) -> GameSummary {
         seat_count: row.seat_count,
         seats: seats
             .iter()
-            .map(|s| SeatInfo { seat: s.seat, user: UserInfo { id: s.user_id.0, name: s.user_name.clone() } })
+            .map(|s| SeatInfo {
+                seat: s.seat,
+                user: UserInfo {
+                    id: s.user_id.0,
+                    name: s.user_name.clone(),
+                },
+            })
             .collect(),
         host: row.host_id.0,
         version: row.version,
@@ -256,7 +270,10 @@ fn summary(row: &GameRow, seats: &[SeatRow]) -> GameSummary {
         seed_commitment: row.seed_commitment.clone(),
         rules_version: row.rules_version.clone(),
         options: row.options.clone(),
-        outcome: row.outcome.clone().and_then(|o| serde_json::from_value(o).ok()),
+        outcome: row
+            .outcome
+            .clone()
+            .and_then(|o| serde_json::from_value(o).ok()),
         created_at: row.created_at,
     }
 }
@@ -283,7 +300,11 @@ pub async fn create_game(
     if body.rng_seed.as_ref().is_some_and(|s| s.len() > 256) {
         return Err(ApiError::Invalid("rng_seed is at most 256 bytes".into()));
     }
-    let is_admin = if body.rng_seed.is_some() { state.is_admin(&user).await? } else { false };
+    let is_admin = if body.rng_seed.is_some() {
+        state.is_admin(&user).await?
+    } else {
+        false
+    };
     let id = state
         .games
         .create(
@@ -319,7 +340,9 @@ pub async fn list_games(
     }
     let before = match &query.cursor {
         None => None,
-        Some(cursor) => Some(decode_cursor(cursor).ok_or_else(|| ApiError::Invalid("invalid cursor".into()))?),
+        Some(cursor) => {
+            Some(decode_cursor(cursor).ok_or_else(|| ApiError::Invalid("invalid cursor".into()))?)
+        }
     };
     let filter = ListFilter {
         kind: query.kind.map(|k| k.tag().to_string()),
@@ -340,7 +363,9 @@ pub async fn list_games(
         let seats = state.games.store.seats(row.id).await?;
         games.push(summary(row, &seats));
     }
-    let next_cursor = more.then(|| rows.last().map(|r| encode_cursor(r.created_at, r.id.0))).flatten();
+    let next_cursor = more
+        .then(|| rows.last().map(|r| encode_cursor(r.created_at, r.id.0)))
+        .flatten();
     let mut response = HttpResponse::Ok();
     if let Some(cursor) = &next_cursor {
         let mut link = format!("/v1/games?limit={limit}&cursor={cursor}");
@@ -348,7 +373,13 @@ pub async fn list_games(
             link += &format!("&kind={}", kind.tag());
         }
         if let Some(status) = query.status {
-            link += &format!("&status={}", serde_json::to_value(status).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default());
+            link += &format!(
+                "&status={}",
+                serde_json::to_value(status)
+                    .ok()
+                    .and_then(|v| v.as_str().map(String::from))
+                    .unwrap_or_default()
+            );
         }
         if query.mine {
             link += "&mine=true";
@@ -390,7 +421,11 @@ pub async fn join_game(
 #[utoipa::path(delete, path = "/v1/games/{id}/seats/me", tag = "games", params(("id" = uuid::Uuid, Path)),
     security(("bearer" = [])), responses((status = 204), (status = 404, body = Problem), (status = 422, body = Problem)))]
 #[delete("/v1/games/{id}/seats/me")]
-pub async fn leave_game(state: web::Data<AppState>, user: AuthUser, path: web::Path<String>) -> ApiResult<HttpResponse> {
+pub async fn leave_game(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    path: web::Path<String>,
+) -> ApiResult<HttpResponse> {
     let id = parse_id(&path)?;
     state.games.store.leave(id, user.id).await?;
     Ok(HttpResponse::NoContent().finish())
@@ -414,14 +449,19 @@ pub async fn start_game(
     let answer = state.games.start(id, user.id, command_id).await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::ETAG, format!("\"{}\"", answer.version)))
-        .json(CommandResponse { version: answer.version, events: answer.events.into_iter().map(EventOut::from).collect() }))
+        .json(CommandResponse {
+            version: answer.version,
+            events: answer.events.into_iter().map(EventOut::from).collect(),
+        }))
 }
 
 fn idempotency_key(req: &HttpRequest) -> ApiResult<Option<uuid::Uuid>> {
     match req.headers().get("idempotency-key") {
         None => Ok(None),
         Some(v) => {
-            let text = v.to_str().map_err(|_| ApiError::BadRequest("invalid Idempotency-Key".into()))?;
+            let text = v
+                .to_str()
+                .map_err(|_| ApiError::BadRequest("invalid Idempotency-Key".into()))?;
             uuid::Uuid::parse_str(text.trim())
                 .map(Some)
                 .map_err(|_| ApiError::BadRequest("Idempotency-Key must be a UUID".into()))
@@ -433,9 +473,13 @@ fn if_match(req: &HttpRequest) -> ApiResult<Option<u64>> {
     match req.headers().get(header::IF_MATCH) {
         None => Ok(None),
         Some(v) => {
-            let text = v.to_str().map_err(|_| ApiError::BadRequest("invalid If-Match".into()))?;
+            let text = v
+                .to_str()
+                .map_err(|_| ApiError::BadRequest("invalid If-Match".into()))?;
             let text = text.trim().trim_start_matches("W/").trim_matches('"');
-            text.parse().map(Some).map_err(|_| ApiError::BadRequest("If-Match must be a version ETag".into()))
+            text.parse()
+                .map(Some)
+                .map_err(|_| ApiError::BadRequest("If-Match must be a version ETag".into()))
         }
     }
 }
@@ -458,16 +502,31 @@ pub async fn get_game(
     } else {
         state
             .games
-            .with_game(id, |loaded| (loaded.version, loaded.state.view(loaded.viewer(user.id))))
+            .with_game(id, |loaded| {
+                (loaded.version, loaded.state.view(loaded.viewer(user.id)))
+            })
             .await?
     };
     let etag = format!("\"{version}\"");
-    if req.headers().get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()) == Some(etag.as_str()) {
-        return Ok(HttpResponse::NotModified().insert_header((header::ETAG, etag)).finish());
+    if req
+        .headers()
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        == Some(etag.as_str())
+    {
+        return Ok(HttpResponse::NotModified()
+            .insert_header((header::ETAG, etag))
+            .finish());
     }
     let mut summary = summary(&row, &seats);
     summary.version = version;
-    Ok(HttpResponse::Ok().insert_header((header::ETAG, etag)).json(GameDetail { summary, your_seat, view }))
+    Ok(HttpResponse::Ok()
+        .insert_header((header::ETAG, etag))
+        .json(GameDetail {
+            summary,
+            your_seat,
+            view,
+        }))
 }
 
 /// Who must act now, and the caller's legal commands.
@@ -475,12 +534,20 @@ pub async fn get_game(
     security(("bearer" = [])), responses((status = 200, body = PromptsResponse), (status = 404, body = Problem),
     (status = 422, body = Problem, description = "the game has not started")))]
 #[get("/v1/games/{id}/prompts")]
-pub async fn prompts(state: web::Data<AppState>, user: AuthUser, path: web::Path<String>) -> ApiResult<HttpResponse> {
+pub async fn prompts(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    path: web::Path<String>,
+) -> ApiResult<HttpResponse> {
     let id = parse_id(&path)?;
     let (version, prompts, legal) = state.games.prompts(id, user.id).await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::ETAG, format!("\"{version}\"")))
-        .json(PromptsResponse { version, prompts, legal }))
+        .json(PromptsResponse {
+            version,
+            prompts,
+            legal,
+        }))
 }
 
 /// Send a command for the caller's seat.
@@ -501,28 +568,45 @@ pub async fn send_command(
     let id = parse_id(&path)?;
     let body = body.into_inner();
     if !body.command.is_object() {
-        return Err(ApiError::Invalid("command must be an object with a `type`".into()));
+        return Err(ApiError::Invalid(
+            "command must be an object with a `type`".into(),
+        ));
     }
     let command_id = match (body.command_id, idempotency_key(&req)?) {
         (Some(a), Some(b)) if a != b => {
-            return Err(ApiError::Invalid("command_id and Idempotency-Key differ".into()));
+            return Err(ApiError::Invalid(
+                "command_id and Idempotency-Key differ".into(),
+            ));
         }
         (Some(a), _) | (None, Some(a)) => a,
         (None, None) => uuid::Uuid::now_v7(),
     };
     let expected_version = match (body.expected_version, if_match(&req)?) {
         (Some(a), Some(b)) if a != b => {
-            return Err(ApiError::Invalid("expected_version and If-Match differ".into()));
+            return Err(ApiError::Invalid(
+                "expected_version and If-Match differ".into(),
+            ));
         }
         (a, b) => a.or(b),
     };
     let answer = state
         .games
-        .command(id, user.id, CommandRequest { command_id, expected_version, command: body.command })
+        .command(
+            id,
+            user.id,
+            CommandRequest {
+                command_id,
+                expected_version,
+                command: body.command,
+            },
+        )
         .await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::ETAG, format!("\"{}\"", answer.version)))
-        .json(CommandResponse { version: answer.version, events: answer.events.into_iter().map(EventOut::from).collect() }))
+        .json(CommandResponse {
+            version: answer.version,
+            events: answer.events.into_iter().map(EventOut::from).collect(),
+        }))
 }
 
 /// The event log as the caller may see it (hidden events are left out; `seq` stays global).

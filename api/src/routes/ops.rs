@@ -16,7 +16,9 @@ pub struct Health {
 #[utoipa::path(get, path = "/healthz", tag = "ops", responses((status = 200, body = Health)))]
 #[get("/healthz")]
 pub async fn healthz() -> HttpResponse {
-    HttpResponse::Ok().json(Health { status: "ok".into() })
+    HttpResponse::Ok().json(Health {
+        status: "ok".into(),
+    })
 }
 
 /// Readiness: the database answers (503 problem+json when it does not).
@@ -24,9 +26,12 @@ pub async fn healthz() -> HttpResponse {
     responses((status = 200, body = Health), (status = 503, body = crate::error::Problem)))]
 #[get("/readyz")]
 pub async fn readyz(state: web::Data<AppState>) -> ApiResult<HttpResponse> {
-    let ping = tokio::time::timeout(std::time::Duration::from_secs(2), state.games.store.ping()).await;
+    let ping =
+        tokio::time::timeout(std::time::Duration::from_secs(2), state.games.store.ping()).await;
     match ping {
-        Ok(Ok(())) => Ok(HttpResponse::Ok().json(Health { status: "ready".into() })),
+        Ok(Ok(())) => Ok(HttpResponse::Ok().json(Health {
+            status: "ready".into(),
+        })),
         Ok(Err(e)) => Err(ApiError::Unavailable(e.to_string())),
         Err(_) => Err(ApiError::Unavailable("database ping timed out".into())),
     }
@@ -45,7 +50,9 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
 #[utoipa::path(get, path = "/openapi.json", tag = "ops", responses((status = 200, content_type = "application/json", body = Object)))]
 #[get("/openapi.json")]
 pub async fn openapi_json() -> HttpResponse {
-    HttpResponse::Ok().content_type("application/json").body(crate::openapi::spec_json())
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .body(crate::openapi::spec_json())
 }
 
 /// Human-readable API docs, served entirely by this server (no other host is contacted).

@@ -1,0 +1,8 @@
+//! End-to-end tests: real HTTP against a real server and a real PostgreSQL (one database each).
+
+mod accounts;
+mod errors;
+mod lobby;
+mod openapi;
+mod play;
+mod store;
