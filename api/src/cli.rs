@@ -16,6 +16,7 @@ USAGE:
   homestretch migrate                     apply database migrations and exit
   homestretch openapi [--write PATH]      print (or write) the OpenAPI document
   homestretch admin grant USER            make USER an admin
+  homestretch verify BUNDLE.json          check an export offline: hash chain, seed, re-run of every command
   homestretch projections rebuild         recompute every projection from the event log
   homestretch simulate --game KIND [--games N] [--seed S]
                                           play N random-bot games and print statistics (JSON)
@@ -224,6 +225,27 @@ pub async fn run(args: Vec<String>) -> Result<(), CliError> {
                 println!("  rewritten: {id}");
             }
             Ok(())
+        }
+        "verify" => {
+            let [path] = rest.as_slice() else {
+                return Err(CliError::Usage("usage: homestretch verify BUNDLE.json".into()));
+            };
+            let text = std::fs::read_to_string(path)?;
+            let bundle: infra::audit::Bundle =
+                serde_json::from_str(&text).map_err(|e| CliError::Failed(format!("{path} is not an export bundle: {e}")))?;
+            let report = infra::audit::verify_bundle(&bundle);
+            for check in &report.checks {
+                println!("{} {:<16} {}", if check.passed { "ok  " } else { "FAIL" }, check.name, check.detail);
+            }
+            if let Some(d) = &report.divergence {
+                println!("first divergence at seq {}: {}\n  recorded: {}\n  expected: {}", d.seq, d.what, d.recorded, d.expected);
+            }
+            if report.sound {
+                println!("the game is sound");
+                Ok(())
+            } else {
+                Err(CliError::Failed("the game is NOT sound".into()))
+            }
         }
         "simulate" => {
             let kind = flag(&rest, "--game")

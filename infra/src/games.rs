@@ -4,6 +4,7 @@
 //! every append is checked against the head in PostgreSQL (optimistic concurrency), and reads
 //! check the head version before serving.
 
+use crate::audit::{self, AuditReport, Bundle, BundleCommand, BundleEvent, BundleGame, BundleSeat};
 use crate::error::{Result, StoreError};
 use crate::hash::{ChainedEvent, canonical_json, event_hash};
 use crate::ids::{GameId, UserId};
@@ -84,6 +85,21 @@ pub struct RecordedEvent {
     pub actor: Option<u8>,
     pub recorded_at: OffsetDateTime,
     pub hash: String,
+}
+
+/// One move explained (see `audit_move`).
+pub struct MoveAudit {
+    pub seq: u64,
+    pub first_seq: u64,
+    pub last_seq: u64,
+    pub seat: Option<u8>,
+    pub sent_by: String,
+    pub recorded_at: OffsetDateTime,
+    pub command: Value,
+    pub state_before: Value,
+    pub checks: Vec<audit::Check>,
+    pub sound: bool,
+    pub events: Vec<RecordedEvent>,
 }
 
 pub struct CommandRequest {
@@ -702,6 +718,193 @@ impl GameService {
             }
         }
         guarded(|| (at, state.view(viewer)))
+    }
+
+    /// The whole record of a game as the server holds it (every payload, no seed).
+    async fn full_bundle(&self, id: GameId) -> Result<(Bundle, GameRow)> {
+        let row = self.store.game(id).await?;
+        let seats = self.store.seats(id).await?;
+        let commands = self.store.commands(id).await?;
+        let mut events = Vec::new();
+        loop {
+            let batch = self.store.events(id, events.len() as u64, None, 10_000).await?;
+            if batch.is_empty() {
+                break;
+            }
+            events.extend(batch);
+        }
+        let bundle = Bundle {
+            format: audit::FORMAT.into(),
+            game: BundleGame {
+                id: row.id.0,
+                kind: row.kind.clone(),
+                options: row.options.clone(),
+                seat_count: row.seat_count,
+                seats: seats
+                    .iter()
+                    .map(|s| BundleSeat {
+                        seat: s.seat,
+                        user_id: s.user_id.0,
+                        name: s.user_name.clone(),
+                        client_seed: s.client_seed.clone(),
+                    })
+                    .collect(),
+                fair: row.fair,
+                seed_commitment: row.seed_commitment.clone(),
+                rules_version: row.rules_version.clone(),
+                status: row.status.as_str().into(),
+                version: row.version,
+                head_hash: row.head_hash.clone(),
+            },
+            server_seed: None,
+            commands: commands
+                .into_iter()
+                .map(|c| BundleCommand {
+                    command_id: c.command_id,
+                    seat: c.seat,
+                    user_id: c.user_id.0,
+                    command: c.command,
+                    first_seq: c.first_seq,
+                    last_seq: c.last_seq,
+                    recorded_at: c.recorded_at,
+                })
+                .collect(),
+            events: events
+                .into_iter()
+                .map(|e| BundleEvent {
+                    seq: e.seq,
+                    kind: e.kind,
+                    payload: e.payload,
+                    schema_version: e.schema_version,
+                    command_id: e.command_id,
+                    actor: e.actor,
+                    recorded_at: e.recorded_at,
+                    prev_hash: e.prev_hash,
+                    hash: e.hash,
+                    redacted: false,
+                })
+                .collect(),
+        };
+        Ok((bundle, row))
+    }
+
+    /// The export bundle as `user` may see it: everything (with the seed) once the game is
+    /// over; before that, other seats' secrets are redacted.
+    pub async fn export(&self, id: GameId, user: UserId) -> Result<Bundle> {
+        let (mut bundle, row) = self.full_bundle(id).await?;
+        if row.status == GameStatus::Finished {
+            bundle.server_seed = Some(hex::encode(row.server_seed));
+            return Ok(bundle);
+        }
+        if row.status == GameStatus::Lobby {
+            return Ok(bundle);
+        }
+        self.with_game(id, |loaded| {
+            let viewer = loaded.viewer(user);
+            let mut hidden_commands = std::collections::HashSet::new();
+            for event in &mut bundle.events {
+                let shown = if event.kind == SEED_REVEALED { Some(event.payload.clone()) } else { loaded.state.redact(&event.payload, viewer) };
+                if shown.as_ref() != Some(&event.payload) {
+                    event.payload = shown.unwrap_or(Value::Null);
+                    event.redacted = true;
+                    hidden_commands.insert(event.command_id);
+                }
+            }
+            let me = loaded.seat_of(user).map(Seat::number);
+            for command in &mut bundle.commands {
+                if hidden_commands.contains(&command.command_id) && command.seat != me {
+                    command.command = Value::Null;
+                }
+            }
+            bundle
+        })
+        .await
+    }
+
+    /// Every check on the live log. The server re-runs the dice with its secret seed; before
+    /// the end, details of a divergence are withheld from players (they could hold secrets).
+    pub async fn audit(&self, id: GameId, user: UserId) -> Result<AuditReport> {
+        let (bundle, row) = self.full_bundle(id).await?;
+        let mut report = guarded(|| audit::verify_with_seed(&bundle, &row.server_seed))?;
+        if row.status != GameStatus::Finished
+            && let Some(divergence) = report.divergence.as_mut()
+        {
+            let _ = user;
+            divergence.recorded = Value::Null;
+            divergence.expected = Value::Null;
+        }
+        Ok(report)
+    }
+
+    /// Explains the move that produced event `seq`.
+    pub async fn audit_move(&self, id: GameId, user: UserId, seq: u64) -> Result<MoveAudit> {
+        let (bundle, row) = self.full_bundle(id).await?;
+        let command = bundle
+            .commands
+            .iter()
+            .find(|c| c.first_seq <= seq && seq <= c.last_seq)
+            .cloned()
+            .ok_or(StoreError::NotFound("move"))?;
+        let game = game_of(&row.kind)?;
+        let (viewer, redacted_events, command_visible) = self
+            .with_game(id, |loaded| {
+                let viewer = loaded.viewer(user);
+                let events: Vec<RecordedEvent> = bundle
+                    .events
+                    .iter()
+                    .filter(|e| e.seq >= command.first_seq && e.seq <= command.last_seq)
+                    .filter_map(|e| {
+                        loaded.redact(
+                            &StoredEvent {
+                                seq: e.seq,
+                                kind: e.kind.clone(),
+                                payload: e.payload.clone(),
+                                schema_version: e.schema_version,
+                                command_id: e.command_id,
+                                actor: e.actor,
+                                recorded_at: e.recorded_at,
+                                prev_hash: e.prev_hash.clone(),
+                                hash: e.hash.clone(),
+                            },
+                            viewer,
+                        )
+                    })
+                    .collect();
+                let all_shown = events.len() == (command.last_seq + 1 - command.first_seq) as usize
+                    && events.iter().zip(bundle.events.iter().skip(command.first_seq as usize - 1)).all(|(a, b)| a.payload == b.payload);
+                let visible = all_shown || viewer == domain::Viewer::Omniscient || loaded.seat_of(user).map(Seat::number) == command.seat;
+                (viewer, events, visible)
+            })
+            .await?;
+        // The state before the move, as the caller may see it.
+        let mut state = game.new_state();
+        for event in bundle.events.iter().take(command.first_seq as usize - 1) {
+            if event.kind != SEED_REVEALED {
+                state.apply(&event.payload, event.schema_version).map_err(StoreError::Corrupt)?;
+            }
+        }
+        let state_before = guarded(|| state.view(viewer))?;
+        // Checks: the chain up to this move, and a re-run of this move alone.
+        let mut prefix = bundle.clone();
+        prefix.events.truncate(command.last_seq as usize);
+        prefix.commands.retain(|c| c.first_seq <= command.first_seq);
+        prefix.game.version = command.last_seq;
+        prefix.game.head_hash = prefix.events.last().map(|e| e.hash.clone()).unwrap_or_default();
+        let report = guarded(|| audit::verify_with_seed(&prefix, &row.server_seed))?;
+        let sender = bundle.game.seats.iter().find(|s| s.user_id == command.user_id).map(|s| s.name.clone());
+        Ok(MoveAudit {
+            seq,
+            first_seq: command.first_seq,
+            last_seq: command.last_seq,
+            seat: command.seat,
+            sent_by: sender.unwrap_or_default(),
+            recorded_at: command.recorded_at,
+            command: if command_visible { command.command.clone() } else { Value::Null },
+            state_before,
+            checks: report.checks,
+            sound: report.sound,
+            events: redacted_events,
+        })
     }
 
     pub async fn game_row(&self, id: GameId) -> Result<(GameRow, Vec<SeatRow>)> {

@@ -3,6 +3,8 @@
 //! their events also live here, so the HTTP layer stays thin.
 
 pub mod accounts;
+pub mod audit;
+pub mod disputes;
 pub mod db;
 pub mod error;
 pub mod games;

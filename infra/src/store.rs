@@ -75,6 +75,17 @@ pub struct StoredEvent {
     pub hash: String,
 }
 
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredCommand {
+    pub command_id: Uuid,
+    pub seat: Option<u8>,
+    pub user_id: UserId,
+    pub command: Value,
+    pub first_seq: u64,
+    pub last_seq: u64,
+    pub recorded_at: OffsetDateTime,
+}
+
 pub struct NewGame<'a> {
     pub id: GameId,
     pub kind: &'a str,
@@ -444,6 +455,35 @@ impl Store {
             ))
         })
         .transpose()
+    }
+
+    /// Every accepted command of a game, in log order.
+    pub async fn commands(&self, id: GameId) -> Result<Vec<StoredCommand>> {
+        let rows = sqlx::query(
+            "SELECT command_id, seat, user_id, command, first_seq, last_seq, recorded_at FROM commands \
+             WHERE game_id = $1 ORDER BY first_seq",
+        )
+        .bind(id.0)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(StoredCommand {
+                    command_id: r.try_get("command_id")?,
+                    seat: r.try_get::<Option<i16>, _>("seat")?.map(|s| s as u8),
+                    user_id: UserId(r.try_get("user_id")?),
+                    command: r.try_get("command")?,
+                    first_seq: r.try_get::<i64, _>("first_seq")? as u64,
+                    last_seq: r.try_get::<i64, _>("last_seq")? as u64,
+                    recorded_at: r.try_get("recorded_at")?,
+                })
+            })
+            .collect()
+    }
+
+    /// The command that produced event `seq`.
+    pub async fn command_at(&self, id: GameId, seq: u64) -> Result<Option<StoredCommand>> {
+        Ok(self.commands(id).await?.into_iter().find(|c| c.first_seq <= seq && seq <= c.last_seq))
     }
 
     /// One command in one round trip (the `append_command` function of the schema).

@@ -1,3 +1,4 @@
+pub mod audit;
 pub mod auth;
 pub mod games;
 pub mod ops;
@@ -19,6 +20,12 @@ pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
         .service(games::send_command)
         .service(games::state_at)
         .service(games::get_game)
+        .service(audit::export)
+        .service(audit::audit)
+        .service(audit::audit_move)
+        .service(audit::open_dispute)
+        .service(audit::get_dispute)
+        .service(audit::resolve_dispute)
         .service(ops::healthz)
         .service(ops::readyz)
         .service(ops::metrics)

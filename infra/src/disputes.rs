@@ -1,0 +1,137 @@
+//! Disputes on a move: opened by a seated player with the automatic audit of that move,
+//! resolved by an admin. Every change is an event in `dispute_events`; `disputes` is its
+//! projection, written in the same transaction.
+
+use crate::error::{Result, StoreError};
+use crate::ids::{GameId, UserId};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use sqlx::{PgPool, Row};
+use uuid::Uuid;
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Dispute {
+    pub id: Uuid,
+    pub game_id: GameId,
+    pub seq: u64,
+    pub opened_by: UserId,
+    pub reason: String,
+    pub status: String,
+    pub audit: Value,
+    pub note: Option<String>,
+    pub resolved_by: Option<UserId>,
+    pub created_at: time::OffsetDateTime,
+    pub resolved_at: Option<time::OffsetDateTime>,
+    /// The dispute's own log.
+    pub history: Vec<Value>,
+}
+
+#[derive(Clone)]
+pub struct Disputes {
+    pool: PgPool,
+}
+
+impl Disputes {
+    pub fn new(pool: PgPool) -> Self {
+        Disputes { pool }
+    }
+
+    pub async fn open(&self, game: GameId, seq: u64, by: UserId, reason: &str, audit: &Value) -> Result<Uuid> {
+        let id = Uuid::now_v7();
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("INSERT INTO dispute_events (dispute_id, seq, type, payload, actor) VALUES ($1, 1, 'opened', $2, $3)")
+            .bind(id)
+            .bind(json!({"game_id": game, "seq": seq, "reason": reason, "audit": audit}))
+            .bind(by.0)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(
+            "INSERT INTO disputes (id, game_id, seq, opened_by, reason, status, audit) VALUES ($1,$2,$3,$4,$5,'open',$6)",
+        )
+        .bind(id)
+        .bind(game.0)
+        .bind(seq as i64)
+        .bind(by.0)
+        .bind(reason)
+        .bind(audit)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(id)
+    }
+
+    pub async fn resolve(&self, id: Uuid, by: UserId, upheld: bool, note: &str) -> Result<()> {
+        let mut tx = self.pool.begin().await?;
+        let status: Option<String> = sqlx::query_scalar("SELECT status FROM disputes WHERE id = $1 FOR UPDATE")
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        match status.as_deref() {
+            None => return Err(StoreError::NotFound("dispute")),
+            Some("open") => {}
+            Some(_) => return Err(StoreError::Invalid("this dispute is already resolved".into())),
+        }
+        let verdict = if upheld { "upheld" } else { "rejected" };
+        let seq: i32 = sqlx::query_scalar("SELECT coalesce(max(seq), 0) + 1 FROM dispute_events WHERE dispute_id = $1")
+            .bind(id)
+            .fetch_one(&mut *tx)
+            .await?;
+        sqlx::query("INSERT INTO dispute_events (dispute_id, seq, type, payload, actor) VALUES ($1, $2, 'resolved', $3, $4)")
+            .bind(id)
+            .bind(seq)
+            .bind(json!({"verdict": verdict, "note": note}))
+            .bind(by.0)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("UPDATE disputes SET status = $2, note = $3, resolved_by = $4, resolved_at = now() WHERE id = $1")
+            .bind(id)
+            .bind(verdict)
+            .bind(note)
+            .bind(by.0)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    pub async fn get(&self, id: Uuid) -> Result<Dispute> {
+        let row = sqlx::query(
+            "SELECT id, game_id, seq, opened_by, reason, status, audit, note, resolved_by, created_at, resolved_at \
+             FROM disputes WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or(StoreError::NotFound("dispute"))?;
+        let history = sqlx::query("SELECT seq, type, payload, actor, recorded_at FROM dispute_events WHERE dispute_id = $1 ORDER BY seq")
+            .bind(id)
+            .fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(|r| {
+                let at: time::OffsetDateTime = r.try_get("recorded_at")?;
+                Ok(json!({
+                    "seq": r.try_get::<i32, _>("seq")?,
+                    "type": r.try_get::<String, _>("type")?,
+                    "payload": r.try_get::<Value, _>("payload")?,
+                    "actor": r.try_get::<Uuid, _>("actor")?,
+                    "recorded_at": at.format(&time::format_description::well_known::Rfc3339).unwrap_or_default(),
+                }))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Dispute {
+            id: row.try_get("id")?,
+            game_id: GameId(row.try_get("game_id")?),
+            seq: row.try_get::<i64, _>("seq")? as u64,
+            opened_by: UserId(row.try_get("opened_by")?),
+            reason: row.try_get("reason")?,
+            status: row.try_get("status")?,
+            audit: row.try_get("audit")?,
+            note: row.try_get("note")?,
+            resolved_by: row.try_get::<Option<Uuid>, _>("resolved_by")?.map(UserId),
+            created_at: row.try_get("created_at")?,
+            resolved_at: row.try_get("resolved_at")?,
+            history,
+        })
+    }
+}
