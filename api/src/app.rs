@@ -42,7 +42,7 @@ struct RequestId(String);
 pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
     let games = Arc::new(GameService::new(Store::new(pool.clone())));
     let hub = Arc::new(Hub::default());
-    tokio::spawn(hub.clone().listen(pool.clone()));
+    tokio::spawn(hub.clone().listen(pool.clone(), games.clone()));
     Arc::new(AppState {
         games,
         accounts: Accounts::new(pool),

@@ -18,6 +18,8 @@ USAGE:
   homestretch admin grant USER            make USER an admin
   homestretch verify BUNDLE.json          check an export offline: hash chain, seed, re-run of every command
   homestretch projections rebuild         recompute every projection from the event log
+  homestretch load [--url URL] [--games N] [--duration S] [--kind K] [--seats N] [--expected-version] [--json]
+                                          bot players over HTTP against a running server; throughput and latency
   homestretch simulate --game KIND [--games N] [--seed S]
                                           play N random-bot games and print statistics (JSON)
 
@@ -228,17 +230,27 @@ pub async fn run(args: Vec<String>) -> Result<(), CliError> {
         }
         "verify" => {
             let [path] = rest.as_slice() else {
-                return Err(CliError::Usage("usage: homestretch verify BUNDLE.json".into()));
+                return Err(CliError::Usage(
+                    "usage: homestretch verify BUNDLE.json".into(),
+                ));
             };
             let text = std::fs::read_to_string(path)?;
-            let bundle: infra::audit::Bundle =
-                serde_json::from_str(&text).map_err(|e| CliError::Failed(format!("{path} is not an export bundle: {e}")))?;
+            let bundle: infra::audit::Bundle = serde_json::from_str(&text)
+                .map_err(|e| CliError::Failed(format!("{path} is not an export bundle: {e}")))?;
             let report = infra::audit::verify_bundle(&bundle);
             for check in &report.checks {
-                println!("{} {:<16} {}", if check.passed { "ok  " } else { "FAIL" }, check.name, check.detail);
+                println!(
+                    "{} {:<16} {}",
+                    if check.passed { "ok  " } else { "FAIL" },
+                    check.name,
+                    check.detail
+                );
             }
             if let Some(d) = &report.divergence {
-                println!("first divergence at seq {}: {}\n  recorded: {}\n  expected: {}", d.seq, d.what, d.recorded, d.expected);
+                println!(
+                    "first divergence at seq {}: {}\n  recorded: {}\n  expected: {}",
+                    d.seq, d.what, d.recorded, d.expected
+                );
             }
             if report.sound {
                 println!("the game is sound");
@@ -246,6 +258,59 @@ pub async fn run(args: Vec<String>) -> Result<(), CliError> {
             } else {
                 Err(CliError::Failed("the game is NOT sound".into()))
             }
+        }
+        "load" => {
+            let url = flag(&rest, "--url")
+                .unwrap_or("http://127.0.0.1:8080")
+                .to_string();
+            let number = |name: &str, default: u64| -> Result<u64, CliError> {
+                flag(&rest, name)
+                    .map(|v| {
+                        v.parse()
+                            .map_err(|_| CliError::Usage(format!("{name} needs a number")))
+                    })
+                    .transpose()
+                    .map(|v| v.unwrap_or(default))
+            };
+            let config = crate::load::LoadConfig {
+                url,
+                games: number("--games", 16)? as usize,
+                duration: std::time::Duration::from_secs(number("--duration", 30)?),
+                kind: flag(&rest, "--kind").unwrap_or("whisky_race").to_string(),
+                seats: number("--seats", 3)? as usize,
+                json: rest.iter().any(|a| a == "--json"),
+                expected_version: rest.iter().any(|a| a == "--expected-version"),
+            };
+            let json_out = config.json;
+            let report = crate::load::run(config).await;
+            if json_out {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&report).unwrap_or_default()
+                );
+            } else {
+                crate::load::print_human(&report);
+            }
+            Ok(())
+        }
+        "bench-reads" => {
+            let url = flag(&rest, "--url")
+                .unwrap_or("http://127.0.0.1:8080")
+                .to_string();
+            let clients = flag(&rest, "--clients")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(16);
+            let seconds = flag(&rest, "--duration")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(10);
+            let reads =
+                crate::load::run_reads(&url, clients, std::time::Duration::from_secs(seconds))
+                    .await
+                    .ok_or_else(|| {
+                        CliError::Failed("could not set up the read benchmark".into())
+                    })?;
+            println!("{reads:.0}");
+            Ok(())
         }
         "simulate" => {
             let kind = flag(&rest, "--game")

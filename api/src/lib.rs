@@ -5,6 +5,7 @@ pub mod auth;
 pub mod cli;
 pub mod error;
 pub mod limits;
+pub mod load;
 pub mod metrics;
 pub mod openapi;
 pub mod routes;

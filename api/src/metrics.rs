@@ -117,6 +117,19 @@ impl Metrics {
             out,
             "# HELP homestretch_sse_clients Open event streams.\n# TYPE homestretch_sse_clients gauge\nhomestretch_sse_clients {sse_clients}"
         );
+        if let Some(rss) = resident_bytes() {
+            let _ = writeln!(
+                out,
+                "# HELP process_resident_memory_bytes Resident memory of the server.\n# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes {rss}"
+            );
+        }
         out
     }
+}
+
+/// Resident set size, from `/proc/self/statm` (Linux).
+pub fn resident_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
 }

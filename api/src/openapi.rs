@@ -4,6 +4,7 @@ use crate::error::Problem;
 use crate::routes::{audit, auth, games, ops};
 use std::sync::OnceLock;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{RefOr, schema::Schema};
 use utoipa::{Modify, OpenApi, ToSchema};
 
 #[derive(OpenApi)]
@@ -52,23 +53,110 @@ impl Modify for Security {
 /// Each game's commands, events, options and views, under game-prefixed names.
 struct GameSchemas;
 
-fn add<T: ToSchema>(openapi: &mut utoipa::openapi::OpenApi, name: &str) {
-    let components = openapi.components.get_or_insert_with(Default::default);
-    components.schemas.insert(name.to_string(), T::schema());
-    let mut dependencies = Vec::new();
-    T::schemas(&mut dependencies);
-    for (dependency, schema) in dependencies {
-        components.schemas.entry(dependency).or_insert(schema);
+/// One game's schemas: its four top-level types under game-prefixed names, and their
+/// dependencies, renamed with the prefix when another game already uses the name for another
+/// type (two games both have a `PlayerView`, say), with every `$ref` rewritten to match.
+struct GameSet {
+    prefix: &'static str,
+    schemas: Vec<(String, serde_json::Value)>,
+    dependencies: Vec<(String, serde_json::Value)>,
+}
+
+impl GameSet {
+    fn new(prefix: &'static str) -> Self {
+        GameSet {
+            prefix,
+            schemas: Vec::new(),
+            dependencies: Vec::new(),
+        }
+    }
+    fn with<T: ToSchema>(mut self, suffix: &str) -> Self {
+        let json = |s: &RefOr<Schema>| serde_json::to_value(s).expect("schemas serialize");
+        self.schemas
+            .push((format!("{}{suffix}", self.prefix), json(&T::schema())));
+        let mut dependencies = Vec::new();
+        T::schemas(&mut dependencies);
+        for (name, schema) in dependencies {
+            if !self.dependencies.iter().any(|(n, _)| *n == name) {
+                self.dependencies.push((name, json(&schema)));
+            }
+        }
+        self
+    }
+    fn install(self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        let mut renames = Vec::new();
+        for (name, schema) in &self.dependencies {
+            let clash = components.schemas.get(name).is_some_and(|existing| {
+                serde_json::to_value(existing).ok().as_ref() != Some(schema)
+            });
+            if clash {
+                renames.push((name.clone(), format!("{}{name}", self.prefix)));
+            }
+        }
+        let rewrite = |mut value: serde_json::Value| {
+            rewrite_refs(&mut value, &renames);
+            serde_json::from_value::<RefOr<Schema>>(value).expect("schemas deserialize")
+        };
+        for (name, schema) in self.dependencies.iter().chain(&self.schemas) {
+            let name = renames
+                .iter()
+                .find(|(old, _)| old == name)
+                .map(|(_, new)| new.clone())
+                .unwrap_or(name.clone());
+            let schema = rewrite(schema.clone());
+            if let Some(existing) = components.schemas.get(&name) {
+                assert!(
+                    serde_json::to_value(existing).ok() == serde_json::to_value(&schema).ok(),
+                    "two different schemas are named `{name}`"
+                );
+            }
+            components.schemas.insert(name, schema);
+        }
+    }
+}
+
+fn rewrite_refs(value: &mut serde_json::Value, renames: &[(String, String)]) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (key, inner) in map.iter_mut() {
+                if key == "$ref"
+                    && let Some(target) = inner.as_str()
+                    && let Some(name) = target.strip_prefix("#/components/schemas/")
+                    && let Some((_, new)) = renames.iter().find(|(old, _)| old == name)
+                {
+                    *inner = serde_json::Value::String(format!("#/components/schemas/{new}"));
+                } else {
+                    rewrite_refs(inner, renames);
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(|i| rewrite_refs(i, renames)),
+        _ => {}
     }
 }
 
 impl Modify for GameSchemas {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        use domain::whisky_race as w;
-        add::<w::Command>(openapi, "WhiskyRaceCommand");
-        add::<w::Event>(openapi, "WhiskyRaceEvent");
-        add::<w::Options>(openapi, "WhiskyRaceOptions");
-        add::<w::View>(openapi, "WhiskyRaceView");
+        use domain::{bandits as b, mush as m, whisky_race as w};
+        GameSet::new("WhiskyRace")
+            .with::<w::Command>("Command")
+            .with::<w::Event>("Event")
+            .with::<w::Options>("Options")
+            .with::<w::View>("View")
+            .install(openapi);
+        GameSet::new("Bandits")
+            .with::<b::Command>("Command")
+            .with::<b::Event>("Event")
+            .with::<b::Options>("Options")
+            .with::<b::View>("View")
+            .install(openapi);
+        GameSet::new("Mush")
+            .with::<m::Command>("Command")
+            .with::<m::Event>("Event")
+            .with::<m::Options>("Options")
+            .with::<m::View>("View")
+            .install(openapi);
     }
 }
 

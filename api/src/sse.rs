@@ -81,20 +81,29 @@ impl Hub {
     }
 
     /// Forwards notifications to local streams for ever, reconnecting after database outages.
-    pub async fn listen(self: std::sync::Arc<Self>, pool: PgPool) {
+    pub async fn listen(
+        self: std::sync::Arc<Self>,
+        pool: PgPool,
+        games: std::sync::Arc<infra::games::GameService>,
+    ) {
         loop {
             match sqlx::postgres::PgListener::connect_with(&pool).await {
                 Ok(mut listener) => {
                     if listener.listen(CHANNEL).await.is_ok() {
-                        while let Ok(notification) = listener.recv().await {
+                        games.set_listening(true);
+                        // `try_recv` reports a lost connection (`Ok(None)`) instead of silently
+                        // reconnecting: notifications sent meanwhile are lost, and we must know.
+                        while let Ok(Some(notification)) = listener.try_recv().await {
                             if let Some((game, version)) = notification.payload().split_once(':')
                                 && let (Ok(game), Ok(version)) =
                                     (game.parse::<GameId>(), version.parse::<u64>())
                             {
+                                games.heard(game, version);
                                 self.notify(game, version);
                             }
                         }
                     }
+                    games.set_listening(false);
                 }
                 Err(error) => tracing::warn!(%error, "event listener cannot connect; retrying"),
             }

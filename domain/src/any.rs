@@ -237,7 +237,12 @@ mod tests {
         fn setup(_: &(), _: u8, _: &mut dyn Rng) -> Result<Vec<Event>, RuleViolation> {
             Ok(vec![])
         }
-        fn decide(_: &u32, _: Seat, c: &Command, _: &mut dyn Rng) -> Result<Vec<Event>, RuleViolation> {
+        fn decide(
+            _: &u32,
+            _: Seat,
+            c: &Command,
+            _: &mut dyn Rng,
+        ) -> Result<Vec<Event>, RuleViolation> {
             let Command::Add { amount } = c;
             Ok(vec![Event::Added { amount: *amount }])
         }
@@ -283,7 +288,9 @@ mod tests {
         // a stored log: two events written by the old code, one by the new
         state.apply(&json!({"type": "added", "n": 3}), 1).unwrap();
         state.apply(&json!({"type": "added", "n": 4}), 1).unwrap();
-        state.apply(&json!({"type": "added", "amount": 5}), 2).unwrap();
+        state
+            .apply(&json!({"type": "added", "amount": 5}), 2)
+            .unwrap();
         assert_eq!(state.view(Viewer::Spectator), json!(12));
         // without the upcaster the old shape does not parse as the new one
         assert!(state.apply(&json!({"type": "added", "n": 1}), 2).is_err());

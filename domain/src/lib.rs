@@ -2,9 +2,11 @@
 //! no I/O, no clock, randomness passed in and recorded in events.
 
 pub mod any;
+pub mod bandits;
 pub mod engine;
 pub mod sim;
 
+pub mod mush;
 pub mod whisky_race;
 
 pub use any::{AnyGame, AnyState, EventData, Rejection};
@@ -12,7 +14,11 @@ pub use engine::{Game, Outcome, Prompt, RuleViolation, Seat, Viewer};
 
 /// Every game kind the server hosts, erased.
 pub fn games() -> &'static [&'static dyn AnyGame] {
-    static GAMES: &[&dyn AnyGame] = &[&any::Erased::<whisky_race::WhiskyRace>::new()];
+    static GAMES: &[&dyn AnyGame] = &[
+        &any::Erased::<whisky_race::WhiskyRace>::new(),
+        &any::Erased::<mush::Mush>::new(),
+        &any::Erased::<bandits::Bandits>::new(),
+    ];
     GAMES
 }
 
@@ -23,6 +29,10 @@ pub fn game(kind: &str) -> Option<&'static dyn AnyGame> {
 
 /// Plays `games` random-bot games of `kind` and returns their statistics.
 pub fn simulate(kind: &str, games: u64, seed: u64) -> Result<serde_json::Value, String> {
-    let _ = (games, seed);
-    Err(format!("no simulation for game kind `{kind}` yet"))
+    match kind {
+        "mush" => mush::simulate(games, seed).map_err(|f| f.to_string()),
+        "bandits" => bandits::simulate(games, seed).map_err(|f| f.to_string()),
+        "whisky_race" => whisky_race::stats::simulate(games, seed).map_err(|f| f.to_string()),
+        _ => Err(format!("no simulation for game kind `{kind}`")),
+    }
 }

@@ -75,6 +75,7 @@ pub struct BundleEvent {
 
 /// A self-contained record of a game.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+#[schema(as = ExportBundle)]
 pub struct Bundle {
     #[schema(example = "homestretch-export/1")]
     pub format: String,
@@ -114,12 +115,21 @@ pub struct AuditReport {
 
 impl AuditReport {
     fn push(&mut self, name: &str, passed: bool, detail: impl Into<String>) {
-        self.checks.push(Check { name: name.into(), passed, detail: detail.into() });
+        self.checks.push(Check {
+            name: name.into(),
+            passed,
+            detail: detail.into(),
+        });
         self.sound &= passed;
     }
     fn diverge(&mut self, seq: u64, what: impl Into<String>, recorded: Value, expected: Value) {
         if self.divergence.is_none() {
-            self.divergence = Some(Divergence { seq, what: what.into(), recorded, expected });
+            self.divergence = Some(Divergence {
+                seq,
+                what: what.into(),
+                recorded,
+                expected,
+            });
         }
         self.sound = false;
     }
@@ -133,8 +143,19 @@ pub fn check_chain(bundle: &Bundle, report: &mut AuditReport) {
     for (i, event) in bundle.events.iter().enumerate() {
         let expected_seq = i as u64 + 1;
         if event.seq != expected_seq {
-            broken = Some((event.seq, format!("seq {} found where {expected_seq} was expected (a gap)", event.seq)));
-            report.diverge(event.seq, "sequence gap", Value::from(event.seq), Value::from(expected_seq));
+            broken = Some((
+                event.seq,
+                format!(
+                    "seq {} found where {expected_seq} was expected (a gap)",
+                    event.seq
+                ),
+            ));
+            report.diverge(
+                event.seq,
+                "sequence gap",
+                Value::from(event.seq),
+                Value::from(expected_seq),
+            );
             break;
         }
         if event.redacted {
@@ -142,8 +163,16 @@ pub fn check_chain(bundle: &Bundle, report: &mut AuditReport) {
             continue;
         }
         if event.prev_hash != prev {
-            broken = Some((event.seq, "prev_hash does not link to the previous event".into()));
-            report.diverge(event.seq, "broken link", Value::from(event.prev_hash.clone()), Value::from(prev.clone()));
+            broken = Some((
+                event.seq,
+                "prev_hash does not link to the previous event".into(),
+            ));
+            report.diverge(
+                event.seq,
+                "broken link",
+                Value::from(event.prev_hash.clone()),
+                Value::from(prev.clone()),
+            );
             break;
         }
         let recomputed = event_hash(
@@ -159,17 +188,37 @@ pub fn check_chain(bundle: &Bundle, report: &mut AuditReport) {
             },
         );
         if recomputed != event.hash {
-            broken = Some((event.seq, "the event's content does not match its hash (altered)".into()));
-            report.diverge(event.seq, "altered event", Value::from(event.hash.clone()), Value::from(recomputed));
+            broken = Some((
+                event.seq,
+                "the event's content does not match its hash (altered)".into(),
+            ));
+            report.diverge(
+                event.seq,
+                "altered event",
+                Value::from(event.hash.clone()),
+                Value::from(recomputed),
+            );
             break;
         }
         prev = event.hash.clone();
     }
     match broken {
-        Some((seq, why)) => report.push("hash_chain", false, format!("first broken seq {seq}: {why}")),
-        None => report.push("hash_chain", true, format!("{} events chained", bundle.events.len())),
+        Some((seq, why)) => report.push(
+            "hash_chain",
+            false,
+            format!("first broken seq {seq}: {why}"),
+        ),
+        None => report.push(
+            "hash_chain",
+            true,
+            format!("{} events chained", bundle.events.len()),
+        ),
     }
-    let last = bundle.events.last().map(|e| (e.seq, e.hash.clone())).unwrap_or((0, GENESIS.into()));
+    let last = bundle
+        .events
+        .last()
+        .map(|e| (e.seq, e.hash.clone()))
+        .unwrap_or((0, GENESIS.into()));
     let head_ok = last.0 == bundle.game.version && last.1 == bundle.game.head_hash;
     report.push(
         "head",
@@ -184,7 +233,12 @@ pub fn check_chain(bundle: &Bundle, report: &mut AuditReport) {
         },
     );
     if !head_ok {
-        report.diverge(last.0, "head moved", Value::from(last.0), Value::from(bundle.game.version));
+        report.diverge(
+            last.0,
+            "head moved",
+            Value::from(last.0),
+            Value::from(bundle.game.version),
+        );
     }
 }
 
@@ -192,18 +246,31 @@ pub fn check_chain(bundle: &Bundle, report: &mut AuditReport) {
 /// with the recorded ones. Without a seed, only the commands' acceptance is checked.
 pub fn check_rules(bundle: &Bundle, seed: Option<&[u8; 32]>, report: &mut AuditReport) {
     let Some(game) = domain::game(&bundle.game.kind) else {
-        report.push("rules", false, format!("unknown game kind {}", bundle.game.kind));
+        report.push(
+            "rules",
+            false,
+            format!("unknown game kind {}", bundle.game.kind),
+        );
         return;
     };
     if game.rules_version() != bundle.game.rules_version {
         report.push(
             "rules_version",
             false,
-            format!("recorded with {}, this verifier has {}", bundle.game.rules_version, game.rules_version()),
+            format!(
+                "recorded with {}, this verifier has {}",
+                bundle.game.rules_version,
+                game.rules_version()
+            ),
         );
         return;
     }
-    let client_seeds: Vec<String> = bundle.game.seats.iter().map(|s| s.client_seed.clone()).collect();
+    let client_seeds: Vec<String> = bundle
+        .game
+        .seats
+        .iter()
+        .map(|s| s.client_seed.clone())
+        .collect();
     let mut state = game.new_state();
     let mut commands = bundle.commands.clone();
     commands.sort_by_key(|c| c.first_seq);
@@ -212,7 +279,9 @@ pub fn check_rules(bundle: &Bundle, seed: Option<&[u8; 32]>, report: &mut AuditR
         let recorded: Vec<&BundleEvent> = bundle
             .events
             .iter()
-            .filter(|e| e.seq >= command.first_seq && e.seq <= command.last_seq && e.kind != SEED_REVEALED)
+            .filter(|e| {
+                e.seq >= command.first_seq && e.seq <= command.last_seq && e.kind != SEED_REVEALED
+            })
             .collect();
         let version = command.first_seq - 1;
         let produced = match seed {
@@ -228,8 +297,20 @@ pub fn check_rules(bundle: &Bundle, seed: Option<&[u8; 32]>, report: &mut AuditR
         };
         match produced {
             Err(why) => {
-                report.diverge(command.first_seq, format!("command refused by the rules: {why}"), command.command.clone(), Value::Null);
-                report.push("rules", false, format!("the command recorded at seq {} is not accepted by the rules: {why}", command.first_seq));
+                report.diverge(
+                    command.first_seq,
+                    format!("command refused by the rules: {why}"),
+                    command.command.clone(),
+                    Value::Null,
+                );
+                report.push(
+                    "rules",
+                    false,
+                    format!(
+                        "the command recorded at seq {} is not accepted by the rules: {why}",
+                        command.first_seq
+                    ),
+                );
                 return;
             }
             Ok(produced) if seed.is_some() => {
@@ -244,10 +325,20 @@ pub fn check_rules(bundle: &Bundle, seed: Option<&[u8; 32]>, report: &mut AuditR
                     report.diverge(
                         command.first_seq + at as u64,
                         "the recorded events differ from what the rules produce",
-                        recorded_payloads.get(at).map(|v| (*v).clone()).unwrap_or(Value::Null),
-                        produced_payloads.get(at).map(|v| (*v).clone()).unwrap_or(Value::Null),
+                        recorded_payloads
+                            .get(at)
+                            .map(|v| (*v).clone())
+                            .unwrap_or(Value::Null),
+                        produced_payloads
+                            .get(at)
+                            .map(|v| (*v).clone())
+                            .unwrap_or(Value::Null),
                     );
-                    report.push("rules", false, format!("divergence at seq {}", command.first_seq + at as u64));
+                    report.push(
+                        "rules",
+                        false,
+                        format!("divergence at seq {}", command.first_seq + at as u64),
+                    );
                     return;
                 }
             }
@@ -255,16 +346,29 @@ pub fn check_rules(bundle: &Bundle, seed: Option<&[u8; 32]>, report: &mut AuditR
         }
         for event in recorded {
             if let Err(why) = state.apply(&event.payload, event.schema_version) {
-                report.diverge(event.seq, format!("event does not replay: {why}"), event.payload.clone(), Value::Null);
-                report.push("rules", false, format!("event {} does not replay", event.seq));
+                report.diverge(
+                    event.seq,
+                    format!("event does not replay: {why}"),
+                    event.payload.clone(),
+                    Value::Null,
+                );
+                report.push(
+                    "rules",
+                    false,
+                    format!("event {} does not replay", event.seq),
+                );
                 return;
             }
         }
         checked += 1;
     }
     let detail = match seed {
-        Some(_) => format!("{checked} commands re-run from the revealed seed: every recorded event reproduced"),
-        None => format!("{checked} commands re-validated (dice and draws are checked once the seed is revealed)"),
+        Some(_) => format!(
+            "{checked} commands re-run from the revealed seed: every recorded event reproduced"
+        ),
+        None => format!(
+            "{checked} commands re-validated (dice and draws are checked once the seed is revealed)"
+        ),
     };
     report.push("rules", true, detail);
 }
@@ -282,7 +386,9 @@ fn run(
             .map_err(|e| e.to_string()),
         Some(seat) => {
             let seat = Seat::new(seat).map_err(|e| e.to_string())?;
-            state.decide(seat, &command.command, rng).map_err(|e| e.to_string())
+            state
+                .decide(seat, &command.command, rng)
+                .map_err(|e| e.to_string())
         }
     }));
     outcome.unwrap_or_else(|_| Err("the rules engine panicked".into()))
@@ -290,7 +396,11 @@ fn run(
 
 /// Every check on a bundle: chain, head, seed commitment, and the rules re-run.
 pub fn verify_bundle(bundle: &Bundle) -> AuditReport {
-    let mut report = AuditReport { sound: true, checks: Vec::new(), divergence: None };
+    let mut report = AuditReport {
+        sound: true,
+        checks: Vec::new(),
+        divergence: None,
+    };
     if bundle.format != FORMAT {
         report.push("format", false, format!("unknown format {}", bundle.format));
         return report;
@@ -298,7 +408,10 @@ pub fn verify_bundle(bundle: &Bundle) -> AuditReport {
     check_chain(bundle, &mut report);
     let seed = match &bundle.server_seed {
         None => None,
-        Some(hex_seed) => match hex::decode(hex_seed).ok().and_then(|b| <[u8; 32]>::try_from(b).ok()) {
+        Some(hex_seed) => match hex::decode(hex_seed)
+            .ok()
+            .and_then(|b| <[u8; 32]>::try_from(b).ok())
+        {
             None => {
                 report.push("seed", false, "the revealed seed is not 32 bytes of hex");
                 return report;
@@ -309,7 +422,8 @@ pub fn verify_bundle(bundle: &Bundle) -> AuditReport {
                     "seed_commitment",
                     matches,
                     if matches {
-                        "SHA-256(revealed seed) equals the commitment published at creation".to_string()
+                        "SHA-256(revealed seed) equals the commitment published at creation"
+                            .to_string()
                     } else {
                         "the revealed seed does not match the commitment".to_string()
                     },
@@ -319,7 +433,11 @@ pub fn verify_bundle(bundle: &Bundle) -> AuditReport {
         },
     };
     if bundle.events.iter().any(|e| e.redacted) {
-        report.push("rules", false, "the bundle has redacted events: export it after the game ends to re-run it");
+        report.push(
+            "rules",
+            false,
+            "the bundle has redacted events: export it after the game ends to re-run it",
+        );
         return report;
     }
     check_rules(bundle, seed.as_ref(), &mut report);
@@ -329,9 +447,17 @@ pub fn verify_bundle(bundle: &Bundle) -> AuditReport {
 /// Audit with the server's own knowledge of the seed (the live log, before the end): the dice
 /// are checked too, though only the server can vouch for that until the seed is revealed.
 pub fn verify_with_seed(bundle: &Bundle, seed: &[u8; 32]) -> AuditReport {
-    let mut report = AuditReport { sound: true, checks: Vec::new(), divergence: None };
+    let mut report = AuditReport {
+        sound: true,
+        checks: Vec::new(),
+        divergence: None,
+    };
     check_chain(bundle, &mut report);
-    report.push("seed_commitment", seed_commitment(seed) == bundle.game.seed_commitment, "checked by the server");
+    report.push(
+        "seed_commitment",
+        seed_commitment(seed) == bundle.game.seed_commitment,
+        "checked by the server",
+    );
     check_rules(bundle, Some(seed), &mut report);
     report
 }

@@ -36,7 +36,14 @@ impl Disputes {
         Disputes { pool }
     }
 
-    pub async fn open(&self, game: GameId, seq: u64, by: UserId, reason: &str, audit: &Value) -> Result<Uuid> {
+    pub async fn open(
+        &self,
+        game: GameId,
+        seq: u64,
+        by: UserId,
+        reason: &str,
+        audit: &Value,
+    ) -> Result<Uuid> {
         let id = Uuid::now_v7();
         let mut tx = self.pool.begin().await?;
         sqlx::query("INSERT INTO dispute_events (dispute_id, seq, type, payload, actor) VALUES ($1, 1, 'opened', $2, $3)")
@@ -62,20 +69,27 @@ impl Disputes {
 
     pub async fn resolve(&self, id: Uuid, by: UserId, upheld: bool, note: &str) -> Result<()> {
         let mut tx = self.pool.begin().await?;
-        let status: Option<String> = sqlx::query_scalar("SELECT status FROM disputes WHERE id = $1 FOR UPDATE")
-            .bind(id)
-            .fetch_optional(&mut *tx)
-            .await?;
+        let status: Option<String> =
+            sqlx::query_scalar("SELECT status FROM disputes WHERE id = $1 FOR UPDATE")
+                .bind(id)
+                .fetch_optional(&mut *tx)
+                .await?;
         match status.as_deref() {
             None => return Err(StoreError::NotFound("dispute")),
             Some("open") => {}
-            Some(_) => return Err(StoreError::Invalid("this dispute is already resolved".into())),
+            Some(_) => {
+                return Err(StoreError::Invalid(
+                    "this dispute is already resolved".into(),
+                ));
+            }
         }
         let verdict = if upheld { "upheld" } else { "rejected" };
-        let seq: i32 = sqlx::query_scalar("SELECT coalesce(max(seq), 0) + 1 FROM dispute_events WHERE dispute_id = $1")
-            .bind(id)
-            .fetch_one(&mut *tx)
-            .await?;
+        let seq: i32 = sqlx::query_scalar(
+            "SELECT coalesce(max(seq), 0) + 1 FROM dispute_events WHERE dispute_id = $1",
+        )
+        .bind(id)
+        .fetch_one(&mut *tx)
+        .await?;
         sqlx::query("INSERT INTO dispute_events (dispute_id, seq, type, payload, actor) VALUES ($1, $2, 'resolved', $3, $4)")
             .bind(id)
             .bind(seq)

@@ -138,6 +138,10 @@ pub struct GameService {
     pub store: Store,
     cache: Mutex<HashMap<GameId, Slot>>,
     pub counters: Counters,
+    /// Newest version of each game heard from `pg_notify` (every instance's appends).
+    heads: Mutex<HashMap<GameId, u64>>,
+    /// True while the notification listener is connected, so `heads` is complete.
+    listening: std::sync::atomic::AtomicBool,
 }
 
 fn body_hash(command: &Value) -> String {
@@ -166,12 +170,45 @@ impl GameService {
             store,
             cache: Mutex::new(HashMap::new()),
             counters: Counters::default(),
+            heads: Mutex::new(HashMap::new()),
+            listening: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
     fn slot(&self, id: GameId) -> Slot {
         let mut cache = self.cache.lock().expect("cache lock");
         cache.entry(id).or_default().clone()
+    }
+
+    /// Records a version heard from the notification channel.
+    pub fn heard(&self, id: GameId, version: u64) {
+        let mut heads = self.heads.lock().expect("heads lock");
+        let head = heads.entry(id).or_default();
+        *head = (*head).max(version);
+    }
+
+    fn heard_head(&self, id: GameId) -> u64 {
+        self.heads
+            .lock()
+            .expect("heads lock")
+            .get(&id)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// The listener connected (`true`) or lost its connection (`false`). Notifications may
+    /// have been missed in between, so reads check the database until it is back.
+    pub fn set_listening(&self, up: bool) {
+        if !up {
+            self.listening
+                .store(false, std::sync::atomic::Ordering::Release);
+        } else {
+            self.heads.lock().expect("heads lock").clear();
+            // Whatever was missed while deaf: reload cached games from the log on next use.
+            self.cache.lock().expect("cache lock").clear();
+            self.listening
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
     }
 
     /// Number of games held in the in-process cache.
@@ -297,6 +334,11 @@ impl GameService {
         if let Some(loaded) = slot.as_mut() {
             let head = match known_head {
                 Some(head) => head,
+                // While this instance hears every append (LISTEN), the newest version heard is
+                // the head; otherwise ask the database.
+                None if self.listening.load(std::sync::atomic::Ordering::Acquire) => {
+                    self.heard_head(id).max(loaded.version)
+                }
                 None => self.store.head(id).await?.0,
             };
             if head > loaded.version {
@@ -379,7 +421,8 @@ impl GameService {
     ) -> Result<CommandAnswer> {
         let slot = self.slot(id);
         let mut guard = slot.lock().await;
-        let mut known_head = None;
+        // The cache is trusted for deciding: the append's version check catches a stale copy.
+        let mut known_head = guard.as_ref().map(|loaded| loaded.version);
         for _attempt in 0..=MAX_RETRIES {
             self.ensure_fresh(id, &mut guard, known_head).await?;
             let loaded = guard.as_mut().expect("loaded");
@@ -393,7 +436,7 @@ impl GameService {
             {
                 if expected < loaded.version {
                     // A stale version, unless this is a repeat of an accepted command.
-                    if let Some(answer) = self.repeat(id, user, &request).await? {
+                    if let Some(answer) = self.repeat(loaded, user, &request).await? {
                         return Ok(answer);
                     }
                     self.counters
@@ -418,7 +461,7 @@ impl GameService {
             let events = match decided {
                 Ok(events) => events,
                 Err(rejection) => {
-                    if let Some(answer) = self.repeat(id, user, &request).await? {
+                    if let Some(answer) = self.repeat(loaded, user, &request).await? {
                         return Ok(answer);
                     }
                     self.counters
@@ -445,7 +488,7 @@ impl GameService {
                         .conflicts
                         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     if request.expected_version.is_some() {
-                        if let Some(answer) = self.repeat(id, user, &request).await? {
+                        if let Some(answer) = self.repeat(loaded, user, &request).await? {
                             return Ok(answer);
                         }
                         return Err(StoreError::Conflict { current });
@@ -460,18 +503,34 @@ impl GameService {
     }
 
     /// The first answer to a command id already accepted; 422 when the body differs.
+    /// (Runs under the game's slot lock: it must not take it again.)
     async fn repeat(
         &self,
-        id: GameId,
+        loaded: &Loaded,
         user: UserId,
         request: &CommandRequest,
     ) -> Result<Option<CommandAnswer>> {
+        let id = loaded.row.id;
         match self.store.command(id, request.command_id).await? {
             None => Ok(None),
             Some((hash, _, _)) if hash != body_hash(&request.command) => {
                 Err(StoreError::IdempotencyMismatch)
             }
-            Some((_, first, last)) => Ok(Some(self.replay_answer(id, user, first, last).await?)),
+            Some((_, first, last)) => {
+                let events = self
+                    .store
+                    .events(id, first - 1, Some(last), (last + 1 - first) as u32 + 1)
+                    .await?;
+                let viewer = loaded.viewer(user);
+                Ok(Some(CommandAnswer {
+                    version: last,
+                    events: events
+                        .iter()
+                        .filter_map(|e| loaded.redact(e, viewer))
+                        .collect(),
+                    replayed: true,
+                }))
+            }
         }
     }
 
@@ -727,7 +786,10 @@ impl GameService {
         let commands = self.store.commands(id).await?;
         let mut events = Vec::new();
         loop {
-            let batch = self.store.events(id, events.len() as u64, None, 10_000).await?;
+            let batch = self
+                .store
+                .events(id, events.len() as u64, None, 10_000)
+                .await?;
             if batch.is_empty() {
                 break;
             }
@@ -803,7 +865,11 @@ impl GameService {
             let viewer = loaded.viewer(user);
             let mut hidden_commands = std::collections::HashSet::new();
             for event in &mut bundle.events {
-                let shown = if event.kind == SEED_REVEALED { Some(event.payload.clone()) } else { loaded.state.redact(&event.payload, viewer) };
+                let shown = if event.kind == SEED_REVEALED {
+                    Some(event.payload.clone())
+                } else {
+                    loaded.state.redact(&event.payload, viewer)
+                };
                 if shown.as_ref() != Some(&event.payload) {
                     event.payload = shown.unwrap_or(Value::Null);
                     event.redacted = true;
@@ -871,8 +937,13 @@ impl GameService {
                     })
                     .collect();
                 let all_shown = events.len() == (command.last_seq + 1 - command.first_seq) as usize
-                    && events.iter().zip(bundle.events.iter().skip(command.first_seq as usize - 1)).all(|(a, b)| a.payload == b.payload);
-                let visible = all_shown || viewer == domain::Viewer::Omniscient || loaded.seat_of(user).map(Seat::number) == command.seat;
+                    && events
+                        .iter()
+                        .zip(bundle.events.iter().skip(command.first_seq as usize - 1))
+                        .all(|(a, b)| a.payload == b.payload);
+                let visible = all_shown
+                    || viewer == domain::Viewer::Omniscient
+                    || loaded.seat_of(user).map(Seat::number) == command.seat;
                 (viewer, events, visible)
             })
             .await?;
@@ -880,7 +951,9 @@ impl GameService {
         let mut state = game.new_state();
         for event in bundle.events.iter().take(command.first_seq as usize - 1) {
             if event.kind != SEED_REVEALED {
-                state.apply(&event.payload, event.schema_version).map_err(StoreError::Corrupt)?;
+                state
+                    .apply(&event.payload, event.schema_version)
+                    .map_err(StoreError::Corrupt)?;
             }
         }
         let state_before = guarded(|| state.view(viewer))?;
@@ -889,9 +962,18 @@ impl GameService {
         prefix.events.truncate(command.last_seq as usize);
         prefix.commands.retain(|c| c.first_seq <= command.first_seq);
         prefix.game.version = command.last_seq;
-        prefix.game.head_hash = prefix.events.last().map(|e| e.hash.clone()).unwrap_or_default();
+        prefix.game.head_hash = prefix
+            .events
+            .last()
+            .map(|e| e.hash.clone())
+            .unwrap_or_default();
         let report = guarded(|| audit::verify_with_seed(&prefix, &row.server_seed))?;
-        let sender = bundle.game.seats.iter().find(|s| s.user_id == command.user_id).map(|s| s.name.clone());
+        let sender = bundle
+            .game
+            .seats
+            .iter()
+            .find(|s| s.user_id == command.user_id)
+            .map(|s| s.name.clone());
         Ok(MoveAudit {
             seq,
             first_seq: command.first_seq,
@@ -899,7 +981,11 @@ impl GameService {
             seat: command.seat,
             sent_by: sender.unwrap_or_default(),
             recorded_at: command.recorded_at,
-            command: if command_visible { command.command.clone() } else { Value::Null },
+            command: if command_visible {
+                command.command.clone()
+            } else {
+                Value::Null
+            },
             state_before,
             checks: report.checks,
             sound: report.sound,

@@ -4,8 +4,8 @@
 
 pub mod accounts;
 pub mod audit;
-pub mod disputes;
 pub mod db;
+pub mod disputes;
 pub mod error;
 pub mod games;
 pub mod hash;

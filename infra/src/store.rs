@@ -483,7 +483,11 @@ impl Store {
 
     /// The command that produced event `seq`.
     pub async fn command_at(&self, id: GameId, seq: u64) -> Result<Option<StoredCommand>> {
-        Ok(self.commands(id).await?.into_iter().find(|c| c.first_seq <= seq && seq <= c.last_seq))
+        Ok(self
+            .commands(id)
+            .await?
+            .into_iter()
+            .find(|c| c.first_seq <= seq && seq <= c.last_seq))
     }
 
     /// One command in one round trip (the `append_command` function of the schema).

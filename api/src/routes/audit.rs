@@ -12,7 +12,8 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 fn parse_id(raw: &str) -> ApiResult<GameId> {
-    raw.parse().map_err(|_| ApiError::NotFound("game not found".into()))
+    raw.parse()
+        .map_err(|_| ApiError::NotFound("game not found".into()))
 }
 
 /// The self-contained record of a game: options, rules-engine version, seed commitment, client
@@ -21,11 +22,18 @@ fn parse_id(raw: &str) -> ApiResult<GameId> {
 #[utoipa::path(get, path = "/v1/games/{id}/export", tag = "replay", params(("id" = uuid::Uuid, Path)),
     security(("bearer" = [])), responses((status = 200, body = Bundle), (status = 404, body = Problem)))]
 #[get("/v1/games/{id}/export")]
-pub async fn export(state: web::Data<AppState>, user: AuthUser, path: web::Path<String>) -> ApiResult<HttpResponse> {
+pub async fn export(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    path: web::Path<String>,
+) -> ApiResult<HttpResponse> {
     let id = parse_id(&path)?;
     let bundle = state.games.export(id, user.id).await?;
     Ok(HttpResponse::Ok()
-        .insert_header(("content-disposition", format!("attachment; filename=\"game-{id}.json\"")))
+        .insert_header((
+            "content-disposition",
+            format!("attachment; filename=\"game-{id}.json\""),
+        ))
         .json(bundle))
 }
 
@@ -34,7 +42,11 @@ pub async fn export(state: web::Data<AppState>, user: AuthUser, path: web::Path<
 #[utoipa::path(get, path = "/v1/games/{id}/audit", tag = "replay", params(("id" = uuid::Uuid, Path)),
     security(("bearer" = [])), responses((status = 200, body = AuditReport), (status = 404, body = Problem)))]
 #[get("/v1/games/{id}/audit")]
-pub async fn audit(state: web::Data<AppState>, user: AuthUser, path: web::Path<String>) -> ApiResult<HttpResponse> {
+pub async fn audit(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    path: web::Path<String>,
+) -> ApiResult<HttpResponse> {
     let id = parse_id(&path)?;
     Ok(HttpResponse::Ok().json(state.games.audit(id, user.id).await?))
 }
@@ -95,7 +107,9 @@ pub async fn audit_move(
 ) -> ApiResult<HttpResponse> {
     let (id, seq) = path.into_inner();
     let id = parse_id(&id)?;
-    Ok(HttpResponse::Ok().json(MoveAudit::from(state.games.audit_move(id, user.id, seq).await?)))
+    Ok(HttpResponse::Ok().json(MoveAudit::from(
+        state.games.audit_move(id, user.id, seq).await?,
+    )))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -173,16 +187,29 @@ pub async fn open_dispute(
     let id = parse_id(&path)?;
     let reason = body.reason.trim();
     if reason.is_empty() || reason.chars().count() > 2000 {
-        return Err(ApiError::Invalid("reason must be 1 to 2000 characters".into()));
+        return Err(ApiError::Invalid(
+            "reason must be 1 to 2000 characters".into(),
+        ));
     }
-    let seated = state.games.store.seats(id).await?.iter().any(|s| s.user_id == user.id);
+    let seated = state
+        .games
+        .store
+        .seats(id)
+        .await?
+        .iter()
+        .any(|s| s.user_id == user.id);
     if !seated {
-        return Err(ApiError::Forbidden("only players of this game may dispute its moves".into()));
+        return Err(ApiError::Forbidden(
+            "only players of this game may dispute its moves".into(),
+        ));
     }
     let move_audit = MoveAudit::from(state.games.audit_move(id, user.id, body.seq).await?);
-    let move_audit = serde_json::to_value(&move_audit).map_err(|e| ApiError::Internal(e.to_string()))?;
+    let move_audit =
+        serde_json::to_value(&move_audit).map_err(|e| ApiError::Internal(e.to_string()))?;
     let disputes = infra::disputes::Disputes::new(state.games.store.pool.clone());
-    let dispute = disputes.open(id, body.seq, user.id, reason, &move_audit).await?;
+    let dispute = disputes
+        .open(id, body.seq, user.id, reason, &move_audit)
+        .await?;
     Ok(HttpResponse::Created()
         .insert_header(("location", format!("/v1/disputes/{dispute}")))
         .json(DisputeOut::from(disputes.get(dispute).await?)))
@@ -193,12 +220,28 @@ pub async fn open_dispute(
     security(("bearer" = [])), responses((status = 200, body = DisputeOut), (status = 403, body = Problem),
     (status = 404, body = Problem)))]
 #[get("/v1/disputes/{id}")]
-pub async fn get_dispute(state: web::Data<AppState>, user: AuthUser, path: web::Path<String>) -> ApiResult<HttpResponse> {
-    let id: uuid::Uuid = path.parse().map_err(|_| ApiError::NotFound("dispute not found".into()))?;
-    let dispute = infra::disputes::Disputes::new(state.games.store.pool.clone()).get(id).await?;
-    let seated = state.games.store.seats(dispute.game_id).await?.iter().any(|s| s.user_id == user.id);
+pub async fn get_dispute(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    path: web::Path<String>,
+) -> ApiResult<HttpResponse> {
+    let id: uuid::Uuid = path
+        .parse()
+        .map_err(|_| ApiError::NotFound("dispute not found".into()))?;
+    let dispute = infra::disputes::Disputes::new(state.games.store.pool.clone())
+        .get(id)
+        .await?;
+    let seated = state
+        .games
+        .store
+        .seats(dispute.game_id)
+        .await?
+        .iter()
+        .any(|s| s.user_id == user.id);
     if !seated && !state.is_admin(&user).await? {
-        return Err(ApiError::Forbidden("only the game's players and admins may read its disputes".into()));
+        return Err(ApiError::Forbidden(
+            "only the game's players and admins may read its disputes".into(),
+        ));
     }
     Ok(HttpResponse::Ok().json(DisputeOut::from(dispute)))
 }
@@ -215,7 +258,9 @@ pub async fn resolve_dispute(
     path: web::Path<String>,
     body: web::Json<Resolution>,
 ) -> ApiResult<HttpResponse> {
-    let id: uuid::Uuid = path.parse().map_err(|_| ApiError::NotFound("dispute not found".into()))?;
+    let id: uuid::Uuid = path
+        .parse()
+        .map_err(|_| ApiError::NotFound("dispute not found".into()))?;
     if !state.is_admin(&user).await? {
         return Err(ApiError::Forbidden("only admins resolve disputes".into()));
     }
@@ -223,6 +268,8 @@ pub async fn resolve_dispute(
         return Err(ApiError::Invalid("note is at most 2000 characters".into()));
     }
     let disputes = infra::disputes::Disputes::new(state.games.store.pool.clone());
-    disputes.resolve(id, user.id, body.verdict == Verdict::Upheld, &body.note).await?;
+    disputes
+        .resolve(id, user.id, body.verdict == Verdict::Upheld, &body.note)
+        .await?;
     Ok(HttpResponse::Ok().json(DisputeOut::from(disputes.get(id).await?)))
 }

@@ -1,230 +1,139 @@
-//! Scottish Highland Whisky Race — placeholder while the full rules land (see docs/rules).
+//! Scottish Highland Whisky Race (Andreas Steding, 2004), 3–6 players: the rules engine.
+//!
+//! Rules as implemented: `docs/rules/whisky-race.md`; the contract: spec `whisky-race.md`
+//! (rule IDs `WR-nnn`, grep them to find their code). Layout:
+//! [`board`] (board data), [`state`], [`command`], [`event`], [`decide`] (guards, events, veto
+//! resolution, automatic continuation), [`evolve`], [`legal`] (prompts/legal), [`view`] (views,
+//! redaction, scoring), [`stats`] (invariants, simulation), [`svg`] (board picture).
+
+pub mod board;
+pub mod command;
+pub mod decide;
+pub mod event;
+pub mod evolve;
+pub mod legal;
+pub mod state;
+pub mod stats;
+pub mod svg;
+pub mod view;
+
+#[cfg(test)]
+mod tests;
+
 use crate::engine::*;
 use serde::{Deserialize, Serialize};
 
+pub use board::{Kind, MarkerId, board};
+pub use command::{Action, Bundle, Command, Direction, Piece, Reward, UseParams};
+pub use event::Event;
+pub use state::State;
+pub use stats::simulate;
+pub use view::View;
+
+/// The game (a decider).
 pub struct WhiskyRace;
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+/// Options chosen at game creation; the expert variants may be combined (§3.19).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Options {}
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct State {
-    pub seats: u8,
-    pub round: u32,
-    pub pawns: Vec<u32>,
-    pub supply: Vec<u32>,
-    pub sealed: Vec<Option<(u32, String)>>,
-    pub order: Vec<Seat>,
-    pub over: bool,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum Command {
-    SubmitMaltChoice { amount: u32 },
-    FinishMovement,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum Event {
-    GameSetUp {
-        seats: u8,
-    },
-    MaltCommitted {
-        seat: Seat,
-        commitment: String,
-        amount: Option<u32>,
-        salt: Option<String>,
-    },
-    MaltRevealed {
-        amounts: Vec<u32>,
-        order: Vec<Seat>,
-    },
-    PawnMoved {
-        seat: Seat,
-        to: u32,
-    },
-}
-
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct View {
-    pub round: u32,
-    pub pawns: Vec<u32>,
-    pub supply: Vec<u32>,
-    pub my_choice: Option<u32>,
-    pub submitted: Vec<bool>,
-    pub order: Vec<Seat>,
+pub struct Options {
+    /// Expert random setup (WR-143..WR-146).
+    #[serde(default)]
+    pub random_setup: bool,
+    /// Whisky-group bidding instead of starting whiskies (WR-147..WR-152).
+    #[serde(default)]
+    pub group_bidding: bool,
+    /// Choose the Englishman's marker among 3 (WR-153, WR-154).
+    #[serde(default)]
+    pub englishman_offer: bool,
 }
 
 impl Game for WhiskyRace {
     const KIND: &'static str = "whisky_race";
-    const RULES_VERSION: &'static str = "whisky-race/0.0.1";
+    const RULES_VERSION: &'static str = "whisky_race/1.0.0";
     type Options = Options;
     type State = State;
     type Command = Command;
     type Event = Event;
     type View = View;
+
     fn seat_range() -> std::ops::RangeInclusive<u8> {
-        3..=6
+        let c = &board().c;
+        c.min_players..=c.max_players
     }
-    fn setup(_o: &Options, seats: u8, _rng: &mut dyn Rng) -> Result<Vec<Event>, RuleViolation> {
-        ensure((3..=6).contains(&seats), "WR-001", || {
+
+    fn setup(options: &Options, seats: u8, rng: &mut dyn Rng) -> Result<Vec<Event>, RuleViolation> {
+        ensure(Self::seat_range().contains(&seats), "WR-001", || {
             "3 to 6 players".into()
         })?;
-        Ok(vec![Event::GameSetUp { seats }])
+        let mut ctx = decide::Ctx::new(State::default());
+        ctx.emit(Event::GameStarted {
+            seats,
+            options: options.clone(),
+            board_id: board().board_id.clone(),
+        });
+        if options.random_setup {
+            // WR-143, WR-144 (R2): one draw per circled space, ascending, revealed together.
+            let mut reserve = ctx.s.reserve();
+            let mut placements = Vec::new();
+            for &space in &board().circled {
+                if reserve.is_empty() {
+                    break;
+                }
+                let marker = reserve.swap_remove(rng.index(reserve.len()));
+                placements.push(event::Placement { space, marker });
+            }
+            ctx.emit(Event::SetupMarkersPlaced { placements });
+            // WR-145 (R3): the replacement order is drawn by lot.
+            let mut order: Vec<Seat> = Seat::all(seats).collect();
+            rng.shuffle(&mut order);
+            ctx.emit(Event::LotDrawn {
+                purpose: event::LotPurpose::SetupReplacement,
+                order,
+            });
+        }
+        decide::settle(&mut ctx, rng);
+        Ok(ctx.events)
     }
+
     fn decide(
-        s: &State,
+        state: &State,
         actor: Seat,
-        c: &Command,
+        command: &Command,
         rng: &mut dyn Rng,
     ) -> Result<Vec<Event>, RuleViolation> {
-        ensure(!s.over, "WR-132", || "game over".into())?;
-        match c {
-            Command::SubmitMaltChoice { amount } => {
-                ensure(s.order.is_empty(), "WR-019", || "not planning".into())?;
-                ensure(s.sealed[actor.index()].is_none(), "WR-021", || {
-                    "already submitted".into()
-                })?;
-                ensure(
-                    *amount >= 1 && *amount <= s.supply[actor.index()],
-                    "WR-019",
-                    || "1..=supply".into(),
-                )?;
-                let salt = rng.salt();
-                let mut ev = vec![Event::MaltCommitted {
-                    seat: actor,
-                    commitment: sealed_commitment(&salt, *amount as i64),
-                    amount: Some(*amount),
-                    salt: Some(salt),
-                }];
-                if s.sealed.iter().filter(|x| x.is_some()).count() + 1 == s.seats as usize {
-                    let mut amounts: Vec<u32> = s
-                        .sealed
-                        .iter()
-                        .map(|x| x.as_ref().map(|v| v.0).unwrap_or(0))
-                        .collect();
-                    amounts[actor.index()] = *amount;
-                    let mut order: Vec<Seat> = Seat::all(s.seats).collect();
-                    order.sort_by_key(|x| std::cmp::Reverse(amounts[x.index()]));
-                    ev.push(Event::MaltRevealed { amounts, order });
-                }
-                Ok(ev)
-            }
-            Command::FinishMovement => {
-                ensure(s.order.first() == Some(&actor), "WR-042", || {
-                    "not your turn".into()
-                })?;
-                let to = (s.pawns[actor.index()] + 3).min(50);
-                Ok(vec![Event::PawnMoved { seat: actor, to }])
-            }
-        }
+        decide::decide(state, actor, command, rng)
     }
-    fn evolve(s: &mut State, e: &Event) {
-        match e {
-            Event::GameSetUp { seats } => {
-                *s = State {
-                    seats: *seats,
-                    round: 1,
-                    pawns: vec![0; *seats as usize],
-                    supply: vec![12; *seats as usize],
-                    sealed: vec![None; *seats as usize],
-                    order: vec![],
-                    over: false,
-                }
-            }
-            Event::MaltCommitted {
-                seat, amount, salt, ..
-            } => {
-                s.sealed[seat.index()] =
-                    Some((amount.unwrap_or(0), salt.clone().unwrap_or_default()))
-            }
-            Event::MaltRevealed { order, .. } => {
-                s.order = order.clone();
-                for x in s.sealed.iter_mut() {
-                    *x = None;
-                }
-            }
-            Event::PawnMoved { seat, to } => {
-                s.pawns[seat.index()] = *to;
-                s.order.remove(0);
-                if *to >= 50 {
-                    s.over = true;
-                }
-                if s.order.is_empty() {
-                    s.round += 1;
-                }
-            }
-        }
+
+    fn evolve(state: &mut State, event: &Event) {
+        evolve::evolve(state, event)
     }
-    fn view(s: &State, viewer: Viewer) -> View {
-        View {
-            round: s.round,
-            pawns: s.pawns.clone(),
-            supply: s.supply.clone(),
-            my_choice: viewer
-                .seat()
-                .and_then(|me| s.sealed[me.index()].as_ref().map(|x| x.0)),
-            submitted: s.sealed.iter().map(|x| x.is_some()).collect(),
-            order: s.order.clone(),
-        }
+
+    fn view(state: &State, viewer: Viewer) -> View {
+        view::view(state, viewer)
     }
-    fn prompts(s: &State) -> Vec<Prompt> {
-        if s.over {
-            return vec![];
-        }
-        if let Some(first) = s.order.first() {
-            return vec![Prompt::new(*first, &["finish_movement"])];
-        }
-        Seat::all(s.seats)
-            .filter(|x| s.sealed[x.index()].is_none())
-            .map(|x| Prompt::new(x, &["submit_malt_choice"]))
-            .collect()
+
+    fn prompts(state: &State) -> Vec<Prompt> {
+        legal::prompts(state)
     }
-    fn legal(s: &State, seat: Seat) -> Vec<Command> {
-        if s.over {
-            return vec![];
-        }
-        if s.order.first() == Some(&seat) {
-            return vec![Command::FinishMovement];
-        }
-        if s.order.is_empty() && s.sealed[seat.index()].is_none() {
-            return (1..=s.supply[seat.index()])
-                .map(|amount| Command::SubmitMaltChoice { amount })
-                .collect();
-        }
-        vec![]
+
+    fn legal(state: &State, seat: Seat) -> Vec<Command> {
+        legal::legal(state, seat)
     }
-    fn outcome(s: &State) -> Option<Outcome> {
-        if !s.over {
-            return None;
-        }
-        let best = *s.pawns.iter().max().unwrap_or(&0);
-        Some(Outcome {
-            winners: Seat::all(s.seats)
-                .filter(|x| s.pawns[x.index()] == best)
-                .collect(),
-            scores: Seat::all(s.seats)
-                .map(|x| SeatScore {
-                    seat: x,
-                    score: s.pawns[x.index()] as i64,
-                })
-                .collect(),
-        })
+
+    fn outcome(state: &State) -> Option<Outcome> {
+        view::outcome(state)
     }
-    fn redact(e: &Event, viewer: Viewer) -> Redacted<'_, Event> {
-        match e {
-            Event::MaltCommitted {
-                seat, commitment, ..
-            } if !viewer.sees_private_of(*seat) => Redacted::Masked(Event::MaltCommitted {
-                seat: *seat,
-                commitment: commitment.clone(),
-                amount: None,
-                salt: None,
-            }),
-            _ => Redacted::Shown(e),
-        }
+
+    fn redact(event: &Event, viewer: Viewer) -> Redacted<'_, Event> {
+        view::redact(event, viewer)
+    }
+
+    fn check_invariants(state: &State) -> Result<(), String> {
+        stats::check_invariants(state)
+    }
+
+    fn heuristic(state: &State, seat: Seat) -> i64 {
+        view::heuristic(state, seat)
     }
 }

@@ -3,18 +3,26 @@ use infra::audit::{Bundle, verify_bundle};
 use serde_json::json;
 
 async fn players(app: &TestApp) -> [Player; 3] {
-    [app.register("ada").await, app.register("ben").await, app.register("cy").await]
+    [
+        app.register("ada").await,
+        app.register("ben").await,
+        app.register("cy").await,
+    ]
 }
 
 async fn finished_game(app: &TestApp, players: &[Player]) -> String {
-    let id = app.started_game("whisky_race", players, json!({}), None).await;
+    let id = app
+        .started_game("whisky_race", players, json!({}), None)
+        .await;
     let sent = app.play_randomly(&id, players, 21, 5000).await;
     assert!(sent < 5000);
     id
 }
 
 async fn export(app: &TestApp, id: &str, player: &Player) -> Bundle {
-    let answer = app.get(&format!("/v1/games/{id}/export"), &player.token).await;
+    let answer = app
+        .get(&format!("/v1/games/{id}/export"), &player.token)
+        .await;
     serde_json::from_value(answer.ok()).expect("a bundle")
 }
 
@@ -22,9 +30,18 @@ async fn export(app: &TestApp, id: &str, player: &Player) -> Bundle {
 /// password could.
 async fn as_superuser_bypassing_triggers(app: &TestApp, sql: &str) {
     let mut conn = app.pool.acquire().await.unwrap();
-    sqlx::query("SET session_replication_role = replica").execute(&mut *conn).await.unwrap();
-    sqlx::query(sqlx::AssertSqlSafe(sql.to_string())).execute(&mut *conn).await.unwrap();
-    sqlx::query("SET session_replication_role = origin").execute(&mut *conn).await.unwrap();
+    sqlx::query("SET session_replication_role = replica")
+        .execute(&mut *conn)
+        .await
+        .unwrap();
+    sqlx::query(sqlx::AssertSqlSafe(sql.to_string()))
+        .execute(&mut *conn)
+        .await
+        .unwrap();
+    sqlx::query("SET session_replication_role = origin")
+        .execute(&mut *conn)
+        .await
+        .unwrap();
 }
 
 #[actix_web::test]
@@ -34,17 +51,28 @@ async fn a_finished_game_exports_and_verifies_offline() {
     let id = finished_game(&app, &players).await;
     let bundle = export(&app, &id, &players[1]).await;
     assert_eq!(bundle.format, "homestretch-export/1");
-    assert!(bundle.server_seed.is_some(), "the seed is in the export after the end");
-    assert!(bundle.commands.iter().any(|c| c.seat.is_none()), "the start command is recorded");
+    assert!(
+        bundle.server_seed.is_some(),
+        "the seed is in the export after the end"
+    );
+    assert!(
+        bundle.commands.iter().any(|c| c.seat.is_none()),
+        "the start command is recorded"
+    );
     assert_eq!(bundle.game.seats.len(), 3);
     let report = verify_bundle(&bundle);
     assert!(report.sound, "{report:?}");
     // the CLI does the same from a file, with no database
     let path = std::env::temp_dir().join(format!("bundle-{id}.json"));
     std::fs::write(&path, serde_json::to_string(&bundle).unwrap()).unwrap();
-    api::cli::run(vec!["verify".into(), path.display().to_string()]).await.expect("verify passes");
+    api::cli::run(vec!["verify".into(), path.display().to_string()])
+        .await
+        .expect("verify passes");
     // the live audit agrees
-    let audit = app.get(&format!("/v1/games/{id}/audit"), &players[0].token).await.ok();
+    let audit = app
+        .get(&format!("/v1/games/{id}/audit"), &players[0].token)
+        .await
+        .ok();
     assert_eq!(audit["sound"], true, "{audit}");
 }
 
@@ -56,24 +84,46 @@ async fn a_consistently_forged_event_is_caught_by_the_rules_re_run() {
     let mut bundle = export(&app, &id, &players[0]).await;
     // Forge the salt of a commitment and re-hash the whole chain after it, so only the
     // re-run of the rules from the revealed seed can tell.
-    let target = bundle.events.iter().position(|e| e.payload.get("salt").is_some_and(|s| s.is_string())).expect("a salted event");
+    let target = bundle
+        .events
+        .iter()
+        .position(|e| e.payload.get("salt").is_some_and(|s| s.is_string()))
+        .expect("a salted event");
     bundle.events[target].payload["salt"] = json!("00000000000000000000000000000000");
     let mut prev = bundle.events[target].prev_hash.clone();
     for event in bundle.events.iter_mut().skip(target) {
         event.prev_hash = prev.clone();
-        event.hash = infra::hash::event_hash(&prev, &infra::hash::ChainedEvent {
-            game_id: bundle.game.id, seq: event.seq, kind: &event.kind, schema_version: event.schema_version,
-            command_id: event.command_id, actor: event.actor, payload: &event.payload,
-        });
+        event.hash = infra::hash::event_hash(
+            &prev,
+            &infra::hash::ChainedEvent {
+                game_id: bundle.game.id,
+                seq: event.seq,
+                kind: &event.kind,
+                schema_version: event.schema_version,
+                command_id: event.command_id,
+                actor: event.actor,
+                payload: &event.payload,
+            },
+        );
         prev = event.hash.clone();
     }
     bundle.game.head_hash = prev;
     let report = verify_bundle(&bundle);
     assert!(!report.sound);
-    assert!(report.checks.iter().find(|c| c.name == "hash_chain").unwrap().passed);
+    assert!(
+        report
+            .checks
+            .iter()
+            .find(|c| c.name == "hash_chain")
+            .unwrap()
+            .passed
+    );
     let divergence = report.divergence.expect("a divergence");
     assert_eq!(divergence.seq, bundle.events[target].seq);
-    assert_eq!(divergence.recorded["salt"], "00000000000000000000000000000000");
+    assert_eq!(
+        divergence.recorded["salt"],
+        "00000000000000000000000000000000"
+    );
     assert_ne!(divergence.expected["salt"], divergence.recorded["salt"]);
 }
 
@@ -81,85 +131,208 @@ async fn a_consistently_forged_event_is_caught_by_the_rules_re_run() {
 async fn tampering_with_the_table_is_named_by_the_audit() {
     let app = spawn_app().await;
     let players = players(&app).await;
-    let id = app.started_game("whisky_race", &players, json!({}), None).await;
+    let id = app
+        .started_game("whisky_race", &players, json!({}), None)
+        .await;
     app.play_randomly(&id, &players, 4, 30).await;
-    let clean = app.get(&format!("/v1/games/{id}/audit"), &players[0].token).await.ok();
+    let clean = app
+        .get(&format!("/v1/games/{id}/audit"), &players[0].token)
+        .await
+        .ok();
     assert_eq!(clean["sound"], true, "{clean}");
     // change one row directly: the audit names the first broken seq
     as_superuser_bypassing_triggers(&app, &format!(
         "UPDATE events SET payload = jsonb_set(payload, '{{forged}}', 'true') WHERE game_id = '{id}' AND seq = 3"
     )).await;
-    let broken = app.get(&format!("/v1/games/{id}/audit"), &players[0].token).await.ok();
+    let broken = app
+        .get(&format!("/v1/games/{id}/audit"), &players[0].token)
+        .await
+        .ok();
     assert_eq!(broken["sound"], false);
     assert_eq!(broken["divergence"]["seq"], 3, "{broken}");
-    let chain = broken["checks"].as_array().unwrap().iter().find(|c| c["name"] == "hash_chain").unwrap().clone();
-    assert!(chain["detail"].as_str().unwrap().contains("first broken seq 3"), "{chain}");
+    let chain = broken["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "hash_chain")
+        .unwrap()
+        .clone();
+    assert!(
+        chain["detail"]
+            .as_str()
+            .unwrap()
+            .contains("first broken seq 3"),
+        "{chain}"
+    );
 }
 
 #[actix_web::test]
 async fn deleting_the_last_event_moves_the_head_and_is_noticed() {
     let app = spawn_app().await;
     let players = players(&app).await;
-    let id = app.started_game("whisky_race", &players, json!({}), None).await;
+    let id = app
+        .started_game("whisky_race", &players, json!({}), None)
+        .await;
     app.play_randomly(&id, &players, 8, 20).await;
     as_superuser_bypassing_triggers(&app, &format!(
         "DELETE FROM events WHERE game_id = '{id}' AND seq = (SELECT max(seq) FROM events WHERE game_id = '{id}')"
     )).await;
-    let report = app.get(&format!("/v1/games/{id}/audit"), &players[0].token).await.ok();
+    let report = app
+        .get(&format!("/v1/games/{id}/audit"), &players[0].token)
+        .await
+        .ok();
     assert_eq!(report["sound"], false);
-    let head = report["checks"].as_array().unwrap().iter().find(|c| c["name"] == "head").unwrap().clone();
+    let head = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "head")
+        .unwrap()
+        .clone();
     assert_eq!(head["passed"], false);
-    assert!(head["detail"].as_str().unwrap().contains("head moved"), "{head}");
+    assert!(
+        head["detail"].as_str().unwrap().contains("head moved"),
+        "{head}"
+    );
 }
 
 #[actix_web::test]
 async fn one_move_is_explained_and_can_be_disputed() {
     let app = spawn_app().await;
     let players = players(&app).await;
-    let id = app.started_game("whisky_race", &players, json!({}), None).await;
-    app.command(&id, &players[0], json!({"type": "submit_malt_choice", "amount": 3})).await.ok();
-    let version = app.get(&format!("/v1/games/{id}"), &players[0].token).await.ok()["version"].as_u64().unwrap();
+    let id = app
+        .started_game("whisky_race", &players, json!({}), None)
+        .await;
+    app.command(
+        &id,
+        &players[0],
+        json!({"type": "submit_malt_choice", "amount": 3}),
+    )
+    .await
+    .ok();
+    let version = app
+        .get(&format!("/v1/games/{id}"), &players[0].token)
+        .await
+        .ok()["version"]
+        .as_u64()
+        .unwrap();
     // the sender sees their own command; another seat does not see the secret amount
-    let own = app.get(&format!("/v1/games/{id}/audit/{version}"), &players[0].token).await.ok();
+    let own = app
+        .get(
+            &format!("/v1/games/{id}/audit/{version}"),
+            &players[0].token,
+        )
+        .await
+        .ok();
     assert_eq!(own["seat"], 1);
     assert_eq!(own["command"]["amount"], 3);
     assert_eq!(own["sound"], true, "{own}");
     assert!(own["state_before"].is_object());
-    let other = app.get(&format!("/v1/games/{id}/audit/{version}"), &players[1].token).await.ok();
+    let other = app
+        .get(
+            &format!("/v1/games/{id}/audit/{version}"),
+            &players[1].token,
+        )
+        .await
+        .ok();
     assert!(other["command"].is_null(), "{other}");
-    assert!(!other.to_string().contains(own["events"][0]["data"]["salt"].as_str().unwrap()));
-    app.get(&format!("/v1/games/{id}/audit/99999"), &players[1].token).await.problem(404);
+    assert!(
+        !other
+            .to_string()
+            .contains(own["events"][0]["data"]["salt"].as_str().unwrap())
+    );
+    app.get(&format!("/v1/games/{id}/audit/99999"), &players[1].token)
+        .await
+        .problem(404);
     // disputes: players open them, admins resolve them
     let stranger = app.register("stranger").await;
-    app.post(&format!("/v1/games/{id}/disputes"), &stranger.token, &json!({"seq": version, "reason": "no"})).await.problem(403);
-    let dispute = app.post(&format!("/v1/games/{id}/disputes"), &players[1].token, &json!({"seq": version, "reason": "that was too fast"})).await.ok();
+    app.post(
+        &format!("/v1/games/{id}/disputes"),
+        &stranger.token,
+        &json!({"seq": version, "reason": "no"}),
+    )
+    .await
+    .problem(403);
+    let dispute = app
+        .post(
+            &format!("/v1/games/{id}/disputes"),
+            &players[1].token,
+            &json!({"seq": version, "reason": "that was too fast"}),
+        )
+        .await
+        .ok();
     assert_eq!(dispute["status"], "open");
     assert_eq!(dispute["audit"]["seq"], version);
     let dispute_id = dispute["id"].as_str().unwrap();
-    app.post(&format!("/v1/disputes/{dispute_id}/resolution"), &players[1].token, &json!({"verdict": "upheld", "note": "me"})).await.problem(403);
+    app.post(
+        &format!("/v1/disputes/{dispute_id}/resolution"),
+        &players[1].token,
+        &json!({"verdict": "upheld", "note": "me"}),
+    )
+    .await
+    .problem(403);
     let admin = app.register("root-admin").await;
-    let resolved = app.post(&format!("/v1/disputes/{dispute_id}/resolution"), &admin.token, &json!({"verdict": "rejected", "note": "the log is sound"})).await.ok();
+    let resolved = app
+        .post(
+            &format!("/v1/disputes/{dispute_id}/resolution"),
+            &admin.token,
+            &json!({"verdict": "rejected", "note": "the log is sound"}),
+        )
+        .await
+        .ok();
     assert_eq!(resolved["status"], "rejected");
     assert_eq!(resolved["history"].as_array().unwrap().len(), 2);
-    app.post(&format!("/v1/disputes/{dispute_id}/resolution"), &admin.token, &json!({"verdict": "upheld", "note": "again"})).await.problem(422);
-    let read = app.get(&format!("/v1/disputes/{dispute_id}"), &players[2].token).await.ok();
+    app.post(
+        &format!("/v1/disputes/{dispute_id}/resolution"),
+        &admin.token,
+        &json!({"verdict": "upheld", "note": "again"}),
+    )
+    .await
+    .problem(422);
+    let read = app
+        .get(&format!("/v1/disputes/{dispute_id}"), &players[2].token)
+        .await
+        .ok();
     assert_eq!(read["note"], "the log is sound");
-    app.get(&format!("/v1/disputes/{dispute_id}"), &stranger.token).await.problem(403);
+    app.get(&format!("/v1/disputes/{dispute_id}"), &stranger.token)
+        .await
+        .problem(403);
     // the dispute log is append-only too
-    assert!(sqlx::query("DELETE FROM dispute_events").execute(&app.pool).await.is_err());
+    assert!(
+        sqlx::query("DELETE FROM dispute_events")
+            .execute(&app.pool)
+            .await
+            .is_err()
+    );
 }
 
 #[actix_web::test]
 async fn an_export_before_the_end_hides_other_seats_secrets() {
     let app = spawn_app().await;
     let players = players(&app).await;
-    let id = app.started_game("whisky_race", &players, json!({}), None).await;
-    let answer = app.command(&id, &players[0], json!({"type": "submit_malt_choice", "amount": 3})).await.ok();
-    let salt = answer["events"][0]["data"]["salt"].as_str().unwrap().to_string();
-    let theirs = app.get(&format!("/v1/games/{id}/export"), &players[1].token).await;
+    let id = app
+        .started_game("whisky_race", &players, json!({}), None)
+        .await;
+    let answer = app
+        .command(
+            &id,
+            &players[0],
+            json!({"type": "submit_malt_choice", "amount": 3}),
+        )
+        .await
+        .ok();
+    let salt = answer["events"][0]["data"]["salt"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let theirs = app
+        .get(&format!("/v1/games/{id}/export"), &players[1].token)
+        .await;
     assert!(!theirs.text.contains(&salt));
     assert!(theirs.body["server_seed"].is_null());
-    let mine = app.get(&format!("/v1/games/{id}/export"), &players[0].token).await;
+    let mine = app
+        .get(&format!("/v1/games/{id}/export"), &players[0].token)
+        .await;
     assert!(mine.text.contains(&salt));
 }
 
@@ -167,7 +340,9 @@ async fn an_export_before_the_end_hides_other_seats_secrets() {
 async fn concurrent_writers_leave_one_gapless_chain_for_readers() {
     let app = spawn_app().await;
     let players = players(&app).await;
-    let id = app.started_game("whisky_race", &players, json!({}), None).await;
+    let id = app
+        .started_game("whisky_race", &players, json!({}), None)
+        .await;
     // Readers follow the log while many clients race to append; every seq must be seen
     // exactly once, in order, even though transactions commit in any order.
     let reader = {
@@ -182,7 +357,13 @@ async fn concurrent_writers_leave_one_gapless_chain_for_readers() {
                 for e in store.events(game, after, None, 100).await.unwrap() {
                     seen.push(e.seq);
                 }
-                if store.game(game).await.unwrap().status == infra::store::GameStatus::Finished && store.events(game, seen.last().copied().unwrap_or(0), None, 1).await.unwrap().is_empty() {
+                if store.game(game).await.unwrap().status == infra::store::GameStatus::Finished
+                    && store
+                        .events(game, seen.last().copied().unwrap_or(0), None, 1)
+                        .await
+                        .unwrap()
+                        .is_empty()
+                {
                     break;
                 }
                 tokio::time::sleep(std::time::Duration::from_millis(2)).await;
@@ -204,9 +385,18 @@ async fn concurrent_writers_leave_one_gapless_chain_for_readers() {
         accepted += r.await.unwrap();
     }
     let seen = reader.await.unwrap();
-    let head = app.get(&format!("/v1/games/{id}"), &players[0].token).await.ok()["version"].as_u64().unwrap();
+    let head = app
+        .get(&format!("/v1/games/{id}"), &players[0].token)
+        .await
+        .ok()["version"]
+        .as_u64()
+        .unwrap();
     assert!(accepted > 0);
-    assert_eq!(seen, (1..=head).collect::<Vec<_>>(), "a reader skipped or repeated events");
+    assert_eq!(
+        seen,
+        (1..=head).collect::<Vec<_>>(),
+        "a reader skipped or repeated events"
+    );
 }
 
 /// One client sending its legal commands as fast as it can, with expected versions.
@@ -214,8 +404,12 @@ async fn race(address: &str, id: &str, players: &[Player], me: usize) -> usize {
     let client = awc::Client::default();
     let mut accepted = 0;
     for _ in 0..200 {
-        let mut res = client.get(format!("{address}/v1/games/{id}/prompts"))
-            .insert_header(("authorization", format!("Bearer {}", players[me].token))).send().await.unwrap();
+        let mut res = client
+            .get(format!("{address}/v1/games/{id}/prompts"))
+            .insert_header(("authorization", format!("Bearer {}", players[me].token)))
+            .send()
+            .await
+            .unwrap();
         let prompts: serde_json::Value = res.json().limit(1 << 24).await.unwrap();
         let Some(command) = prompts["legal"].as_array().and_then(|l| l.first()).cloned() else {
             if prompts["prompts"].as_array().is_some_and(|p| p.is_empty()) {

@@ -1,0 +1,455 @@
+//! The board graph (spec §2), parsed once from `board.json` (a copy of the spec's
+//! `bandits-board.json`, node ids unchanged) into a validated, index-based [`Board`].
+//!
+//! Nodes are addressed by [`Node`] (a `u8` index) on the hot paths; they serialize as the
+//! spec's string ids (`"R07"`, `"H.red.3"`, `"V.black.1"`, `"P.green"`), so events and
+//! commands read like the spec's examples.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+/// The six colours, in clockwise sector order (spec §1.2, §2.2).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Colour {
+    Black,
+    Red,
+    Blue,
+    Green,
+    Orange,
+    White,
+}
+
+impl Colour {
+    pub const ALL: [Colour; 6] = [
+        Colour::Black,
+        Colour::Red,
+        Colour::Blue,
+        Colour::Green,
+        Colour::Orange,
+        Colour::White,
+    ];
+    pub fn index(self) -> usize {
+        self as usize
+    }
+    pub fn from_index(i: usize) -> Colour {
+        Colour::ALL[i % 6]
+    }
+    pub fn name(self) -> &'static str {
+        ["black", "red", "blue", "green", "orange", "white"][self.index()]
+    }
+    fn parse(s: &str) -> Option<Colour> {
+        Colour::ALL.into_iter().find(|c| c.name() == s)
+    }
+}
+
+/// A node of the board (index into [`Board::nodes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Node(pub u8);
+
+impl Node {
+    pub fn idx(self) -> usize {
+        usize::from(self.0)
+    }
+    pub fn name(self) -> &'static str {
+        board()
+            .nodes
+            .get(self.idx())
+            .map(|n| n.id.as_str())
+            .unwrap_or("?")
+    }
+    /// Parses a spec node id (`"R07"`).
+    pub fn parse(id: &str) -> Option<Node> {
+        board().by_id.get(id).copied()
+    }
+}
+
+impl Serialize for Node {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Node {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let id = String::deserialize(d)?;
+        Node::parse(&id).ok_or_else(|| serde::de::Error::custom(format!("unknown node id {id}")))
+    }
+}
+
+impl utoipa::PartialSchema for Node {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .description(Some(
+                "A board node id of the spec, e.g. `R07`, `H.red.3`, `V.black.1`",
+            ))
+            .into()
+    }
+}
+impl utoipa::ToSchema for Node {}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Zone {
+    Ring,
+    Prison,
+    Huntington,
+    Pile,
+    Lane,
+    Village,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Plain,
+    Probation,
+    Lawyer,
+    Support,
+    Destiny,
+    Colour,
+    Express,
+    Prison,
+    Pile,
+}
+
+/// Edge types of the JSON (spec §2.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EdgeType {
+    Ring,
+    Release,
+    HuntEntry,
+    Tram,
+    /// A tram edge taken against its direction (wagon i+1 → i): day ticket only.
+    TramBack,
+    Yellow,
+    HuntExit,
+    VillageEntry,
+    Lane,
+    Village,
+    Pile,
+}
+
+#[derive(Clone, Debug)]
+pub struct NodeInfo {
+    pub id: String,
+    pub zone: Zone,
+    pub kind: Kind,
+    pub back: Option<Node>,
+    pub lawyer_space: bool,
+    pub colour: Option<Colour>,
+    /// Ring position 0..72 (ring nodes only).
+    pub ring: Option<u8>,
+    /// Destiny cards drawn here (1 on the ring, 2 in Huntington).
+    pub draw: u8,
+    /// Express departure → its station.
+    pub station: Option<Node>,
+    /// Tram line and wagon number (wagons only).
+    pub line: Option<Colour>,
+    pub wagon: u8,
+    /// Property number 1..6 (village nodes only).
+    pub property: u8,
+}
+
+/// The validated board.
+#[derive(Debug)]
+pub struct Board {
+    pub nodes: Vec<NodeInfo>,
+    pub by_id: HashMap<String, Node>,
+    /// Ring nodes in clockwise order.
+    pub ring: Vec<Node>,
+    /// Directed steps a pawn may consider from each node, with their type (undirected edges
+    /// listed both ways; tram edges also backwards as [`EdgeType::TramBack`]).
+    pub out: Vec<Vec<(Node, EdgeType, Option<Colour>)>>,
+    /// The hunter's undirected neighbours (ring, hunt_entry, tram, yellow, hunt_exit, pile).
+    pub hunter_adj: Vec<Vec<Node>>,
+    pub prison: [Node; 6],
+    pub probation: [Node; 6],
+    pub village_fork: [Node; 6],
+    pub properties: [[Node; 6]; 6],
+    pub hunter_start: Node,
+    /// The raw JSON (for the SVG renderer's coordinates-free drawing).
+    pub rails: Vec<(Node, Node)>,
+    pub tram_lines: Vec<(Colour, [Node; 6], Node, Node)>,
+}
+
+static BOARD_JSON: &str = include_str!("board.json");
+
+static BOARD: LazyLock<Board> = LazyLock::new(|| {
+    Board::parse(BOARD_JSON).unwrap_or_else(|e| panic!("invalid board.json: {e}"))
+});
+
+/// The board (parsed and validated on first use).
+pub fn board() -> &'static Board {
+    &BOARD
+}
+
+fn s<'a>(v: &'a serde_json::Value, key: &str) -> Result<&'a str, String> {
+    v.get(key)
+        .and_then(|x| x.as_str())
+        .ok_or_else(|| format!("missing string {key} in {v}"))
+}
+
+impl Board {
+    pub fn parse(json: &str) -> Result<Board, String> {
+        let v: serde_json::Value = serde_json::from_str(json).map_err(|e| e.to_string())?;
+        let raw_nodes = v["nodes"].as_array().ok_or("nodes")?;
+        let mut by_id = HashMap::new();
+        for (i, n) in raw_nodes.iter().enumerate() {
+            let id = s(n, "id")?.to_string();
+            let i = u8::try_from(i).map_err(|_| "too many nodes")?;
+            if by_id.insert(id.clone(), Node(i)).is_some() {
+                return Err(format!("duplicate id {id}"));
+            }
+        }
+        let node = |id: &str| {
+            by_id
+                .get(id)
+                .copied()
+                .ok_or_else(|| format!("unknown node {id}"))
+        };
+        let mut nodes = Vec::with_capacity(raw_nodes.len());
+        for n in raw_nodes {
+            let zone = match s(n, "zone")? {
+                "ring" => Zone::Ring,
+                "prison" => Zone::Prison,
+                "huntington" => Zone::Huntington,
+                "pile" => Zone::Pile,
+                "lane" => Zone::Lane,
+                "village" => Zone::Village,
+                z => return Err(format!("zone {z}")),
+            };
+            let kind = match s(n, "kind")? {
+                "plain" => Kind::Plain,
+                "probation" => Kind::Probation,
+                "lawyer" => Kind::Lawyer,
+                "support" => Kind::Support,
+                "destiny" => Kind::Destiny,
+                "colour" => Kind::Colour,
+                "express" => Kind::Express,
+                "prison" => Kind::Prison,
+                "pile" => Kind::Pile,
+                k => return Err(format!("kind {k}")),
+            };
+            let opt_node = |key: &str| -> Result<Option<Node>, String> {
+                match n.get(key).and_then(|x| x.as_str()) {
+                    Some(id) => node(id).map(Some),
+                    None => Ok(None),
+                }
+            };
+            let opt_colour =
+                |key: &str| n.get(key).and_then(|x| x.as_str()).and_then(Colour::parse);
+            nodes.push(NodeInfo {
+                id: s(n, "id")?.to_string(),
+                zone,
+                kind,
+                back: opt_node("back")?,
+                lawyer_space: n["lawyer_space"].as_bool().unwrap_or(false),
+                colour: opt_colour("colour"),
+                ring: None,
+                draw: n.get("draw").and_then(|x| x.as_u64()).unwrap_or(0) as u8,
+                station: opt_node("station")?,
+                line: opt_colour("line"),
+                wagon: n.get("wagon").and_then(|x| x.as_u64()).unwrap_or(0) as u8,
+                property: n.get("property").and_then(|x| x.as_u64()).unwrap_or(0) as u8,
+            });
+        }
+        let mut ring = Vec::new();
+        for (i, id) in v["ring"].as_array().ok_or("ring")?.iter().enumerate() {
+            let r = node(id.as_str().ok_or("ring id")?)?;
+            nodes[r.idx()].ring = Some(i as u8);
+            ring.push(r);
+        }
+        let mut out = vec![Vec::new(); nodes.len()];
+        let mut hunter_adj = vec![Vec::new(); nodes.len()];
+        for e in v["edges"].as_array().ok_or("edges")? {
+            let (from, to) = (node(s(e, "from")?)?, node(s(e, "to")?)?);
+            let colour = e
+                .get("colour")
+                .and_then(|x| x.as_str())
+                .and_then(Colour::parse);
+            let ty = match s(e, "type")? {
+                "ring" => EdgeType::Ring,
+                "release" => EdgeType::Release,
+                "hunt_entry" => EdgeType::HuntEntry,
+                "tram" => EdgeType::Tram,
+                "yellow" => EdgeType::Yellow,
+                "hunt_exit" => EdgeType::HuntExit,
+                "village_entry" => EdgeType::VillageEntry,
+                "lane" => EdgeType::Lane,
+                "village" => EdgeType::Village,
+                "pile" => EdgeType::Pile,
+                t => return Err(format!("edge type {t}")),
+            };
+            out[from.idx()].push((to, ty, colour));
+            match ty {
+                EdgeType::Yellow | EdgeType::Village | EdgeType::Pile => {
+                    out[to.idx()].push((from, ty, colour))
+                }
+                EdgeType::Tram => out[to.idx()].push((from, EdgeType::TramBack, colour)),
+                _ => {}
+            }
+            if matches!(
+                ty,
+                EdgeType::Ring
+                    | EdgeType::HuntEntry
+                    | EdgeType::Tram
+                    | EdgeType::Yellow
+                    | EdgeType::HuntExit
+                    | EdgeType::Pile
+            ) {
+                hunter_adj[from.idx()].push(to);
+                hunter_adj[to.idx()].push(from);
+            }
+        }
+        let mut prison = [Node(0); 6];
+        let mut probation = [Node(0); 6];
+        for p in v["prisons"].as_array().ok_or("prisons")? {
+            let c = Colour::parse(s(p, "colour")?).ok_or("prison colour")?;
+            prison[c.index()] = node(s(p, "prison")?)?;
+            probation[c.index()] = node(s(p, "probation_officer")?)?;
+        }
+        let mut village_fork = [Node(0); 6];
+        let mut properties = [[Node(0); 6]; 6];
+        for vg in v["villages"].as_array().ok_or("villages")? {
+            let c = Colour::parse(s(vg, "colour")?).ok_or("village colour")?;
+            village_fork[c.index()] = node(s(vg, "fork")?)?;
+            for (i, p) in vg["properties"]
+                .as_array()
+                .ok_or("properties")?
+                .iter()
+                .enumerate()
+                .take(6)
+            {
+                properties[c.index()][i] = node(p.as_str().ok_or("property")?)?;
+            }
+        }
+        let mut rails = Vec::new();
+        for r in v["rails"].as_array().ok_or("rails")? {
+            rails.push((node(s(r, "departure")?)?, node(s(r, "station")?)?));
+        }
+        let mut tram_lines = Vec::new();
+        for t in v["tram_lines"].as_array().ok_or("tram_lines")? {
+            let c = Colour::parse(s(t, "colour")?).ok_or("line colour")?;
+            let mut w = [Node(0); 6];
+            for (i, x) in t["wagons"]
+                .as_array()
+                .ok_or("wagons")?
+                .iter()
+                .enumerate()
+                .take(6)
+            {
+                w[i] = node(x.as_str().ok_or("wagon")?)?;
+            }
+            tram_lines.push((c, w, node(s(t, "entry_fork")?)?, node(s(t, "exit_to")?)?));
+        }
+        let hunter_start = node(v["hunter_start"].as_str().ok_or("hunter_start")?)?;
+        let board = Board {
+            nodes,
+            by_id,
+            ring,
+            out,
+            hunter_adj,
+            prison,
+            probation,
+            village_fork,
+            properties,
+            hunter_start,
+            rails,
+            tram_lines,
+        };
+        board.validate()?;
+        Ok(board)
+    }
+
+    /// A few of the spec's §2.5 invariants, so a corrupted copy fails loudly at first use.
+    fn validate(&self) -> Result<(), String> {
+        if self.nodes.len() != 163 {
+            return Err(format!("163 nodes expected, got {}", self.nodes.len()));
+        }
+        if self.ring.len() != 72 {
+            return Err("72 ring nodes expected".into());
+        }
+        for (i, r) in self.ring.iter().enumerate() {
+            let next = self.ring[(i + 1) % 72];
+            if !self.out[r.idx()]
+                .iter()
+                .any(|&(to, ty, _)| to == next && ty == EdgeType::Ring)
+            {
+                return Err(format!(
+                    "ring edge {} → {} missing",
+                    r.name_in(self),
+                    next.name_in(self)
+                ));
+            }
+        }
+        for c in 0..6 {
+            if !self.nodes[self.probation[c].idx()].lawyer_space {
+                return Err("probation officer must be a lawyer space".into());
+            }
+        }
+        Ok(())
+    }
+
+    pub fn info(&self, n: Node) -> &NodeInfo {
+        &self.nodes[n.idx()]
+    }
+
+    /// The edge type of a directed step `from → to`, if any.
+    pub fn step(&self, from: Node, to: Node) -> Option<(EdgeType, Option<Colour>)> {
+        self.out
+            .get(from.idx())?
+            .iter()
+            .find(|&&(t, _, _)| t == to)
+            .map(|&(_, ty, c)| (ty, c))
+    }
+
+    /// Next ring node clockwise.
+    pub fn ring_next(&self, n: Node) -> Option<Node> {
+        let r = self.info(n).ring?;
+        Some(self.ring[(usize::from(r) + 1) % 72])
+    }
+
+    pub fn is_property_of(&self, n: Node, c: Colour) -> bool {
+        let i = self.info(n);
+        i.zone == Zone::Village && i.colour == Some(c)
+    }
+}
+
+impl Node {
+    fn name_in(self, b: &Board) -> &str {
+        &b.nodes[self.idx()].id
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn board_parses_with_the_spec_counts() {
+        let b = board();
+        assert_eq!(b.nodes.len(), 163);
+        assert_eq!(b.ring.len(), 72);
+        assert_eq!(Node::parse("R00"), Some(b.probation[0]));
+        assert_eq!(
+            b.info(Node::parse("R07").unwrap()).station,
+            Node::parse("R25")
+        );
+        assert_eq!(b.village_fork[0], Node::parse("R71").unwrap());
+        let lawyers = b.nodes.iter().filter(|n| n.lawyer_space).count();
+        assert_eq!(lawyers, 12);
+    }
+}

@@ -1,0 +1,202 @@
+//! Events (spec §5.4, §6). Every random outcome is in an event; `evolve` never draws.
+
+use super::board::{Colour, Node};
+use super::state::{Card, Control, Destiny, Options, Pawn};
+use crate::engine::Seat;
+use serde::{Deserialize, Serialize};
+
+/// What a die roll was for (spec §6, R-3…R-7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RollContext {
+    FirstPlayer,
+    Turn,
+    Hunter,
+    Attacker,
+    Defender,
+    DefenderReroll,
+    Destiny,
+}
+
+/// Who won a fight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FightResult {
+    Attacker,
+    Defender,
+    /// A Bodyguard stopped the fight (BD-121).
+    Bodyguard,
+}
+
+/// Something that happened. Hidden/masked projections: see `redact`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// The game is created: options, the colour of every seat, the clockwise turn order.
+    GameCreated {
+        options: Options,
+        colours: Vec<Colour>,
+        order: Vec<Seat>,
+    },
+    /// The support deck order, top first (hidden from everyone, BD-502).
+    SupportDeckShuffled {
+        order: Vec<Card>,
+    },
+    /// The destiny deck order, top first (hidden from everyone, BD-502).
+    DestinyDeckShuffled {
+        order: Vec<Destiny>,
+    },
+    /// Three cards dealt to `seat` (ids masked for the others, BD-504).
+    SupportCardsDealt {
+        seat: Seat,
+        count: u8,
+        cards: Option<Vec<Card>>,
+    },
+    /// A die value (public).
+    DieRolled {
+        seat: Seat,
+        context: RollContext,
+        value: u8,
+    },
+    /// The first player (BD-031, BD-034).
+    FirstPlayerChosen {
+        seat: Seat,
+    },
+    /// A turn starts (BD-005).
+    TurnStarted {
+        seat: Seat,
+        turn: u32,
+    },
+    /// The bounty hunter moved along `path` (BD-423).
+    HunterMoved {
+        path: Vec<Node>,
+    },
+    /// A pawn left its prison onto its probation officer (BD-060).
+    PawnFreed {
+        pawn: Pawn,
+        to: Node,
+    },
+    /// A path move (start excluded).
+    PawnMoved {
+        pawn: Pawn,
+        path: Vec<Node>,
+    },
+    /// A placement straight to a node (Surveiller, Détective, Évasion express).
+    PawnPlaced {
+        pawn: Pawn,
+        to: Node,
+    },
+    /// An express ride (BD-171).
+    ExpressRidden {
+        pawn: Pawn,
+        from: Node,
+        to: Node,
+    },
+    /// A displacement of a unit (bottom first): lost defence, retreat, a rider set down.
+    UnitDisplaced {
+        pawns: Vec<Pawn>,
+        to: Node,
+    },
+    /// A rider set down when its tower fell (BD-386).
+    RiderSetDown {
+        pawn: Pawn,
+        to: Node,
+    },
+    /// A pawn climbed onto a unit with Sur le dos (BD-380).
+    PawnStacked {
+        pawn: Pawn,
+        on: Node,
+    },
+    /// A fight starts (BD-120).
+    FightStarted {
+        attacker: Pawn,
+        node: Node,
+        defender: Seat,
+    },
+    FightEnded {
+        node: Node,
+        result: FightResult,
+    },
+    /// A pawn went to its prison (BD-128).
+    PawnImprisoned {
+        pawn: Pawn,
+    },
+    /// A colour-space bonus with no legal path (BD-154).
+    BonusForfeited {
+        pawn: Pawn,
+    },
+    /// A support card drawn by `seat` in turn `turn` (id masked for the others, BD-504).
+    SupportCardDrawn {
+        seat: Seat,
+        turn: u32,
+        card: Option<Card>,
+    },
+    /// A support card played (public, BD-235); one-shot cards go under the deck.
+    CardPlayed {
+        seat: Seat,
+        card: Card,
+        pawn: Option<Pawn>,
+    },
+    /// A ticket becomes active on `pawn` (BD-190).
+    TicketActivated {
+        seat: Seat,
+        card: Card,
+        pawn: Pawn,
+    },
+    /// A ticket becomes spent (BD-194).
+    TicketSpent {
+        card: Card,
+    },
+    /// Spent tickets go under the deck at the end of a turn (BD-050).
+    TicketsReturned {
+        cards: Vec<Card>,
+    },
+    /// Cards returned under the hand limit (BD-232): hand cards masked for the others.
+    CardsReturned {
+        seat: Seat,
+        count: u8,
+        cards: Option<Vec<Card>>,
+        tickets: Vec<Card>,
+    },
+    /// A destiny card drawn and revealed (BD-301).
+    DestinyCardDrawn {
+        seat: Seat,
+        card: Destiny,
+    },
+    /// A destiny card finished; it goes under the destiny deck (BD-302).
+    DestinyCardResolved {
+        card: Destiny,
+        effect: bool,
+    },
+    /// The Interrogation card is put in front of `target` (BD-370).
+    InterrogationPlaced {
+        target: Seat,
+    },
+    /// The Interrogation was served; the card goes under the destiny deck (BD-040).
+    InterrogationServed {
+        seat: Seat,
+    },
+    /// An accusation cancelled by a Lawyer (BD-320).
+    AccusationCancelled {
+        pawn: Pawn,
+    },
+    /// A decision with no legal command was skipped (§5.1).
+    DecisionSkipped {
+        seat: Seat,
+        decision: String,
+    },
+    TurnEnded {
+        seat: Seat,
+        turn: u32,
+    },
+    /// All pawns of `seat` are home (BD-400).
+    GameWon {
+        seat: Seat,
+    },
+    /// The pending decision and the unfinished resolutions after a command (public, §5.1).
+    Awaiting {
+        seat: Option<Seat>,
+        decision: String,
+        control: Control,
+    },
+}

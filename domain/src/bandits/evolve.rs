@@ -1,0 +1,178 @@
+//! `evolve`: applies one event in place. Total (never panics on a history `decide` produced,
+//! and tolerates odd ones), never draws randomness, allocates only when a list grows.
+
+use super::board::{Node, board};
+use super::event::Event;
+use super::state::{HandCard, NOWHERE, Pawn, State, Ticket};
+
+pub fn evolve(st: &mut State, event: &Event) {
+    match event {
+        Event::GameCreated {
+            options,
+            colours,
+            order,
+        } => {
+            let b = board();
+            *st = State {
+                options: options.clone(),
+                seats: colours.len() as u8,
+                colours: colours.clone(),
+                order: order.clone(),
+                occ: vec![Vec::new(); b.nodes.len()],
+                pos: vec![NOWHERE; 36],
+                hunter: options.bounty_hunter.then_some(b.hunter_start),
+                hands: vec![Vec::new(); colours.len()],
+                returned: vec![0; colours.len()],
+                ..State::default()
+            };
+            // BD-021: every pawn starts in its colour's prison.
+            for &c in colours {
+                for n in 1..=options.pawns_per_player.clamp(1, 6) {
+                    let p = Pawn::new(c, n);
+                    let prison = b.prison[c.index()];
+                    st.pos[p.idx()] = prison;
+                    st.occ[prison.idx()].push(p);
+                }
+            }
+        }
+        Event::SupportDeckShuffled { order } => st.support_deck = order.iter().copied().collect(),
+        Event::DestinyDeckShuffled { order } => st.destiny_deck = order.iter().copied().collect(),
+        Event::SupportCardsDealt { seat, count, cards } => {
+            // BD-023: dealt round-robin, so the ids say which cards left the deck.
+            let Some(hand) = st.hands.get_mut(seat.index()) else {
+                return;
+            };
+            match cards {
+                Some(cards) => {
+                    for &card in cards {
+                        if let Some(i) = st.support_deck.iter().position(|&c| c == card) {
+                            st.support_deck.remove(i);
+                        }
+                        hand.push(HandCard { card, received: 0 });
+                    }
+                }
+                None => {
+                    for _ in 0..*count {
+                        if let Some(card) = st.support_deck.pop_front() {
+                            hand.push(HandCard { card, received: 0 });
+                        }
+                    }
+                }
+            }
+        }
+        Event::DieRolled { .. }
+        | Event::FirstPlayerChosen { .. }
+        | Event::PawnStacked { .. }
+        | Event::FightStarted { .. }
+        | Event::FightEnded { .. }
+        | Event::BonusForfeited { .. }
+        | Event::AccusationCancelled { .. }
+        | Event::DecisionSkipped { .. }
+        | Event::TurnEnded { .. } => {}
+        Event::TurnStarted { seat, turn } => {
+            st.turn = *turn;
+            st.active = Some(*seat);
+        }
+        Event::HunterMoved { path } => {
+            if let Some(&last) = path.last() {
+                st.hunter = Some(last);
+            }
+        }
+        Event::PawnFreed { pawn, to }
+        | Event::PawnPlaced { pawn, to }
+        | Event::ExpressRidden { pawn, to, .. }
+        | Event::RiderSetDown { pawn, to } => relocate(st, *pawn, *to),
+        Event::PawnMoved { pawn, path } => {
+            if let Some(&to) = path.last() {
+                relocate(st, *pawn, to);
+            }
+        }
+        Event::UnitDisplaced { pawns, to } => {
+            for &p in pawns {
+                relocate(st, p, *to);
+            }
+        }
+        Event::PawnImprisoned { pawn } => {
+            relocate(st, *pawn, board().prison[pawn.colour().index()])
+        }
+        Event::SupportCardDrawn { seat, turn, .. } => {
+            if let (Some(card), Some(hand)) =
+                (st.support_deck.pop_front(), st.hands.get_mut(seat.index()))
+            {
+                hand.push(HandCard {
+                    card,
+                    received: *turn,
+                });
+            }
+        }
+        Event::CardPlayed { seat, card, .. } => {
+            if let Some(hand) = st.hands.get_mut(seat.index()) {
+                hand.retain(|c| c.card != *card);
+            }
+            // BD-235: one-shot cards go under the deck at once; tickets become active instead.
+            if !card.is_ticket() {
+                st.support_deck.push_back(*card);
+            }
+        }
+        Event::TicketActivated { seat, card, pawn } => st.tickets.push(Ticket {
+            card: *card,
+            owner: *seat,
+            pawn: *pawn,
+            spent: false,
+        }),
+        Event::TicketSpent { card } => {
+            for t in st.tickets.iter_mut().filter(|t| t.card == *card) {
+                t.spent = true;
+            }
+        }
+        Event::TicketsReturned { cards } => {
+            for card in cards {
+                st.tickets.retain(|t| t.card != *card);
+                st.support_deck.push_back(*card);
+            }
+        }
+        Event::CardsReturned {
+            seat, count, cards, ..
+        } => {
+            if let Some(r) = st.returned.get_mut(seat.index()) {
+                *r += u32::from(*count);
+            }
+            for card in cards.iter().flatten() {
+                if let Some(hand) = st.hands.get_mut(seat.index()) {
+                    hand.retain(|c| c.card != *card);
+                }
+                st.tickets.retain(|t| t.card != *card);
+                st.support_deck.push_back(*card);
+            }
+        }
+        Event::DestinyCardDrawn { card, .. } => {
+            if let Some(i) = st.destiny_deck.iter().position(|c| c == card) {
+                st.destiny_deck.remove(i);
+            }
+        }
+        Event::DestinyCardResolved { card, .. } => st.destiny_deck.push_back(*card),
+        Event::InterrogationPlaced { target } => st.interrogated = Some(*target),
+        Event::InterrogationServed { .. } => {
+            st.interrogated = None;
+            st.destiny_deck.push_back(super::state::Destiny(11));
+        }
+        Event::GameWon { seat } => st.winner = Some(*seat),
+        Event::Awaiting { control, .. } => st.ctl.clone_from(control),
+    }
+}
+
+/// Moves one pawn to the top of `to` (its unit mates stay where they are).
+fn relocate(st: &mut State, pawn: Pawn, to: Node) {
+    let Some(&from) = st.pos.get(pawn.idx()) else {
+        return;
+    };
+    if let Some(list) = st.occ.get_mut(from.idx())
+        && let Some(i) = list.iter().position(|&p| p == pawn)
+    {
+        list.remove(i);
+    }
+    if let Some(list) = st.occ.get_mut(to.idx()) {
+        list.push(pawn);
+        st.pos[pawn.idx()] = to;
+    }
+}

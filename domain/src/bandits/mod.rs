@@ -1,0 +1,415 @@
+//! *Même les bandits veulent rentrer chez eux* — the rules engine (spec
+//! `shared/rules/bandits.md`; the rules as implemented: `docs/rules/bandits.md`).
+//!
+//! A decider: `setup` → `decide` (validate + resolve, emitting events) → `evolve`.
+//! Modules: [`board`] (graph data), [`state`], [`command`], [`event`], [`movement`] (path
+//! rules), [`decide`] (turn flow, arrivals, the resolution stack), [`fight`], [`destiny`],
+//! [`hunter`], [`evolve`], [`legal`], [`view`], [`sim`] (simulation statistics), [`svg`]
+//! (board picture). Every rule check carries its spec ID (`grep -rn BD-154`).
+
+pub mod board;
+pub mod command;
+pub mod decide;
+pub mod destiny;
+pub mod event;
+pub mod evolve;
+pub mod fight;
+pub mod hunter;
+pub mod legal;
+pub mod movement;
+pub mod sim;
+pub mod state;
+pub mod svg;
+pub mod view;
+
+#[cfg(test)]
+mod tests;
+
+pub use board::Colour;
+pub use command::{Command, DestinyOption, TourMode};
+pub use event::{Event, FightResult, RollContext};
+pub use sim::simulate;
+pub use state::{Card, Destiny, Options, Pawn, State};
+pub use view::View;
+
+use crate::engine::*;
+use board::{Zone, board};
+use decide::Cx;
+use state::{Frame, NOWHERE, Phase};
+
+/// The game (unit struct).
+pub struct Bandits;
+
+/// BD-020 default colours per player count (spread over the board).
+pub fn default_colours(seats: u8) -> Vec<Colour> {
+    use Colour::*;
+    match seats {
+        2 => vec![Black, Green],
+        3 => vec![Black, Blue, Orange],
+        4 => vec![Black, Red, Green, Orange],
+        5 => vec![Black, Red, Blue, Green, Orange],
+        _ => Colour::ALL
+            .iter()
+            .copied()
+            .take(usize::from(seats))
+            .collect(),
+    }
+}
+
+/// Setup with optional fixed deck orders (the test hook of spec §6); die values come from
+/// `rng` (use `ScriptedRng::dice`).
+pub fn setup_with(
+    options: &Options,
+    seats: u8,
+    support_order: Option<Vec<Card>>,
+    destiny_order: Option<Vec<Destiny>>,
+    rng: &mut dyn Rng,
+) -> Result<Vec<Event>, RuleViolation> {
+    ensure((2..=6).contains(&seats), "BD-020", || {
+        "2 to 6 players".into()
+    })?;
+    ensure(
+        (1..=6).contains(&options.pawns_per_player),
+        "BD-401",
+        || "1 to 6 pawns per player".into(),
+    )?;
+    let colours = if options.colours.is_empty() {
+        default_colours(seats)
+    } else {
+        options.colours.clone()
+    };
+    ensure(colours.len() == usize::from(seats), "BD-020", || {
+        "one colour per player".into()
+    })?;
+    for (i, c) in colours.iter().enumerate() {
+        ensure(!colours[..i].contains(c), "BD-020", || {
+            "each player chooses a different colour".into()
+        })?;
+    }
+    if let Some(s) = options.first_player {
+        ensure(s.number() <= seats, "BD-034", || {
+            "the first player must be at the table".into()
+        })?;
+    }
+    let mut support: Vec<Card> = match support_order {
+        Some(o) => o,
+        None => {
+            let mut v: Vec<Card> = Card::all().collect();
+            rng.shuffle(&mut v); // BD-022
+            v
+        }
+    };
+    let mut sorted = support.clone();
+    sorted.sort();
+    ensure(sorted == Card::all().collect::<Vec<_>>(), "BD-230", || {
+        "the support deck has S01..S42".into()
+    })?;
+    let destiny: Vec<Destiny> = match destiny_order {
+        Some(o) => o,
+        None => {
+            let mut v: Vec<Destiny> = Destiny::all().collect();
+            rng.shuffle(&mut v); // BD-025
+            v
+        }
+    };
+    let mut dsorted = destiny.clone();
+    dsorted.sort();
+    ensure(
+        dsorted == Destiny::all().collect::<Vec<_>>(),
+        "BD-300",
+        || "the destiny deck has D01..D11".into(),
+    )?;
+    // BD-032: clockwise colour order.
+    let mut order: Vec<Seat> = (0..usize::from(seats)).map(Seat::from_index).collect();
+    order.sort_by_key(|s| colours[s.index()]);
+    let mut options = options.clone();
+    options.colours = colours.clone();
+    let mut cx = Cx::new(State::default(), rng);
+    cx.emit(Event::GameCreated {
+        options: options.clone(),
+        colours,
+        order: order.clone(),
+    });
+    cx.emit(Event::SupportDeckShuffled {
+        order: support.clone(),
+    });
+    cx.emit(Event::DestinyDeckShuffled { order: destiny });
+    // BD-023: three cards each, one at a time, round-robin in clockwise colour order.
+    let n = order.len();
+    for (k, &seat) in order.iter().enumerate() {
+        let cards: Vec<Card> = (0..3)
+            .filter_map(|r| support.get(r * n + k).copied())
+            .collect();
+        cx.emit(Event::SupportCardsDealt {
+            seat,
+            count: cards.len() as u8,
+            cards: Some(cards),
+        });
+    }
+    support.clear();
+    match options.first_player {
+        Some(s) => {
+            cx.emit(Event::FirstPlayerChosen { seat: s });
+            cx.start_turn(s, 1);
+        }
+        None => {
+            cx.st.ctl.phase = Phase::FirstRolls {
+                next: 0,
+                best_seat: None,
+                best_value: 0,
+            }
+        }
+    }
+    cx.finish();
+    Ok(cx.ev)
+}
+
+impl Game for Bandits {
+    const KIND: &'static str = "bandits";
+    const RULES_VERSION: &'static str = "bandits/1.0.0";
+    type Options = Options;
+    type State = State;
+    type Command = Command;
+    type Event = Event;
+    type View = View;
+
+    fn seat_range() -> std::ops::RangeInclusive<u8> {
+        2..=6
+    }
+
+    fn setup(options: &Options, seats: u8, rng: &mut dyn Rng) -> Result<Vec<Event>, RuleViolation> {
+        setup_with(options, seats, None, None, rng)
+    }
+
+    fn decide(
+        state: &State,
+        actor: Seat,
+        command: &Command,
+        rng: &mut dyn Rng,
+    ) -> Result<Vec<Event>, RuleViolation> {
+        decide::decide(state, actor, command, rng)
+    }
+
+    fn evolve(state: &mut State, event: &Event) {
+        evolve::evolve(state, event)
+    }
+
+    fn view(state: &State, viewer: Viewer) -> View {
+        view::view(state, viewer)
+    }
+
+    fn prompts(state: &State) -> Vec<Prompt> {
+        match decide::awaiting(state) {
+            Some(w) => vec![Prompt::new(w.seat, &w.kinds)],
+            None => Vec::new(),
+        }
+    }
+
+    fn legal(state: &State, seat: Seat) -> Vec<Command> {
+        legal::legal(state, seat)
+    }
+
+    fn outcome(state: &State) -> Option<Outcome> {
+        let winner = state.winner?;
+        Some(Outcome {
+            winners: vec![winner],
+            scores: view::scores(state)
+                .into_iter()
+                .map(|s| SeatScore {
+                    seat: s.seat,
+                    score: s.score,
+                })
+                .collect(),
+        })
+    }
+
+    fn redact(event: &Event, viewer: Viewer) -> Redacted<'_, Event> {
+        match event {
+            // BD-502: deck orders are for replay only.
+            Event::SupportDeckShuffled { .. } | Event::DestinyDeckShuffled { .. }
+                if viewer != Viewer::Omniscient =>
+            {
+                Redacted::Hidden
+            }
+            // BD-504: card ids only for their holder.
+            Event::SupportCardsDealt { seat, count, .. } if !viewer.sees_private_of(*seat) => {
+                Redacted::Masked(Event::SupportCardsDealt {
+                    seat: *seat,
+                    count: *count,
+                    cards: None,
+                })
+            }
+            Event::SupportCardDrawn { seat, turn, .. } if !viewer.sees_private_of(*seat) => {
+                Redacted::Masked(Event::SupportCardDrawn {
+                    seat: *seat,
+                    turn: *turn,
+                    card: None,
+                })
+            }
+            Event::CardsReturned {
+                seat,
+                count,
+                tickets,
+                ..
+            } if !viewer.sees_private_of(*seat) => Redacted::Masked(Event::CardsReturned {
+                seat: *seat,
+                count: *count,
+                cards: None,
+                tickets: tickets.clone(),
+            }),
+            _ => Redacted::Shown(event),
+        }
+    }
+
+    fn check_invariants(state: &State) -> Result<(), String> {
+        check_invariants(state)
+    }
+
+    fn heuristic(state: &State, seat: Seat) -> i64 {
+        heuristic(state, seat)
+    }
+}
+
+/// Conservation laws: pawns, co-location, cards, hand limit.
+pub fn check_invariants(st: &State) -> Result<(), String> {
+    if !st.started() {
+        return Ok(());
+    }
+    let b = board();
+    // Each colour has exactly its pawns on the board / in prison / in its village.
+    let mut seen = 0usize;
+    for (i, list) in st.occ.iter().enumerate() {
+        for &p in list {
+            seen += 1;
+            if st.pos.get(p.idx()).map(|n| n.idx()) != Some(i) {
+                return Err(format!(
+                    "{p} listed on {} but positioned elsewhere",
+                    b.nodes[i].id
+                ));
+            }
+            let info = &b.nodes[i];
+            match info.zone {
+                Zone::Prison | Zone::Lane | Zone::Village if info.colour != Some(p.colour()) => {
+                    return Err(format!("{p} on {} of another colour", info.id));
+                }
+                Zone::Pile => return Err(format!("{p} on the pile")),
+                _ => {}
+            }
+        }
+        // No two pawns share a node except in a stack (ring only) or mid-fight.
+        if list.len() >= 2 && !matches!(b.nodes[i].zone, Zone::Prison | Zone::Ring) {
+            let mid_fight = st
+                .ctl
+                .stack
+                .iter()
+                .any(|f| matches!(f, Frame::Arrive(a) if a.node().idx() == i));
+            if !mid_fight {
+                return Err(format!(
+                    "{} pawns share {} outside a stack",
+                    list.len(),
+                    b.nodes[i].id
+                ));
+            }
+        }
+    }
+    let expected = usize::from(st.seats) * usize::from(st.options.pawns_per_player);
+    if seen != expected {
+        return Err(format!("{seen} pawns on the board, {expected} expected"));
+    }
+    for (i, &n) in st.pos.iter().enumerate() {
+        let p = state::Pawn(i as u8);
+        let in_play = st.owner(p).is_some() && p.number() <= st.options.pawns_per_player;
+        if in_play != (n != NOWHERE) {
+            return Err(format!("{p} in play = {in_play} but position {n:?}"));
+        }
+    }
+    // Support cards: deck + hands + tickets = the 42 cards, each once.
+    let mut cards: Vec<u8> = st.support_deck.iter().map(|c| c.0).collect();
+    cards.extend(st.hands.iter().flatten().map(|c| c.card.0));
+    cards.extend(st.tickets.iter().map(|t| t.card.0));
+    cards.sort_unstable();
+    if cards != (1..=42).collect::<Vec<u8>>() {
+        return Err(format!(
+            "support cards not conserved ({} found)",
+            cards.len()
+        ));
+    }
+    // Destiny cards: deck + queue + executing + interrogation = 11.
+    let mut d: Vec<u8> = st.destiny_deck.iter().map(|c| c.0).collect();
+    for f in &st.ctl.stack {
+        if let Frame::Destiny(q) = f {
+            d.extend(q.queue.iter().map(|c| c.0));
+            if let Some(e) = &q.exec {
+                d.push(e.card.0);
+            }
+        }
+    }
+    if st.interrogated.is_some() {
+        d.push(11);
+    }
+    d.sort_unstable();
+    if st.turn > 0 && st.winner.is_none() && d != (1..=11).collect::<Vec<u8>>() {
+        return Err(format!("destiny cards not conserved: {d:?}"));
+    }
+    // Hand limit (BD-231), unless the discard is pending.
+    for s in Seat::all(st.seats) {
+        let pending = st
+            .ctl
+            .stack
+            .iter()
+            .any(|f| matches!(f, Frame::HandLimit { seat } if *seat == s));
+        if st.card_count(s) > 5 && !pending {
+            return Err(format!("{s} holds {} cards", st.card_count(s)));
+        }
+    }
+    Ok(())
+}
+
+/// Progress of a pawn toward home (0 in prison … 100 at home).
+pub fn progress(st: &State, p: state::Pawn) -> i64 {
+    let b = board();
+    let n = st.pos(p);
+    if n == NOWHERE {
+        return 0;
+    }
+    let info = b.info(n);
+    let po = b.info(b.probation[p.colour().index()]).ring.unwrap_or(0) as i64;
+    let ring_dist = |r: u8| (i64::from(r) - po).rem_euclid(72);
+    match info.zone {
+        Zone::Prison => 0,
+        // Deeper properties score higher, so the greedy bot clears the entrance (property 1).
+        Zone::Village => {
+            100 + 2 * i64::from([0, 0, 1, 2, 3, 2, 1][usize::from(info.property.min(6))])
+        }
+        Zone::Lane => 90 + i64::from(info.id.ends_with("E2")),
+        Zone::Ring => 10 + ring_dist(info.ring.unwrap_or(0)),
+        Zone::Huntington => {
+            let exit = info
+                .line
+                .and_then(|l| b.tram_lines.iter().find(|t| t.0 == l))
+                .and_then(|t| b.info(t.3).ring)
+                .unwrap_or(0);
+            10 + ring_dist(exit) - i64::from(7 - info.wagon)
+        }
+        Zone::Pile => 0,
+    }
+}
+
+/// Cheap estimate for the greedy bot: own progress minus the best opponent's.
+pub fn heuristic(st: &State, seat: Seat) -> i64 {
+    if st.winner == Some(seat) {
+        return 1_000_000;
+    }
+    let mut best_other = 0;
+    let mut mine = 0;
+    for s in Seat::all(st.seats) {
+        let v: i64 = st.pawns_of(s).map(|p| progress(st, p)).sum();
+        if s == seat {
+            mine = v;
+        } else {
+            best_other = best_other.max(v);
+        }
+    }
+    let cards = st.card_count(seat) as i64;
+    mine * 4 - best_other + cards
+}

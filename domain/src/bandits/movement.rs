@@ -1,0 +1,496 @@
+//! Path rules (§3.6, §3.11, §3.12, §3.15): validating a given path with the rule ID of the
+//! first broken rule, and enumerating legal paths (for `legal`, the bots and the "is there a
+//! legal move" checks that open or skip decisions).
+
+use super::board::{EdgeType, Node, Zone, board};
+use super::state::{Pawn, State, SupportKind};
+use crate::engine::RuleViolation;
+
+/// Ticket state of a moving pawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tk {
+    None,
+    Single,
+    Day,
+}
+
+impl Tk {
+    pub fn of(kind: SupportKind) -> Tk {
+        match kind {
+            SupportKind::TicketSingle => Tk::Single,
+            SupportKind::TicketDay => Tk::Day,
+            _ => Tk::None,
+        }
+    }
+}
+
+/// How the final node is occupied (BD-085).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    Empty,
+    /// Opponents only: a fight, or a Sur le dos (ring only).
+    Opponent,
+    /// Holds an own pawn: only with a Sur le dos (ring only).
+    Own,
+}
+
+/// The cards a move names (kinds only; the caller checks ids and usability).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MoveCards {
+    pub ticket: Option<SupportKind>,
+    pub jetpacks: usize,
+    pub piggy: bool,
+}
+
+/// What a validated path needs / does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathInfo {
+    pub end: End,
+    /// Occupied village properties flown over (BD-250).
+    pub jetpacks: usize,
+    /// Entered Huntington with the named ticket.
+    pub entered: bool,
+    /// Opponent pawns on the path (rampage captures), in path order.
+    pub captured: Vec<Pawn>,
+}
+
+fn rv(rule: &'static str, msg: impl Into<String>) -> RuleViolation {
+    RuleViolation::new(rule, msg)
+}
+
+/// One step's edge rule (BD-082, BD-190–BD-193, BD-210, BD-389). Returns the new ticket state.
+fn step_rule(
+    pawn: Pawn,
+    from: Node,
+    to: Node,
+    tk: Tk,
+    played: Tk,
+    riders: bool,
+) -> Result<Tk, RuleViolation> {
+    let b = board();
+    let Some((ty, colour)) = b.step(from, to) else {
+        return Err(rv(
+            "BD-082",
+            format!("{} → {} is not a step of the board", from.name(), to.name()),
+        ));
+    };
+    match ty {
+        EdgeType::Ring => Ok(tk),
+        EdgeType::HuntEntry => {
+            if riders {
+                Err(rv(
+                    "BD-389",
+                    "a bottom carrying riders may not enter Huntington",
+                ))
+            } else if tk == Tk::None && played != Tk::None {
+                Ok(played)
+            } else if tk != Tk::None {
+                Err(rv("BD-257", "a pawn has at most one ticket"))
+            } else {
+                Err(rv("BD-190", "entering Huntington needs a usable ticket"))
+            }
+        }
+        EdgeType::Tram if tk != Tk::None => Ok(tk),
+        EdgeType::Tram => Err(rv("BD-190", "riding a tram line needs a ticket")),
+        EdgeType::TramBack if tk == Tk::Day => Ok(tk),
+        EdgeType::TramBack => Err(rv("BD-192", "only a day ticket rides a line backwards")),
+        EdgeType::Yellow if tk == Tk::Day => Ok(tk),
+        EdgeType::Yellow => Err(rv("BD-192", "only a day ticket changes lines")),
+        EdgeType::HuntExit => Ok(Tk::None),
+        EdgeType::VillageEntry | EdgeType::Lane | EdgeType::Village => {
+            if colour != Some(pawn.colour()) {
+                Err(rv(
+                    "BD-210",
+                    format!(
+                        "only {} pawns enter this village",
+                        colour.map_or("?", |c| c.name())
+                    ),
+                ))
+            } else if riders && ty == EdgeType::VillageEntry {
+                Err(rv(
+                    "BD-389",
+                    "a bottom carrying riders may not enter a lane",
+                ))
+            } else {
+                Ok(tk)
+            }
+        }
+        EdgeType::Release | EdgeType::Pile => {
+            Err(rv("BD-082", "release and pile links are not used by moves"))
+        }
+    }
+}
+
+/// Classifies the final node for the mover's owner, ignoring `ignore` (rampage captures).
+fn end_kind(st: &State, pawn: Pawn, node: Node, ignore_opponents: bool) -> End {
+    let owner = st.owner(pawn);
+    let mut own = false;
+    let mut opp = false;
+    for &p in st.at(node) {
+        if p == pawn {
+            continue;
+        }
+        if st.owner(p) == owner {
+            own = true;
+        } else {
+            opp = true;
+        }
+    }
+    if own {
+        End::Own
+    } else if opp && !ignore_opponents {
+        End::Opponent
+    } else {
+        End::Empty
+    }
+}
+
+/// Checks the final node against BD-085, BD-215, BD-380, BD-381.
+fn check_end(end: End, node: Node, piggy: bool) -> Result<(), RuleViolation> {
+    let zone = board().info(node).zone;
+    match end {
+        End::Empty if piggy => Err(rv("BD-380", "Sur le dos needs an occupied final node")),
+        End::Empty => Ok(()),
+        _ if zone == Zone::Village => {
+            Err(rv("BD-215", "a move may not end on an occupied property"))
+        }
+        _ if piggy && zone != Zone::Ring => {
+            Err(rv("BD-381", "Sur le dos is played on ring nodes only"))
+        }
+        End::Own if !piggy => Err(rv(
+            "BD-085",
+            "the final node holds an own pawn (only with Sur le dos)",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Validates a path move of `pawn` for a roll of `value` (BD-080–BD-087, BD-213–BD-215,
+/// BD-250). `exact_only`: no up-to rule (never used: colour bonuses cannot reach a village).
+pub fn check_path(
+    st: &State,
+    pawn: Pawn,
+    path: &[Node],
+    value: u8,
+    cards: MoveCards,
+) -> Result<PathInfo, RuleViolation> {
+    let b = board();
+    let start = st.pos(pawn);
+    if path.is_empty() {
+        return Err(rv("BD-081", "a move has at least one step"));
+    }
+    if path.len() > 200 {
+        return Err(rv("BD-081", "path too long"));
+    }
+    let riders = !st.riders(pawn).is_empty();
+    let active = st
+        .active_ticket(pawn)
+        .map(|t| Tk::of(t.card.kind()))
+        .unwrap_or(Tk::None);
+    let played = cards.ticket.map(Tk::of).unwrap_or(Tk::None);
+    let mut tk = if st.in_huntington(pawn) {
+        active
+    } else {
+        Tk::None
+    };
+    let mut entered = false;
+    let mut jets = 0;
+    let mut cur = start;
+    for (i, &to) in path.iter().enumerate() {
+        if to == start || path[..i].contains(&to) {
+            return Err(rv(
+                "BD-083",
+                format!("{} is entered twice (or is the start)", to.name()),
+            ));
+        }
+        let before = tk;
+        tk = step_rule(pawn, cur, to, tk, played, riders)?;
+        if before == Tk::None && tk != Tk::None {
+            entered = true;
+        }
+        let info = b.info(to);
+        if i + 1 < path.len() && info.zone == Zone::Village && !st.at(to).is_empty() {
+            jets += 1;
+        }
+        cur = to;
+    }
+    if cards.ticket.is_some() && !entered {
+        return Err(rv(
+            "BD-257",
+            "a ticket is played only by the move that enters Huntington",
+        ));
+    }
+    let last = cur;
+    let own_property = b.is_property_of(last, pawn.colour());
+    let len = path.len();
+    if own_property {
+        // BD-213: up to the value when ending on an own property.
+        if len > usize::from(value) {
+            return Err(rv("BD-213", format!("at most {value} steps")));
+        }
+    } else if len != usize::from(value) {
+        return Err(rv(
+            "BD-081",
+            format!("the path has {len} steps, {value} required"),
+        ));
+    }
+    if jets > cards.jetpacks {
+        return Err(rv(
+            "BD-215",
+            format!("{jets} occupied properties need {jets} Jet-packs"),
+        ));
+    }
+    if jets < cards.jetpacks {
+        return Err(rv(
+            "BD-251",
+            "Jet-packs are needed only over occupied properties",
+        ));
+    }
+    let end = end_kind(st, pawn, last, false);
+    check_end(end, last, cards.piggy)?;
+    Ok(PathInfo {
+        end,
+        jetpacks: jets,
+        entered,
+        captured: Vec::new(),
+    })
+}
+
+/// Validates a rampage path (BD-340) for total `total`.
+pub fn check_rampage(
+    st: &State,
+    pawn: Pawn,
+    path: &[Node],
+    total: u8,
+    cards: MoveCards,
+) -> Result<PathInfo, RuleViolation> {
+    let b = board();
+    let start = st.pos(pawn);
+    if path.is_empty() || path.len() > 200 {
+        return Err(rv("BD-340", "the rampage path is empty or too long"));
+    }
+    let riders = !st.riders(pawn).is_empty();
+    let active = st
+        .active_ticket(pawn)
+        .map(|t| Tk::of(t.card.kind()))
+        .unwrap_or(Tk::None);
+    let played = cards.ticket.map(Tk::of).unwrap_or(Tk::None);
+    let mut tk = if st.in_huntington(pawn) {
+        active
+    } else {
+        Tk::None
+    };
+    let mut entered = false;
+    let mut jets = 0;
+    let mut budget = i32::from(total);
+    let mut captured = Vec::new();
+    let owner = st.owner(pawn);
+    let mut cur = start;
+    for (i, &to) in path.iter().enumerate() {
+        if budget <= 0 {
+            return Err(rv("BD-340", "the pawn stops the moment its steps run out"));
+        }
+        if to == start || path[..i].contains(&to) {
+            return Err(rv(
+                "BD-083",
+                format!("{} is entered twice (or is the start)", to.name()),
+            ));
+        }
+        let before = tk;
+        tk = step_rule(pawn, cur, to, tk, played, riders)?;
+        if before == Tk::None && tk != Tk::None {
+            entered = true;
+        }
+        if i + 1 < path.len() && b.info(to).zone == Zone::Village && !st.at(to).is_empty() {
+            jets += 1;
+        }
+        budget -= 1;
+        for &p in st.at(to) {
+            if st.owner(p) != owner {
+                captured.push(p);
+                budget += 3;
+            }
+        }
+        cur = to;
+    }
+    if cards.ticket.is_some() && !entered {
+        return Err(rv(
+            "BD-257",
+            "a ticket is played only by the move that enters Huntington",
+        ));
+    }
+    let own_property = b.is_property_of(cur, pawn.colour());
+    if budget != 0 && !(own_property && budget > 0) {
+        return Err(rv(
+            "BD-340",
+            format!("the path must use exactly the total plus 3 per opponent ({budget} off)"),
+        ));
+    }
+    if jets != cards.jetpacks {
+        return Err(rv(
+            "BD-250",
+            "one Jet-pack per occupied property flown over",
+        ));
+    }
+    let end = end_kind(st, pawn, cur, true);
+    check_end(end, cur, cards.piggy)?;
+    Ok(PathInfo {
+        end,
+        jetpacks: jets,
+        entered,
+        captured,
+    })
+}
+
+/// A legal path found by enumeration, with the cards it needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    pub path: Vec<Node>,
+    /// Ticket kind played to enter Huntington, if any.
+    pub ticket: Option<SupportKind>,
+    pub jetpacks: usize,
+    pub end: End,
+}
+
+impl Candidate {
+    /// Needs no card at all.
+    pub fn card_free(&self) -> bool {
+        self.ticket.is_none() && self.jetpacks == 0 && self.end != End::Own
+    }
+}
+
+/// Length rule for enumeration.
+#[derive(Clone, Copy, Debug)]
+pub enum Len {
+    /// Exactly `v` (or up to `v` into the own village).
+    Exact(u8),
+    /// Any length 1..=v (distribute shares).
+    UpTo(u8),
+    /// Rampage with total T.
+    Rampage(u8),
+}
+
+/// Caps enumeration work (documented in the docs: `legal` lists at most this many paths per
+/// pawn and ticket choice).
+pub const MAX_PATHS: usize = 400;
+
+/// Enumerates legal paths of `pawn` (tickets: none, single, day when `tickets`), ignoring
+/// which card ids the player holds.
+pub fn candidates(st: &State, pawn: Pawn, len: Len, tickets: bool) -> Vec<Candidate> {
+    let mut out = Vec::new();
+    let start = st.pos(pawn);
+    let active = st
+        .active_ticket(pawn)
+        .map(|t| Tk::of(t.card.kind()))
+        .unwrap_or(Tk::None);
+    let tk = if st.in_huntington(pawn) {
+        active
+    } else {
+        Tk::None
+    };
+    let riders = !st.riders(pawn).is_empty();
+    let mut choices = vec![Tk::None];
+    if tickets && tk == Tk::None {
+        choices.push(Tk::Single);
+        choices.push(Tk::Day);
+    }
+    for played in choices {
+        let mut path = Vec::new();
+        let budget = match len {
+            Len::Exact(v) | Len::UpTo(v) | Len::Rampage(v) => i32::from(v),
+        };
+        let mut w = Walk {
+            st,
+            pawn,
+            start,
+            len,
+            played,
+            riders,
+            out: &mut out,
+            found: 0,
+        };
+        w.dfs(start, tk, &mut path, budget, 0);
+    }
+    out
+}
+
+struct Walk<'a> {
+    st: &'a State,
+    pawn: Pawn,
+    start: Node,
+    len: Len,
+    played: Tk,
+    riders: bool,
+    out: &'a mut Vec<Candidate>,
+    found: usize,
+}
+
+impl Walk<'_> {
+    fn dfs(&mut self, cur: Node, tk: Tk, path: &mut Vec<Node>, budget: i32, jets: usize) {
+        if budget <= 0 || self.found >= MAX_PATHS {
+            return;
+        }
+        let b = board();
+        for &(to, _, _) in &b.out[cur.idx()] {
+            if to == self.start || path.contains(&to) {
+                continue;
+            }
+            let Ok(ntk) = step_rule(self.pawn, cur, to, tk, self.played, self.riders) else {
+                continue;
+            };
+            path.push(to);
+            let mut nb = budget - 1;
+            if let Len::Rampage(_) = self.len {
+                let owner = self.st.owner(self.pawn);
+                nb += 3 * self
+                    .st
+                    .at(to)
+                    .iter()
+                    .filter(|&&p| self.st.owner(p) != owner)
+                    .count() as i32;
+            }
+            let info = b.info(to);
+            let own_property = b.is_property_of(to, self.pawn.colour());
+            let occupied = !self.st.at(to).is_empty();
+            // Does this prefix qualify as a whole path?
+            let length_ok = match self.len {
+                Len::Exact(_) => nb == 0 || (own_property && nb >= 0),
+                Len::UpTo(_) => nb >= 0,
+                Len::Rampage(_) => nb == 0 || (own_property && nb > 0),
+            };
+            let used_ticket = self.played == Tk::None || ticket_used(path, self.start);
+            if length_ok && used_ticket {
+                let end = end_kind(self.st, self.pawn, to, matches!(self.len, Len::Rampage(_)));
+                if check_end(end, to, end == End::Own).is_ok() {
+                    self.found += 1;
+                    self.out.push(Candidate {
+                        path: path.clone(),
+                        ticket: match self.played {
+                            Tk::Single => Some(SupportKind::TicketSingle),
+                            Tk::Day => Some(SupportKind::TicketDay),
+                            Tk::None => None,
+                        },
+                        jetpacks: jets,
+                        end,
+                    });
+                }
+            }
+            let njets = jets + usize::from(info.zone == super::board::Zone::Village && occupied);
+            self.dfs(to, ntk, path, nb, njets);
+            path.pop();
+        }
+    }
+}
+
+/// Whether the path took a `hunt_entry` step (so a played ticket was used).
+fn ticket_used(path: &[Node], start: Node) -> bool {
+    let b = board();
+    let mut cur = start;
+    for &n in path {
+        if matches!(b.step(cur, n), Some((EdgeType::HuntEntry, _))) {
+            return true;
+        }
+        cur = n;
+    }
+    false
+}

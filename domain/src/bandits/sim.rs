@@ -1,0 +1,129 @@
+//! Simulation statistics (random bots, and one greedy seat in every third game).
+
+use super::{Bandits, Options};
+use crate::sim::{Bot, SimFailure, play_game};
+use serde_json::json;
+
+/// Commands a game may take before the simulation calls it stuck.
+pub const MAX_COMMANDS: usize = 400_000;
+
+fn summary(mut v: Vec<u64>) -> serde_json::Value {
+    if v.is_empty() {
+        return json!(null);
+    }
+    v.sort_unstable();
+    let mean = v.iter().sum::<u64>() as f64 / v.len() as f64;
+    json!({"min": v[0], "median": v[v.len() / 2], "p90": v[v.len() * 9 / 10], "max": v[v.len() - 1], "mean": (mean * 10.0).round() / 10.0})
+}
+
+/// The options of simulated game `i`: player counts 2–6 in turn, pawns 6 in most games
+/// (1–5 in some), the hunter in every fourth game.
+pub fn sim_options(i: u64) -> (Options, u8) {
+    let seats = 2 + (i % 5) as u8;
+    let pawns = [6, 6, 6, 3, 1, 6, 2, 6, 4, 5][(i / 5 % 10) as usize];
+    let options = Options {
+        pawns_per_player: pawns,
+        bounty_hunter: i % 4 == 3,
+        ..Options::default()
+    };
+    (options, seats)
+}
+
+/// Plays `games` games from `seed` and returns statistics (see docs/rules/bandits.md).
+pub fn simulate(games: u64, seed: u64) -> Result<serde_json::Value, SimFailure> {
+    simulate_with(games, seed, sim_options)
+}
+
+pub fn simulate_with(
+    games: u64,
+    seed: u64,
+    options_of: impl Fn(u64) -> (Options, u8),
+) -> Result<serde_json::Value, SimFailure> {
+    #[derive(Default)]
+    struct PerCount {
+        games: u64,
+        turns: Vec<u64>,
+        turns_six_pawns_random: Vec<u64>,
+        random_games: u64,
+        random_wins_by_seat: [u64; 6],
+        greedy_games: u64,
+        greedy_wins: u64,
+    }
+    let mut commands = Vec::new();
+    let mut events = Vec::new();
+    let mut per: Vec<PerCount> = (0..7).map(|_| PerCount::default()).collect();
+    let mut wins_by_colour = std::collections::BTreeMap::<String, u64>::new();
+    let mut hunter_turns = Vec::new();
+    let mut no_hunter_turns = Vec::new();
+    for i in 0..games {
+        let (options, seats) = options_of(i);
+        let game_seed = seed.wrapping_mul(1_000_003).wrapping_add(i);
+        let mut bots = vec![Bot::Random; usize::from(seats)];
+        let greedy_seat = (i % 3 == 0).then(|| (i / 3 % u64::from(seats)) as usize);
+        if let Some(g) = greedy_seat {
+            bots[g] = Bot::Greedy;
+        }
+        let g = play_game::<Bandits>(&options, seats, &bots, game_seed, MAX_COMMANDS)?;
+        commands.push(g.commands as u64);
+        events.push(g.events as u64);
+        let turns = u64::from(g.state.turn);
+        let pc = &mut per[usize::from(seats)];
+        pc.games += 1;
+        pc.turns.push(turns);
+        if options.pawns_per_player == 6 && greedy_seat.is_none() {
+            pc.turns_six_pawns_random.push(turns);
+            if options.bounty_hunter {
+                hunter_turns.push(turns);
+            } else {
+                no_hunter_turns.push(turns);
+            }
+        }
+        let winner = g.outcome.winners.first().copied();
+        if let Some(c) = winner.and_then(|w| g.state.colour_of(w)) {
+            *wins_by_colour.entry(c.name().to_string()).or_default() += 1;
+        }
+        match greedy_seat {
+            Some(gs) => {
+                pc.greedy_games += 1;
+                if winner.map(|w| w.index()) == Some(gs) {
+                    pc.greedy_wins += 1;
+                }
+            }
+            None => {
+                pc.random_games += 1;
+                if let Some(w) = winner {
+                    pc.random_wins_by_seat[w.index()] += 1;
+                }
+            }
+        }
+    }
+    let by_players: serde_json::Map<String, serde_json::Value> = (2..=6usize)
+        .map(|n| {
+            let pc = &per[n];
+            (
+                format!("{n}_players"),
+                json!({
+                    "games": pc.games,
+                    "turns_all_games": summary(pc.turns.clone()),
+                    "turns_6_pawns_random_bots": summary(pc.turns_six_pawns_random.clone()),
+                    "random_games": pc.random_games,
+                    "random_games_wins_by_seat": pc.random_wins_by_seat[..n].to_vec(),
+                    "greedy_games": pc.greedy_games,
+                    "greedy_wins": pc.greedy_wins,
+                }),
+            )
+        })
+        .collect();
+    Ok(json!({
+        "game": "bandits",
+        "games": games,
+        "seed": seed,
+        "commands_per_game": summary(commands),
+        "events_per_game": summary(events),
+        "by_player_count": by_players,
+        "turns_6_pawns_random_with_hunter": summary(hunter_turns),
+        "turns_6_pawns_random_without_hunter": summary(no_hunter_turns),
+        "wins_by_colour": wins_by_colour,
+        "wins_by_seat": (0..6).map(|s| per.iter().map(|pc| pc.random_wins_by_seat[s]).sum::<u64>()).collect::<Vec<_>>(),
+    }))
+}

@@ -1,0 +1,361 @@
+//! Test helpers: a fixture builder that sets up a position directly (pawns, cards, decks,
+//! whose turn), then plays commands with scripted dice (`ScriptedRng::dice`).
+
+use crate::bandits::board::Node;
+use crate::bandits::decide::awaiting;
+use crate::bandits::state::*;
+use crate::bandits::*;
+use crate::engine::*;
+
+pub fn n(id: &str) -> Node {
+    Node::parse(id).unwrap_or_else(|| panic!("no node {id}"))
+}
+pub fn p(id: &str) -> Pawn {
+    Pawn::parse(id).unwrap_or_else(|| panic!("no pawn {id}"))
+}
+pub fn c(id: &str) -> Card {
+    serde_json::from_value(serde_json::json!(id)).unwrap()
+}
+pub fn d(id: &str) -> Destiny {
+    serde_json::from_value(serde_json::json!(id)).unwrap()
+}
+pub fn path(ids: &[&str]) -> Vec<Node> {
+    ids.iter().map(|i| n(i)).collect()
+}
+/// Ring path `R<a+1>`..=`R<b>` (clockwise, wrapping).
+pub fn ring(from: u8, to: u8) -> Vec<Node> {
+    let mut v = Vec::new();
+    let mut i = from;
+    while i != to {
+        i = (i + 1) % 72;
+        v.push(n(&format!("R{i:02}")));
+    }
+    v
+}
+pub fn mv(pawn: &str, ids: &[&str]) -> Command {
+    Command::mv(p(pawn), path(ids))
+}
+pub fn mv_ring(pawn: &str, from: u8, to: u8) -> Command {
+    Command::mv(p(pawn), ring(from, to))
+}
+pub fn with_piggy(cmd: Command, card: &str) -> Command {
+    match cmd {
+        Command::MovePawn {
+            pawn,
+            path,
+            ticket_card,
+            jetpack_cards,
+            ..
+        } => Command::MovePawn {
+            pawn,
+            path,
+            ticket_card,
+            jetpack_cards,
+            piggyback_card: Some(c(card)),
+        },
+        other => other,
+    }
+}
+pub fn with_ticket(cmd: Command, card: &str) -> Command {
+    match cmd {
+        Command::MovePawn {
+            pawn,
+            path,
+            jetpack_cards,
+            piggyback_card,
+            ..
+        } => Command::MovePawn {
+            pawn,
+            path,
+            ticket_card: Some(c(card)),
+            jetpack_cards,
+            piggyback_card,
+        },
+        other => other,
+    }
+}
+pub fn with_jets(cmd: Command, cards: &[&str]) -> Command {
+    match cmd {
+        Command::MovePawn {
+            pawn,
+            path,
+            ticket_card,
+            piggyback_card,
+            ..
+        } => Command::MovePawn {
+            pawn,
+            path,
+            ticket_card,
+            jetpack_cards: cards.iter().map(|x| c(x)).collect(),
+            piggyback_card,
+        },
+        other => other,
+    }
+}
+pub fn play(card: &str) -> Command {
+    Command::PlayCard {
+        card: c(card),
+        pawn: None,
+        piggyback_card: None,
+    }
+}
+pub fn watch(card: &str, pawn: &str) -> Command {
+    Command::PlayCard {
+        card: c(card),
+        pawn: Some(p(pawn)),
+        piggyback_card: None,
+    }
+}
+pub fn resolve(f: impl FnOnce(&mut Command)) -> Command {
+    let mut cmd = Command::resolve();
+    f(&mut cmd);
+    cmd
+}
+pub fn opt(o: DestinyOption) -> Command {
+    resolve(|c| {
+        if let Command::ResolveDestiny { option, .. } = c {
+            *option = Some(o)
+        }
+    })
+}
+pub fn target(t: &str) -> Command {
+    resolve(|c| {
+        if let Command::ResolveDestiny { target_pawn, .. } = c {
+            *target_pawn = Some(p(t))
+        }
+    })
+}
+
+pub struct Fx {
+    /// Skip the invariant check (positions built to reach states the invariants exclude).
+    pub unchecked: bool,
+    pub st: State,
+    pub rng: ScriptedRng,
+    pub log: Vec<Event>,
+}
+
+impl Fx {
+    /// The spec §7 common setting: black, red, green, orange (seats 1–4), no hunter, every
+    /// pawn in prison, empty hands, decks in id order; black's turn 5, waiting for its roll.
+    pub fn new() -> Fx {
+        Fx::with(Options::default(), 4)
+    }
+
+    pub fn with(options: Options, seats: u8) -> Fx {
+        let mut rng = ScriptedRng::new([]);
+        let options = Options {
+            first_player: Some(Seat::from_index(0)),
+            ..options
+        };
+        let evs = setup_with(
+            &options,
+            seats,
+            Some(Card::all().collect()),
+            Some(Destiny::all().collect()),
+            &mut rng,
+        )
+        .expect("setup");
+        let st = replay_events(&evs);
+        let mut fx = Fx {
+            unchecked: false,
+            st,
+            rng,
+            log: evs,
+        };
+        // Empty hands: tests give exactly the cards they need.
+        for h in fx.st.hands.iter_mut() {
+            h.clear();
+        }
+        fx.st.support_deck = Card::all().collect();
+        fx.turn("black", 5);
+        fx
+    }
+
+    pub fn seat(&self, colour: &str) -> Seat {
+        self.st
+            .colours
+            .iter()
+            .position(|c| c.name() == colour)
+            .map(Seat::from_index)
+            .expect("colour in play")
+    }
+
+    /// Makes `colour` the active player of turn `turn`, waiting for the turn roll.
+    pub fn turn(&mut self, colour: &str, turn: u32) -> &mut Self {
+        let seat = self.seat(colour);
+        self.st.turn = turn;
+        self.st.active = Some(seat);
+        self.st.ctl = Control {
+            phase: Phase::TurnRoll,
+            ..Control::default()
+        };
+        self
+    }
+
+    /// Puts a pawn on a node (on top of whatever is there).
+    pub fn put(&mut self, pawn: &str, node: &str) -> &mut Self {
+        let (pw, to) = (p(pawn), n(node));
+        let from = self.st.pos[pw.idx()];
+        self.st.occ[from.idx()].retain(|&x| x != pw);
+        self.st.occ[to.idx()].push(pw);
+        self.st.pos[pw.idx()] = to;
+        self
+    }
+
+    /// Gives `card` to `colour`'s hand, received in turn `received`.
+    pub fn give_at(&mut self, colour: &str, card: &str, received: u32) -> &mut Self {
+        let cd = c(card);
+        let seat = self.seat(colour);
+        self.st.support_deck.retain(|&x| x != cd);
+        self.st.hands[seat.index()].push(HandCard { card: cd, received });
+        self
+    }
+    pub fn give(&mut self, colour: &str, card: &str) -> &mut Self {
+        self.give_at(colour, card, 0)
+    }
+    /// An active ticket on `pawn`.
+    pub fn ticket(&mut self, colour: &str, card: &str, pawn: &str) -> &mut Self {
+        let cd = c(card);
+        self.st.support_deck.retain(|&x| x != cd);
+        let owner = self.seat(colour);
+        self.st.tickets.push(Ticket {
+            card: cd,
+            owner,
+            pawn: p(pawn),
+            spent: false,
+        });
+        self
+    }
+    /// Moves support cards to the top of the deck, in order.
+    pub fn support_top(&mut self, cards: &[&str]) -> &mut Self {
+        for x in cards.iter().rev() {
+            let cd = c(x);
+            self.st.support_deck.retain(|&y| y != cd);
+            self.st.support_deck.push_front(cd);
+        }
+        self
+    }
+    pub fn destiny_top(&mut self, cards: &[&str]) -> &mut Self {
+        for x in cards.iter().rev() {
+            let cd = d(x);
+            self.st.destiny_deck.retain(|&y| y != cd);
+            self.st.destiny_deck.push_front(cd);
+        }
+        self
+    }
+    pub fn dice(&mut self, faces: &[u32]) -> &mut Self {
+        for f in faces {
+            self.rng.push(f - 1);
+        }
+        self
+    }
+
+    pub fn try_cmd(&mut self, colour: &str, cmd: Command) -> Result<Vec<Event>, RuleViolation> {
+        let seat = self.seat(colour);
+        let before = serde_json::to_string(&self.st).unwrap();
+        let r = Bandits::decide(&self.st, seat, &cmd, &mut self.rng);
+        match &r {
+            Ok(evs) => {
+                for e in evs {
+                    Bandits::evolve(&mut self.st, e);
+                }
+                self.log.extend(evs.iter().cloned());
+                if !self.unchecked {
+                    check_invariants(&self.st).unwrap_or_else(|e| panic!("invariant: {e}"));
+                }
+                // evolve replays what decide computed (the awaiting event carries control).
+            }
+            Err(_) => assert_eq!(before, serde_json::to_string(&self.st).unwrap()),
+        }
+        r
+    }
+    #[track_caller]
+    pub fn ok(&mut self, colour: &str, cmd: Command) -> Vec<Event> {
+        let shown = format!("{cmd:?}");
+        self.try_cmd(colour, cmd)
+            .unwrap_or_else(|e| panic!("{colour} {shown} refused: {e}"))
+    }
+    /// Asserts a rejection with `rule`.
+    #[track_caller]
+    pub fn rejects(&mut self, colour: &str, cmd: Command, rule: &str) -> RuleViolation {
+        let shown = format!("{cmd:?}");
+        match self.try_cmd(colour, cmd) {
+            Ok(evs) => panic!("{colour} {shown} accepted: {evs:?}"),
+            Err(e) => {
+                assert_eq!(e.rule, rule, "{shown}: {e}");
+                e
+            }
+        }
+    }
+    pub fn roll(&mut self, colour: &str) -> Vec<Event> {
+        self.ok(colour, Command::RollDie)
+    }
+
+    /// (decision name, colour of the actor)
+    pub fn pending(&self) -> (String, String) {
+        match awaiting(&self.st) {
+            Some(w) => (
+                w.decision.to_string(),
+                self.st.colours[w.seat.index()].name().to_string(),
+            ),
+            None => ("none".into(), String::new()),
+        }
+    }
+    #[track_caller]
+    pub fn expect(&self, decision: &str, colour: &str) {
+        assert_eq!(self.pending(), (decision.to_string(), colour.to_string()));
+    }
+    pub fn at(&self, pawn: &str) -> String {
+        self.st.pos(p(pawn)).name().to_string()
+    }
+    pub fn on(&self, node: &str) -> Vec<String> {
+        self.st.at(n(node)).iter().map(|x| x.to_string()).collect()
+    }
+    pub fn hand(&self, colour: &str) -> Vec<String> {
+        self.st.hands[self.seat(colour).index()]
+            .iter()
+            .map(|h| h.card.to_string())
+            .collect()
+    }
+    pub fn legal(&self, colour: &str) -> Vec<Command> {
+        Bandits::legal(&self.st, self.seat(colour))
+    }
+    pub fn deck_bottom(&self) -> Option<String> {
+        self.st.support_deck.back().map(|x| x.to_string())
+    }
+}
+
+pub fn replay_events(evs: &[Event]) -> State {
+    let mut st = State::default();
+    for e in evs {
+        Bandits::evolve(&mut st, e);
+    }
+    st
+}
+
+pub fn has<F: Fn(&Event) -> bool>(evs: &[Event], f: F) -> bool {
+    evs.iter().any(f)
+}
+
+impl Fx {
+    /// Starts executing destiny `card` for the active player (as if just drawn), during the
+    /// resolution of a turn action for `value` 3.
+    pub fn run_destiny(&mut self, card: &str, subject: Option<&str>) {
+        self.run_destinies(&[card], subject)
+    }
+    pub fn run_destinies(&mut self, cards: &[&str], subject: Option<&str>) {
+        let queue: Vec<Destiny> = cards.iter().map(|x| d(x)).collect();
+        self.st.destiny_deck.retain(|x| !queue.contains(x));
+        self.st.ctl.phase = Phase::Resolving { value: 3 };
+        self.st.ctl.stack.push(Frame::Destiny(DestinyQueue {
+            queue,
+            subject: subject.map(p),
+            exec: None,
+        }));
+        let mut cx = crate::bandits::decide::Cx::new(self.st.clone(), &mut self.rng);
+        cx.resume();
+        cx.finish();
+        self.log.extend(cx.ev.iter().cloned());
+        self.st = cx.st;
+    }
+}

@@ -1,0 +1,489 @@
+//! `decide`: guard clauses (each naming its rule ID), then the command's own events; the
+//! automatic steps that follow (MU-161) live in `flow.rs`.
+
+use super::board::{self, LinkId, SpaceId};
+use super::command::Command;
+use super::event::Event;
+use super::flow::*;
+use super::state::*;
+use crate::engine::{Rng, RngExt, RuleViolation, Seat, ensure};
+
+type Res<T = ()> = Result<T, RuleViolation>;
+
+/// MU-023: at most ceil(n/3) players per training type.
+pub fn training_limit(n: u8) -> usize {
+    usize::from(n).div_ceil(3)
+}
+
+pub fn decide(s: &State, actor: Seat, cmd: &Command, rng: &mut dyn Rng) -> Res<Vec<Event>> {
+    // MU-152: nothing is accepted once the game is won.
+    ensure(s.phase != Phase::GameOver, "MU-152", || {
+        "the game is over".into()
+    })?;
+    // MU-160: only seats of this game, and only once the game has been set up.
+    ensure(s.phase != Phase::NotStarted, "MU-160", || {
+        "the game has not been set up".into()
+    })?;
+    ensure(s.is_seat(actor), "MU-160", || {
+        format!("{actor} is not a seat of this {}-player game", s.seats)
+    })?;
+    let mut c = Ctx::new(s.clone(), rng);
+    match *cmd {
+        Command::ChooseTraining { training } => choose_training(&mut c, actor, training)?,
+        Command::BuyReroll => buy_reroll(&mut c, actor)?,
+        Command::PassReroll => pass_reroll(&mut c, actor)?,
+        Command::SubmitBid { amount } => submit_bid(&mut c, actor, amount)?,
+        Command::BuyOvertake => buy_overtake(&mut c, actor)?,
+        Command::EarlyRiserStep { to, modifier } => early_riser_step(&mut c, actor, to, modifier)?,
+        Command::SkipEarlyRiser => skip_early_riser(&mut c, actor)?,
+        Command::PlaceAvalanche { link } => place_avalanche(&mut c, actor, link)?,
+        Command::MoveAvalanche { from_link, to_link } => {
+            move_avalanche(&mut c, actor, from_link, to_link)?
+        }
+        Command::RemoveAvalanche { link } => remove_avalanche(&mut c, actor, link)?,
+        Command::DeclareMove => declare_move(&mut c, actor)?,
+        Command::DeclareRest { option } => declare_rest(&mut c, actor, option)?,
+        Command::ReduceDice { count } => reduce_dice(&mut c, actor, count)?,
+        Command::PassReduction => pass_reduction(&mut c, actor)?,
+        Command::Step { to, modifier } => step(&mut c, actor, to, modifier)?,
+        Command::EndMovement => end_movement(&mut c, actor)?,
+    }
+    advance(&mut c);
+    Ok(c.out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Setup (section 3.3)
+// ---------------------------------------------------------------------------------------------
+
+/// The setup events: the game and the first-trainer roll.
+pub fn setup(layout: &[super::board::SegmentId], seats: u8, rng: &mut dyn Rng) -> Res<Vec<Event>> {
+    // MU-001: 2 to 6 players.
+    ensure((2..=6).contains(&seats), "MU-001", || {
+        format!("Mush is for 2 to 6 players, not {seats}")
+    })?;
+    // MU-011: only the 15 legal layouts of §2.2.
+    ensure(board::layout_index(layout).is_some(), "MU-011", || {
+        "a layout is anchorage, 1 to 3 distinct middle segments, then nome".into()
+    })?;
+    Ok(vec![
+        Event::GameCreated {
+            seats,
+            layout: layout.to_vec(),
+        },
+        first_trainer_roll(seats, rng),
+    ])
+}
+
+/// MU-020: roll the d6 until it names a seat; every roll is recorded. Not re-rollable (MU-133).
+pub fn first_trainer_roll(seats: u8, rng: &mut dyn Rng) -> Event {
+    let mut values = Vec::new();
+    loop {
+        let v = rng.die(6) as u8;
+        values.push(v);
+        if v <= seats {
+            return Event::FirstTrainerRolled {
+                values,
+                seat: Seat::from_index(usize::from(v - 1)),
+            };
+        }
+    }
+}
+
+fn choose_training(c: &mut Ctx, actor: Seat, training: Training) -> Res {
+    ensure(c.s.phase == Phase::SetupTraining, "MU-160", || {
+        "training is chosen only at setup".into()
+    })?;
+    // MU-021: one chooser at a time, clockwise from the first trainer.
+    ensure(c.s.chooser == Some(actor), "MU-021", || {
+        format!("it is not {actor}'s turn to choose training")
+    })?;
+    let taken =
+        c.s.players
+            .iter()
+            .filter(|p| p.training == Some(training))
+            .count();
+    let limit = training_limit(c.s.seats);
+    ensure(taken < limit, "MU-023", || {
+        format!(
+            "{training:?} already has {taken} team(s), the limit for {} players is {limit}",
+            c.s.seats
+        )
+    })?;
+    c.emit(Event::TrainingChosen {
+        seat: actor,
+        training,
+    });
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Re-roll window (MU-130–MU-133, section 5.2)
+// ---------------------------------------------------------------------------------------------
+
+fn polled_in_reroll(c: &Ctx, actor: Seat) -> Res {
+    ensure(c.s.phase == Phase::RerollWindow, "MU-160", || {
+        "no re-roll window is open".into()
+    })?;
+    let polled = c.s.reroll.as_ref().map(|w| w.polled);
+    // MU-132: the window polls one player at a time, in a fixed order.
+    ensure(polled == Some(actor), "MU-132", || {
+        format!("the re-roll window is not waiting for {actor}")
+    })
+}
+
+fn buy_reroll(c: &mut Ctx, actor: Seat) -> Res {
+    polled_in_reroll(c, actor)?;
+    ensure(c.s.tokens(actor) >= REROLL_COST, "MU-130", || {
+        "a re-roll costs 3 tokens".into()
+    })?;
+    c.emit(Event::RerollBought { seat: actor });
+    reroll(c);
+    Ok(())
+}
+
+fn pass_reroll(c: &mut Ctx, actor: Seat) -> Res {
+    polled_in_reroll(c, actor)?;
+    c.emit(Event::RerollPassed { seat: actor });
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bidding (MU-033–MU-038, section 5.4)
+// ---------------------------------------------------------------------------------------------
+
+fn submit_bid(c: &mut Ctx, actor: Seat, amount: u32) -> Res {
+    ensure(c.s.phase == Phase::Bidding, "MU-160", || {
+        "bids are taken only in the bidding step".into()
+    })?;
+    let already = c.s.bids.get(actor.index()).is_some_and(Option::is_some);
+    ensure(!already, "MU-033", || {
+        "your bid is already committed and cannot be changed".into()
+    })?;
+    let tokens = c.s.tokens(actor);
+    ensure(amount <= tokens, "MU-033", || {
+        format!("a bid must be 0..={tokens} (the tokens you hold)")
+    })?;
+    commit_bid(c, actor, amount, false);
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Early riser (MU-039) and overtaking (MU-080–MU-084)
+// ---------------------------------------------------------------------------------------------
+
+fn buy_overtake(c: &mut Ctx, actor: Seat) -> Res {
+    let may = match c.s.phase {
+        Phase::EarlyRiser => c.s.early_riser == Some(actor),
+        Phase::Movement => c.s.active == Some(actor),
+        _ => false,
+    };
+    // MU-082: only the mover, in the movement phase or the early-riser step.
+    ensure(may, "MU-082", || {
+        "the overtaking right is bought by the mover in their movement or early-riser step".into()
+    })?;
+    ensure(c.s.overtake != Some(actor), "MU-084", || {
+        "you already hold the overtaking right this turn".into()
+    })?;
+    ensure(c.s.tokens(actor) >= OVERTAKE_COST, "MU-082", || {
+        "the overtaking right costs 4 tokens".into()
+    })?;
+    c.emit(Event::OvertakeBought { seat: actor });
+    Ok(())
+}
+
+fn early_riser_step(c: &mut Ctx, actor: Seat, to: SpaceId, modifier: u8) -> Res {
+    ensure(
+        c.s.phase == Phase::EarlyRiser && c.s.early_riser == Some(actor),
+        "MU-039",
+        || "only the early riser may take the free step, before the turns".into(),
+    )?;
+    validate_step(&c.s, actor, to, modifier)?;
+    resolve_step(c, actor, to, modifier);
+    Ok(())
+}
+
+fn skip_early_riser(c: &mut Ctx, actor: Seat) -> Res {
+    ensure(
+        c.s.phase == Phase::EarlyRiser && c.s.early_riser == Some(actor),
+        "MU-039",
+        || "only the early riser may skip the free step".into(),
+    )?;
+    c.emit(Event::EarlyRiserSkipped { seat: actor });
+    start_first_turn(c);
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Avalanche actions (MU-105–MU-108)
+// ---------------------------------------------------------------------------------------------
+
+fn avalanche_actor(c: &Ctx, actor: Seat) -> Res {
+    let phase_ok = matches!(c.s.phase, Phase::TurnStart | Phase::Movement);
+    // MU-107: the active player, at turn start or between steps of their movement.
+    ensure(phase_ok && c.s.active == Some(actor), "MU-107", || {
+        "avalanche actions are taken only by the active player at turn start or between steps"
+            .into()
+    })?;
+    ensure(c.s.tokens(actor) >= AVALANCHE_ACTION_COST, "MU-105", || {
+        "an avalanche action costs 5 tokens".into()
+    })
+}
+
+fn check_avalanche_target(s: &State, link: LinkId) -> Res {
+    // MU-014: a cut seam path does not exist, not even for avalanches.
+    ensure(s.graph().is_live(link), "MU-014", || {
+        format!("{link} is not a link of this layout")
+    })?;
+    ensure(!link.touches_difficult(), "MU-106", || {
+        format!("{link} touches difficult terrain")
+    })?;
+    ensure(!s.avalanches.contains(&link), "MU-106", || {
+        format!("{link} already has an avalanche")
+    })
+}
+
+fn place_avalanche(c: &mut Ctx, actor: Seat, link: LinkId) -> Res {
+    avalanche_actor(c, actor)?;
+    ensure(c.s.avalanche_supply > 0, "MU-105", || {
+        "no avalanche marker is left in the supply".into()
+    })?;
+    check_avalanche_target(&c.s, link)?;
+    c.emit(Event::AvalanchePlaced { seat: actor, link });
+    Ok(())
+}
+
+fn move_avalanche(c: &mut Ctx, actor: Seat, from_link: LinkId, to_link: LinkId) -> Res {
+    avalanche_actor(c, actor)?;
+    ensure(c.s.avalanches.contains(&from_link), "MU-105", || {
+        format!("no avalanche on {from_link}")
+    })?;
+    check_avalanche_target(&c.s, to_link)?;
+    c.emit(Event::AvalancheMoved {
+        seat: actor,
+        from_link,
+        to_link,
+    });
+    Ok(())
+}
+
+fn remove_avalanche(c: &mut Ctx, actor: Seat, link: LinkId) -> Res {
+    avalanche_actor(c, actor)?;
+    ensure(c.s.avalanches.contains(&link), "MU-105", || {
+        format!("no avalanche on {link}")
+    })?;
+    c.emit(Event::AvalancheRemoved { seat: actor, link });
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Declaration (MU-045–MU-050) and resting (MU-120–MU-126)
+// ---------------------------------------------------------------------------------------------
+
+fn declaring(c: &Ctx, actor: Seat) -> Res {
+    // MU-046: one declaration, by the active player, at turn start.
+    ensure(
+        c.s.phase == Phase::TurnStart && c.s.active == Some(actor),
+        "MU-046",
+        || "only the active player declares, at the start of their turn".into(),
+    )
+}
+
+fn declare_move(c: &mut Ctx, actor: Seat) -> Res {
+    declaring(c, actor)?;
+    let p = c.s.players[actor.index()].clone();
+    ensure(p.fresh() > 0, "MU-047", || {
+        "all 8 dogs are fatigued: you must rest".into()
+    })?;
+    // MU-055: the weather at the sled's segment, fixed for the turn.
+    let weather = board::weather_at(p.space, c.s.weather_roll);
+    let training = p.training.unwrap_or(Training::Mixed);
+    let relation = board::relation(training, weather);
+    let colour = Colour::of(relation); // MU-057
+    let outcome = WeatherOutcome::of(training, relation); // MU-058
+    let dice = p.fresh(); // MU-059
+    c.emit(Event::MoveDeclared {
+        seat: actor,
+        weather,
+        relation,
+        colour,
+        outcome,
+        dice,
+    });
+    Ok(())
+}
+
+/// MU-122: the rest options of a space (MU-049: `stranded_recover` on difficult terrain with
+/// no fresh dog).
+pub fn rest_options(s: &State, seat: Seat) -> &'static [RestOption] {
+    use RestOption::*;
+    let Some(p) = s.player(seat) else { return &[] };
+    match p.space.info().rest_class {
+        super::board::RestClass::Anchorage => &[Draw1, Remove1],
+        super::board::RestClass::Minor => &[Remove2, Draw4, Remove1Draw2],
+        super::board::RestClass::Standard => &[Remove3, Draw6, Remove2Draw2, Remove1Draw4],
+        super::board::RestClass::Wilderness => &[Remove1, Draw2],
+        super::board::RestClass::Difficult if p.fresh() == 0 => &[StrandedRecover],
+        super::board::RestClass::Difficult | super::board::RestClass::Finish => &[],
+    }
+}
+
+fn declare_rest(c: &mut Ctx, actor: Seat, option: RestOption) -> Res {
+    declaring(c, actor)?;
+    let p = c.s.players[actor.index()].clone();
+    let info = p.space.info();
+    if p.space.is_difficult() {
+        // MU-048 / MU-096: no resting on difficult terrain while a dog is fresh.
+        ensure(p.fresh() == 0, "MU-048", || {
+            "no rest on difficult terrain while a dog is fresh".into()
+        })?;
+        // MU-049: stranded — only `stranded_recover`.
+        ensure(option == RestOption::StrandedRecover, "MU-049", || {
+            "a stranded sled may only take stranded_recover".into()
+        })?;
+    }
+    ensure(
+        rest_options(&c.s, actor).contains(&option),
+        "MU-122",
+        || format!("{} is not a rest option on {}", option.id(), p.space),
+    )?;
+    let (remove, draw) = option.amounts();
+    // MU-123: the village sign caps the gains; MU-124: removal is capped by fatigue.
+    let (cap_remove, cap_draw) = info.sign.map_or((u8::MAX, u8::MAX), |s| {
+        (s.max_fatigue_removed, s.max_actions_drawn)
+    });
+    let removed = remove.min(cap_remove).min(p.fatigue);
+    let drawn = draw.min(cap_draw);
+    c.emit(Event::Rested {
+        seat: actor,
+        option,
+        removed,
+        drawn,
+    });
+    end_turn(c, actor);
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dice reduction (MU-134–MU-139, section 5.3)
+// ---------------------------------------------------------------------------------------------
+
+fn reduction_polled(c: &Ctx, actor: Seat) -> Res {
+    ensure(c.s.phase == Phase::ReductionWindow, "MU-160", || {
+        "no dice-reduction window is open".into()
+    })?;
+    // MU-137: never the active player's own dice.
+    ensure(c.s.active != Some(actor), "MU-137", || {
+        "you cannot reduce your own dice".into()
+    })?;
+    let polled = c.s.reduction.as_ref().map(|r| r.polled);
+    ensure(polled == Some(actor), "MU-160", || {
+        format!("the reduction window is not waiting for {actor}")
+    })
+}
+
+fn reduce_dice(c: &mut Ctx, actor: Seat, count: u8) -> Res {
+    reduction_polled(c, actor)?;
+    let (cap, reduced) =
+        c.s.reduction
+            .as_ref()
+            .map_or((0, 0), |r| (r.cap, r.reduced));
+    ensure(count >= 1, "MU-134", || "remove at least one die".into())?;
+    // MU-135: the cap of 3 (MU-136: min(3, D0)) is shared by every payer.
+    ensure(count <= cap - reduced, "MU-135", || {
+        format!("only {} more dice may be removed this turn", cap - reduced)
+    })?;
+    // MU-136: each die is paid 2 in full by one player.
+    ensure(
+        c.s.tokens(actor) >= REDUCE_COST * u32::from(count),
+        "MU-136",
+        || {
+            format!(
+                "removing {count} dice costs {} tokens",
+                REDUCE_COST * u32::from(count)
+            )
+        },
+    )?;
+    c.emit(Event::DiceReduced { seat: actor, count });
+    Ok(())
+}
+
+fn pass_reduction(c: &mut Ctx, actor: Seat) -> Res {
+    reduction_polled(c, actor)?;
+    c.emit(Event::ReductionPassed { seat: actor });
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Movement (MU-070–MU-104)
+// ---------------------------------------------------------------------------------------------
+
+/// MU-072 (b)–(e) and the early-riser step's identical checks (MU-039).
+pub fn validate_step(s: &State, actor: Seat, to: SpaceId, modifier: u8) -> Res {
+    let from = s.players[actor.index()].space;
+    let link = LinkId::new(from, to);
+    let graph = s.graph();
+    // MU-014: a seam path of another arrangement does not exist here.
+    let exists_elsewhere = board::data().layouts.iter().any(|g| g.is_live(link));
+    ensure(graph.is_live(link) || !exists_elsewhere, "MU-014", || {
+        format!("{link} is cut in this layout")
+    })?;
+    // MU-013: one live link, forwards.
+    ensure(graph.is_live(link), "MU-013", || {
+        format!("no link from {from} to {to}")
+    })?;
+    // MU-080/MU-081: occupied wilderness and difficult spaces need the overtaking right.
+    let blocked = !to.is_village() && s.occupied_by_other(to, actor) && s.overtake != Some(actor);
+    ensure(!blocked, "MU-080", || {
+        format!("{to} is occupied: buy the overtaking right first")
+    })?;
+    if s.avalanches.contains(&link) {
+        // MU-101: avalanche modifier 0..=4.
+        ensure(modifier <= MAX_AVALANCHE_MODIFIER, "MU-101", || {
+            "an avalanche modifier is 0 to 4".into()
+        })?;
+    } else if to.is_difficult() {
+        // MU-091: terrain modifier 0..=2.
+        ensure(modifier <= MAX_TERRAIN_MODIFIER, "MU-091", || {
+            "a terrain modifier is 0 to 2".into()
+        })?;
+    } else {
+        // MU-072 (d): no roll, no modifier.
+        ensure(modifier == 0, "MU-072", || {
+            format!("the step to {to} needs no roll: the modifier must be 0")
+        })?;
+    }
+    // MU-072 (e) / MU-005: the modifier is paid from tokens in hand.
+    ensure(s.tokens(actor) >= u32::from(modifier), "MU-072", || {
+        "not enough tokens for that modifier".into()
+    })
+}
+
+fn step(c: &mut Ctx, actor: Seat, to: SpaceId, modifier: u8) -> Res {
+    // MU-070: steps only in the active player's movement phase with MP left.
+    ensure(
+        c.s.phase == Phase::Movement && c.s.active == Some(actor),
+        "MU-070",
+        || "steps are taken only by the active player in their movement phase".into(),
+    )?;
+    ensure(c.s.mv.mp >= 1, "MU-072", || {
+        "no movement points left".into()
+    })?;
+    validate_step(&c.s, actor, to, modifier)?;
+    resolve_step(c, actor, to, modifier);
+    Ok(())
+}
+
+fn end_movement(c: &mut Ctx, actor: Seat) -> Res {
+    ensure(
+        c.s.phase == Phase::Movement && c.s.active == Some(actor),
+        "MU-071",
+        || "only the active player ends their own movement".into(),
+    )?;
+    c.emit(Event::MovementEnded {
+        seat: actor,
+        reason: EndReason::Stopped,
+    });
+    end_turn(c, actor);
+    Ok(())
+}

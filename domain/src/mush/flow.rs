@@ -1,0 +1,404 @@
+//! The automatic flow (MU-161): rolls, windows closing, turn and round changes. `decide`
+//! validates a command and emits its own events through a [`Ctx`]; everything that follows
+//! without a player's choice is run here, until some player must act again.
+//!
+//! The decider works on a private clone of the state: each event is applied with `evolve` as
+//! soon as it is produced, so the automatic steps read exactly the state replay will see.
+
+use super::board::{LinkId, SpaceId};
+use super::event::{Event, RevealedBid};
+use super::evolve::evolve;
+use super::state::*;
+use crate::engine::{Rng, RngExt, Seat, sealed_commitment};
+
+/// The decider's scratch pad: a state clone, the events so far and the RNG.
+pub(super) struct Ctx<'r> {
+    pub s: State,
+    pub out: Vec<Event>,
+    rng: &'r mut dyn Rng,
+}
+
+impl<'r> Ctx<'r> {
+    pub fn new(s: State, rng: &'r mut dyn Rng) -> Self {
+        Ctx {
+            s,
+            out: Vec::new(),
+            rng,
+        }
+    }
+    pub fn emit(&mut self, e: Event) {
+        evolve(&mut self.s, &e);
+        self.out.push(e);
+    }
+    pub fn d6(&mut self) -> u8 {
+        self.rng.die(6) as u8
+    }
+}
+
+/// MU-130/MU-131/MU-095: roll the same roll again (same dice count, colour and modifier).
+pub(super) fn reroll(c: &mut Ctx) {
+    let Some(w) = c.s.reroll.clone() else { return };
+    let attempt = w.attempt + 1;
+    let seat = w.roller;
+    match w.roll {
+        RollKind::Weather => {
+            let value = c.d6();
+            let round = c.s.round;
+            c.emit(Event::WeatherRolled {
+                round,
+                value,
+                attempt,
+            });
+        }
+        RollKind::Dogs { colour, .. } => roll_dogs(c, seat, colour, attempt),
+        RollKind::Terrain { to, modifier } => {
+            let from = c.s.player(seat).map_or(to, |p| p.space);
+            roll_terrain(c, seat, from, to, modifier, attempt)
+        }
+        RollKind::Avalanche { to, modifier } => {
+            let from = c.s.player(seat).map_or(to, |p| p.space);
+            roll_avalanche(c, seat, LinkId::new(from, to), modifier, attempt)
+        }
+    }
+}
+
+pub(super) fn roll_dogs(c: &mut Ctx, seat: Seat, colour: Colour, attempt: u32) {
+    let dice = c.s.mv.dice;
+    let faces: Vec<u8> = (0..dice).map(|_| c.d6()).collect();
+    let dogs = faces.iter().filter(|f| colour.is_dog(**f)).count() as u8;
+    c.emit(Event::DogDiceRolled {
+        seat,
+        colour,
+        faces,
+        dogs,
+        attempt,
+    });
+}
+
+pub(super) fn roll_terrain(
+    c: &mut Ctx,
+    seat: Seat,
+    from: SpaceId,
+    to: SpaceId,
+    modifier: u8,
+    attempt: u32,
+) {
+    let value = c.d6();
+    let success = value + modifier >= TERRAIN_TARGET;
+    c.emit(Event::TerrainRolled {
+        seat,
+        from,
+        to,
+        modifier,
+        value,
+        success,
+        attempt,
+    });
+}
+
+pub(super) fn roll_avalanche(c: &mut Ctx, seat: Seat, link: LinkId, modifier: u8, attempt: u32) {
+    let value = c.d6();
+    let success = value + modifier >= AVALANCHE_TARGET;
+    c.emit(Event::AvalancheRolled {
+        seat,
+        link,
+        modifier,
+        value,
+        success,
+        attempt,
+    });
+}
+
+pub(super) fn commit_bid(c: &mut Ctx, seat: Seat, amount: u32, automatic: bool) {
+    let salt = c.rng.salt();
+    let commitment = sealed_commitment(&salt, i64::from(amount));
+    c.emit(Event::BidSubmitted {
+        seat,
+        commitment,
+        amount: Some(amount),
+        salt: Some(salt),
+        automatic,
+    });
+}
+
+/// MU-036/MU-037: bidders by bid descending (ties: smaller dist), then the initiative player
+/// if they bid 0, then the other 0-bidders by dist.
+pub fn turn_order(s: &State, bids: &[u32]) -> Vec<Seat> {
+    let bid = |seat: Seat| bids.get(seat.index()).copied().unwrap_or(0);
+    let mut bidders: Vec<Seat> = (0..usize::from(s.seats))
+        .map(Seat::from_index)
+        .filter(|x| bid(*x) >= 1)
+        .collect();
+    bidders.sort_by_key(|x| (std::cmp::Reverse(bid(*x)), s.dist(*x)));
+    let mut zero: Vec<Seat> = (0..usize::from(s.seats))
+        .map(Seat::from_index)
+        .filter(|x| bid(*x) == 0)
+        .collect();
+    // The initiative player has dist 0, so sorting by dist puts them first among the 0-bidders.
+    zero.sort_by_key(|x| s.dist(*x));
+    bidders.extend(zero);
+    bidders
+}
+
+pub(super) fn reveal_bids(c: &mut Ctx) {
+    let bids: Vec<RevealedBid> =
+        c.s.bids
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let b = b.clone().unwrap_or(SealedBid {
+                    amount: 0,
+                    salt: String::new(),
+                    commitment: String::new(),
+                });
+                RevealedBid {
+                    seat: Seat::from_index(i),
+                    amount: b.amount,
+                    salt: b.salt,
+                    commitment: b.commitment,
+                }
+            })
+            .collect();
+    let amounts: Vec<u32> = bids.iter().map(|b| b.amount).collect();
+    let order = turn_order(&c.s, &amounts);
+    // MU-038: the first player is the early riser only with a bid of 1 or more.
+    let early_riser = order
+        .first()
+        .copied()
+        .filter(|x| amounts.get(x.index()).copied().unwrap_or(0) >= 1);
+    c.emit(Event::BidsRevealed { bids });
+    c.emit(Event::TurnOrderSet { order, early_riser });
+    if early_riser.is_none() {
+        start_first_turn(c);
+    }
+}
+
+/// MU-073: pay the modifier, roll if the link carries an avalanche (MU-101) or `to` is
+/// difficult (MU-090), else move at once.
+pub(super) fn resolve_step(c: &mut Ctx, actor: Seat, to: SpaceId, modifier: u8) {
+    let from = c.s.players[actor.index()].space;
+    let link = LinkId::new(from, to);
+    if c.s.avalanches.contains(&link) {
+        c.emit(Event::StepAttempted {
+            seat: actor,
+            from,
+            to,
+            modifier,
+        });
+        roll_avalanche(c, actor, link, modifier, 1);
+    } else if to.is_difficult() {
+        // MU-093: every entry into a difficult space rolls.
+        c.emit(Event::StepAttempted {
+            seat: actor,
+            from,
+            to,
+            modifier,
+        });
+        roll_terrain(c, actor, from, to, modifier, 1);
+    } else {
+        move_sled(c, actor, from, to);
+    }
+}
+
+/// A completed step; entering NOME wins at once (MU-150), and the early-riser step hands over
+/// to the first turn (MU-040).
+pub(super) fn move_sled(c: &mut Ctx, seat: Seat, from: SpaceId, to: SpaceId) {
+    let early = c.s.phase == Phase::EarlyRiser;
+    c.emit(Event::SledMoved { seat, from, to });
+    if to == c.s.graph().finish {
+        c.emit(Event::GameWon { seat });
+    } else if early {
+        start_first_turn(c);
+    }
+}
+
+/// Runs every automatic step until a player must act.
+pub(super) fn advance(c: &mut Ctx) {
+    loop {
+        match c.s.phase {
+            Phase::SetupTraining if c.s.chooser.is_none() => {
+                // MU-025: the first trainer holds the polar bear in round 1.
+                let initiative = c.s.first_trainer.unwrap_or(Seat::from_index(0));
+                start_round(c, 1, initiative);
+            }
+            Phase::RerollWindow => {
+                let Some(w) = c.s.reroll.clone() else { return };
+                if w.passes < c.s.seats {
+                    return;
+                }
+                close_reroll(c, w);
+            }
+            Phase::ReductionWindow => {
+                let Some(r) = c.s.reduction.clone() else {
+                    return;
+                };
+                if r.reduced < r.cap && r.passes + 1 < c.s.seats {
+                    return;
+                }
+                close_reduction(c, r);
+            }
+            Phase::Bidding => {
+                // MU-034: a player with no token bids 0 automatically.
+                let zero: Vec<Seat> = (0..usize::from(c.s.seats))
+                    .map(Seat::from_index)
+                    .filter(|x| c.s.bids[x.index()].is_none() && c.s.tokens(*x) == 0)
+                    .collect();
+                for seat in zero {
+                    commit_bid(c, seat, 0, true);
+                }
+                if c.s.bids.iter().any(Option::is_none) {
+                    return;
+                }
+                reveal_bids(c);
+            }
+            Phase::Movement if c.s.mv.mp == 0 => {
+                let Some(seat) = c.s.active else { return };
+                c.emit(Event::MovementEnded {
+                    seat,
+                    reason: EndReason::NoPointsLeft,
+                });
+                end_turn(c, seat);
+            }
+            _ => return,
+        }
+    }
+}
+
+pub(super) fn start_round(c: &mut Ctx, round: u32, initiative: Seat) {
+    c.emit(Event::RoundStarted { round, initiative });
+    // MU-031: the engine rolls the weather for the initiative player; a window follows.
+    let value = c.d6();
+    c.emit(Event::WeatherRolled {
+        round,
+        value,
+        attempt: 1,
+    });
+}
+
+/// MU-040: the turns follow the order (after the early-riser step, if any).
+pub(super) fn start_first_turn(c: &mut Ctx) {
+    if let Some(first) = c.s.order.first().copied() {
+        start_turn(c, first);
+    }
+}
+
+pub(super) fn start_turn(c: &mut Ctx, seat: Seat) {
+    c.emit(Event::TurnStarted { seat });
+}
+
+pub(super) fn close_reroll(c: &mut Ctx, w: RerollWindow) {
+    c.emit(Event::RerollWindowClosed { value: w.value });
+    match w.roll {
+        RollKind::Weather => {
+            let round = c.s.round;
+            c.emit(Event::BiddingOpened {
+                round,
+                weather_roll: w.value,
+            });
+        }
+        RollKind::Dogs { .. } => set_movement_points(c, w.roller, w.value, true),
+        RollKind::Terrain { to, modifier } => finish_roll(
+            c,
+            w.roller,
+            to,
+            w.value + modifier >= TERRAIN_TARGET,
+            EndReason::TerrainFailed,
+        ),
+        RollKind::Avalanche { to, modifier } => finish_roll(
+            c,
+            w.roller,
+            to,
+            w.value + modifier >= AVALANCHE_TARGET,
+            EndReason::AvalancheFailed,
+        ),
+    }
+}
+
+/// The outcome of a terrain or avalanche roll, from its final result only.
+pub(super) fn finish_roll(c: &mut Ctx, seat: Seat, to: SpaceId, success: bool, reason: EndReason) {
+    let from = c.s.players[seat.index()].space;
+    if success {
+        move_sled(c, seat, from, to);
+        return;
+    }
+    // MU-092 / MU-102: the sled stays, movement ends.
+    let early = c.s.phase == Phase::EarlyRiser;
+    c.emit(Event::StepFailed { seat, from, to });
+    if early {
+        start_first_turn(c);
+    } else {
+        c.emit(Event::MovementEnded { seat, reason });
+        end_turn(c, seat);
+    }
+}
+
+pub(super) fn close_reduction(c: &mut Ctx, r: ReductionWindow) {
+    let dice = c.s.mv.d0.saturating_sub(r.reduced);
+    c.emit(Event::ReductionClosed {
+        reduced: r.reduced,
+        dice,
+    });
+    let Some(seat) = c.s.active else { return };
+    if dice >= 1 {
+        let colour = c.s.mv.colour.unwrap_or(Colour::Red);
+        roll_dogs(c, seat, colour, 1); // MU-061
+    } else {
+        set_movement_points(c, seat, 0, false); // MU-062
+    }
+}
+
+/// MU-063: MP = dogs + bonus, the bonus only when at least one die was rolled.
+pub(super) fn set_movement_points(c: &mut Ctx, seat: Seat, dogs: u8, rolled: bool) {
+    let bonus = if rolled {
+        c.s.mv.outcome.map_or(0, WeatherOutcome::bonus)
+    } else {
+        0
+    };
+    let mp = dogs + bonus;
+    c.emit(Event::MovementPointsSet {
+        seat,
+        dogs,
+        bonus,
+        mp,
+    });
+    if mp == 0 {
+        // MU-075: the movement phase is skipped.
+        c.emit(Event::MovementEnded {
+            seat,
+            reason: EndReason::NoPoints,
+        });
+        end_turn(c, seat);
+    }
+}
+
+/// End of a turn: fatigue after a move (MU-110–MU-113), then the next turn or round.
+pub(super) fn end_turn(c: &mut Ctx, seat: Seat) {
+    if let Some(outcome) = c.s.mv.outcome {
+        let amount = if outcome == WeatherOutcome::Fatigue {
+            2
+        } else {
+            1
+        };
+        let total = (c.s.players[seat.index()].fatigue + amount).min(DOGS);
+        c.emit(Event::FatigueAdded {
+            seat,
+            amount,
+            total,
+        });
+    }
+    c.emit(Event::TurnEnded { seat });
+    let next = c.s.turn_index + 1;
+    if let Some(next_seat) = c.s.order.get(next).copied() {
+        start_turn(c, next_seat);
+        return;
+    }
+    // MU-030 step 6: the round ends and the polar bear moves left (MU-145).
+    let round = c.s.round;
+    c.emit(Event::RoundEnded { round });
+    let to =
+        c.s.initiative
+            .unwrap_or(Seat::from_index(0))
+            .next(c.s.seats);
+    c.emit(Event::InitiativePassed { to });
+    start_round(c, round + 1, to);
+}

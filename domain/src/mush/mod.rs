@@ -1,0 +1,150 @@
+//! Mush (Alan R. Moon, White Wind 1994): a dog-sled race from Anchorage to Nome for 2–6
+//! players. Rules: `docs/rules/mush.md` (rule IDs as in the spec).
+//!
+//! Layout of the module: `board` (the board data and movement graphs), `state`, `command`,
+//! `event`, `decide` (guards), `flow` (automatic steps), `evolve` (replay), `legal` (prompts and legal
+//! commands), `view` (views and redaction), `render` (the board picture), `sim` (statistics).
+
+pub mod board;
+pub mod command;
+pub mod decide;
+pub mod event;
+pub mod evolve;
+pub mod flow;
+pub mod legal;
+pub mod render;
+pub mod sim;
+pub mod state;
+pub mod view;
+
+#[cfg(test)]
+mod tests;
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{Game, Outcome, Prompt, Redacted, Rng, RuleViolation, Seat, SeatScore, Viewer};
+pub use board::{LinkId, SegmentId, SpaceId};
+pub use command::Command;
+pub use event::Event;
+pub use sim::simulate;
+pub use state::State;
+pub use view::View;
+
+/// The game.
+pub struct Mush;
+
+/// A named layout (spec §2.2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NamedLayout {
+    /// anchorage, pinger_lake, ophir_anvik, koyuk, nome.
+    #[default]
+    Base,
+    /// anchorage, ophir_anvik, nome (the recommended first game).
+    FirstGame,
+}
+
+/// The board layout: a named one or an explicit list of segment ids (spec §2.2).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(untagged)]
+pub enum LayoutChoice {
+    Named(NamedLayout),
+    Segments(Vec<SegmentId>),
+}
+
+impl Default for LayoutChoice {
+    fn default() -> Self {
+        LayoutChoice::Named(NamedLayout::Base)
+    }
+}
+
+impl LayoutChoice {
+    pub fn segments(&self) -> Vec<SegmentId> {
+        match self {
+            LayoutChoice::Named(NamedLayout::Base) => board::data().base_layout.clone(),
+            LayoutChoice::Named(NamedLayout::FirstGame) => board::data().first_game_layout.clone(),
+            LayoutChoice::Segments(list) => list.clone(),
+        }
+    }
+}
+
+/// Options chosen at game creation.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    /// `"base"` (default), `"first_game"`, or a list such as
+    /// `["anchorage", "koyuk", "nome"]`: anchorage first, nome last, 1–3 distinct middle
+    /// segments between them.
+    #[serde(default)]
+    pub layout: LayoutChoice,
+}
+
+impl Game for Mush {
+    const KIND: &'static str = "mush";
+    const RULES_VERSION: &'static str = "mush/1.0.0";
+
+    type Options = Options;
+    type State = State;
+    type Command = Command;
+    type Event = Event;
+    type View = View;
+
+    fn seat_range() -> std::ops::RangeInclusive<u8> {
+        2..=6
+    }
+
+    fn setup(options: &Options, seats: u8, rng: &mut dyn Rng) -> Result<Vec<Event>, RuleViolation> {
+        decide::setup(&options.layout.segments(), seats, rng)
+    }
+
+    fn decide(
+        state: &State,
+        actor: Seat,
+        command: &Command,
+        rng: &mut dyn Rng,
+    ) -> Result<Vec<Event>, RuleViolation> {
+        decide::decide(state, actor, command, rng)
+    }
+
+    fn evolve(state: &mut State, event: &Event) {
+        evolve::evolve(state, event)
+    }
+
+    fn view(state: &State, viewer: Viewer) -> View {
+        view::view(state, viewer)
+    }
+
+    fn prompts(state: &State) -> Vec<Prompt> {
+        legal::prompts(state)
+    }
+
+    fn legal(state: &State, seat: Seat) -> Vec<Command> {
+        legal::legal(state, seat)
+    }
+
+    fn outcome(state: &State) -> Option<Outcome> {
+        let winner = state.winner?;
+        Some(Outcome {
+            winners: vec![winner],
+            scores: (0..usize::from(state.seats))
+                .map(Seat::from_index)
+                .map(|seat| SeatScore {
+                    seat,
+                    score: i64::from(seat == winner),
+                })
+                .collect(),
+        })
+    }
+
+    fn redact(event: &Event, viewer: Viewer) -> Redacted<'_, Event> {
+        view::redact(event, viewer)
+    }
+
+    fn check_invariants(state: &State) -> Result<(), String> {
+        sim::check_invariants(state)
+    }
+
+    fn heuristic(state: &State, seat: Seat) -> i64 {
+        sim::heuristic(state, seat)
+    }
+}

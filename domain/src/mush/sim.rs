@@ -1,0 +1,234 @@
+//! Invariants (conservation laws), the greedy bot's heuristic and the simulation statistics.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use super::board;
+use super::state::*;
+use super::{LayoutChoice, Mush, Options};
+use crate::engine::Seat;
+use crate::sim::{Bot, SimFailure, play_game};
+
+/// No simulated game may need more commands than this (the "ends within a bound" check).
+pub const MAX_COMMANDS: usize = 60_000;
+/// No game may run more rounds than this: a sled is never stuck (MU-049) and every rest or
+/// move makes progress, so random play ends far sooner.
+pub const MAX_ROUNDS: u32 = 2_000;
+
+/// Conservation laws and bounds (used after every simulated command).
+pub fn check_invariants(s: &State) -> Result<(), String> {
+    if s.phase == Phase::NotStarted {
+        return Ok(());
+    }
+    let n = usize::from(s.seats);
+    if !(2..=6).contains(&s.seats) || s.players.len() != n {
+        return Err(format!("{} players for {} seats", s.players.len(), s.seats));
+    }
+    // MU-005/MU-006: tokens only move between players and the supply.
+    let held: u64 = s.players.iter().map(|p| u64::from(p.tokens)).sum();
+    let start = u64::from(START_TOKENS) * n as u64;
+    if held + s.tokens_paid != start + s.tokens_drawn {
+        return Err(format!(
+            "tokens not conserved: held {held} + paid {} != start {start} + drawn {}",
+            s.tokens_paid, s.tokens_drawn
+        ));
+    }
+    // MU-007: 4 markers, each in the supply or on one legal link (MU-106), one per link.
+    if s.avalanches.len() + usize::from(s.avalanche_supply) != usize::from(AVALANCHE_MARKERS) {
+        return Err(format!(
+            "{} avalanches on board + {} in supply != 4",
+            s.avalanches.len(),
+            s.avalanche_supply
+        ));
+    }
+    let graph = s.graph();
+    for (i, link) in s.avalanches.iter().enumerate() {
+        if !graph.is_live(*link) || link.touches_difficult() || s.avalanches[..i].contains(link) {
+            return Err(format!("avalanche on an illegal link {link}"));
+        }
+    }
+    for (i, p) in s.players.iter().enumerate() {
+        // MU-004: 8 dogs, fatigue within 0..=8.
+        if p.fatigue > DOGS {
+            return Err(format!("seat {} fatigue {}", i + 1, p.fatigue));
+        }
+        if !graph.in_layout[p.space.index()] || graph.dist_to_nome[p.space.index()] == u16::MAX {
+            return Err(format!(
+                "seat {} on {} which is off the board or cannot reach Nome",
+                i + 1,
+                p.space
+            ));
+        }
+    }
+    if (s.phase == Phase::RerollWindow) != s.reroll.is_some() {
+        return Err("re-roll window and phase disagree".into());
+    }
+    if (s.phase == Phase::ReductionWindow) != s.reduction.is_some() {
+        return Err("reduction window and phase disagree".into());
+    }
+    if let Some(r) = s
+        .reduction
+        .as_ref()
+        .filter(|r| r.reduced > r.cap || r.cap > MAX_REDUCTION)
+    {
+        return Err(format!("reduction {} over cap {}", r.reduced, r.cap));
+    }
+    if s.mv.reduced > MAX_REDUCTION || s.mv.dice > DOGS {
+        return Err("dice count out of range".into());
+    }
+    match (s.phase, s.winner) {
+        (Phase::GameOver, Some(w)) if s.players[w.index()].space == graph.finish => {}
+        (Phase::GameOver, _) => return Err("game over without a winner on NOME".into()),
+        (_, Some(_)) => return Err("a winner but the game goes on".into()),
+        _ => {}
+    }
+    // No sled is ever stuck: whoever is prompted has a legal command.
+    if s.phase != Phase::GameOver {
+        let prompts = super::legal::prompts(s);
+        if prompts.is_empty() {
+            return Err(format!("nobody is prompted in phase {:?}", s.phase));
+        }
+        for p in prompts {
+            if super::legal::legal(s, p.seat).is_empty() {
+                return Err(format!("{} prompted without a legal command", p.seat));
+            }
+        }
+    }
+    if s.round > MAX_ROUNDS {
+        return Err(format!("round {} exceeds the bound {MAX_ROUNDS}", s.round));
+    }
+    Ok(())
+}
+
+fn progress(s: &State, seat: Seat) -> i64 {
+    let d = s
+        .graph()
+        .dist_to_nome
+        .get(s.players[seat.index()].space.index())
+        .copied()
+        .unwrap_or(u16::MAX);
+    -i64::from(d)
+}
+
+/// A cheap estimate for the greedy bot: progress first, then movement points in hand, fresh
+/// dogs and tokens; minus the best rival's progress.
+pub fn heuristic(s: &State, seat: Seat) -> i64 {
+    if !s.is_seat(seat) {
+        return 0;
+    }
+    match s.winner {
+        Some(w) if w == seat => return 1_000_000,
+        Some(_) => return -1_000_000,
+        None => {}
+    }
+    let p = &s.players[seat.index()];
+    let mut value = 100 * progress(s, seat) + 12 * i64::from(p.fresh()) + 2 * i64::from(p.tokens);
+    if s.active == Some(seat) && s.mv.outcome.is_some() {
+        // A declared move is worth its expected movement points.
+        let expected = if s.phase == Phase::Movement {
+            i64::from(s.mv.mp) * 60
+        } else {
+            i64::from(s.mv.dice) * 30 + 60
+        };
+        value += expected;
+    }
+    let rival = (0..usize::from(s.seats))
+        .map(Seat::from_index)
+        .filter(|x| *x != seat)
+        .map(|x| progress(s, x))
+        .max()
+        .unwrap_or(0);
+    value - 50 * rival
+}
+
+fn stats(mut v: Vec<u64>) -> Value {
+    if v.is_empty() {
+        return json!(null);
+    }
+    v.sort_unstable();
+    let sum: u64 = v.iter().sum();
+    json!({"min": v[0], "median": v[v.len() / 2], "max": v[v.len() - 1], "mean_x100": sum * 100 / v.len() as u64})
+}
+
+/// Plays `games` games over every seat count (2–6) and every legal layout, random bots, with
+/// one greedy seat in every third game; checks invariants at every step; returns statistics.
+pub fn simulate(games: u64, seed: u64) -> Result<Value, SimFailure> {
+    let layouts = board::all_layouts();
+    let mut commands = Vec::new();
+    let mut events = Vec::new();
+    let mut rounds = Vec::new();
+    let mut turns = Vec::new();
+    let mut by_seats: BTreeMap<u8, Vec<u64>> = BTreeMap::new();
+    let mut by_layout: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    let mut wins_by_seat: BTreeMap<String, u64> = BTreeMap::new();
+    let (
+        mut greedy_games,
+        mut greedy_wins,
+        mut random_seats_in_greedy_games,
+        mut random_wins_in_greedy_games,
+    ) = (0u64, 0u64, 0u64, 0u64);
+    let (mut rests, mut moves, mut avalanches_on_board) = (0u64, 0u64, 0u64);
+    for i in 0..games {
+        let seats = 2 + (i % 5) as u8;
+        let layout = layouts[(i / 5) as usize % layouts.len()].clone();
+        let key = layout
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join(",");
+        let options = Options {
+            layout: LayoutChoice::Segments(layout),
+        };
+        let mut bots = vec![Bot::Random; usize::from(seats)];
+        let greedy = (i % 3 == 0).then(|| (i / 15) as usize % usize::from(seats));
+        if let Some(g) = greedy {
+            bots[g] = Bot::Greedy;
+        }
+        let game = play_game::<Mush>(&options, seats, &bots, seed.wrapping_add(i), MAX_COMMANDS)?;
+        let s = &game.state;
+        commands.push(game.commands as u64);
+        events.push(game.events as u64);
+        rounds.push(u64::from(s.round));
+        turns.push(u64::from(s.turns_played));
+        by_seats.entry(seats).or_default().push(u64::from(s.round));
+        by_layout.entry(key).or_default().push(u64::from(s.round));
+        let winner = game.outcome.winners[0];
+        *wins_by_seat
+            .entry(format!("{seats}p seat {}", winner.number()))
+            .or_default() += 1;
+        if let Some(g) = greedy {
+            greedy_games += 1;
+            random_seats_in_greedy_games += u64::from(seats) - 1;
+            if winner.index() == g {
+                greedy_wins += 1;
+            } else {
+                random_wins_in_greedy_games += 1;
+            }
+        }
+        rests += s.rests.iter().map(|x| u64::from(*x)).sum::<u64>();
+        moves += s.moves.iter().map(|x| u64::from(*x)).sum::<u64>();
+        avalanches_on_board += s.avalanches.len() as u64;
+    }
+    Ok(json!({
+        "game": "mush",
+        "games": games,
+        "seed": seed,
+        "commands_per_game": stats(commands),
+        "events_per_game": stats(events),
+        "rounds_per_game": stats(rounds),
+        "turns_per_game": stats(turns),
+        "rounds_by_player_count": by_seats.into_iter().map(|(k, v)| (format!("{k}p"), stats(v))).collect::<BTreeMap<_, _>>(),
+        "rounds_by_layout": by_layout.into_iter().map(|(k, v)| (k, stats(v))).collect::<BTreeMap<_, _>>(),
+        "wins_by_seat": wins_by_seat,
+        "greedy": {
+            "games_with_one_greedy_seat": greedy_games,
+            "greedy_wins": greedy_wins,
+            "random_wins": random_wins_in_greedy_games,
+            "greedy_win_rate_x1000": (greedy_wins * 1000).checked_div(greedy_games).unwrap_or(0),
+            "fair_share_x1000": (1000 * greedy_games).checked_div(greedy_games + random_seats_in_greedy_games).unwrap_or(0),
+        },
+        "turns": {"moves": moves, "rests": rests},
+        "avalanches_on_board_at_end": avalanches_on_board,
+    }))
+}

@@ -1,0 +1,10 @@
+//! Tests of the Mush engine: rule-by-rule tests (given a position, when a command, then events
+//! / a RuleViolation naming the rule / a state), the spec's worked examples (§7), properties
+//! ("legal is exact"), the simulation and the generated board picture.
+
+mod erased;
+mod examples;
+mod fixture;
+mod properties;
+mod rules;
+mod svg;

@@ -1,0 +1,232 @@
+//! Views and event redaction (spec §4): the sealed order bids are the only hidden information.
+
+use serde::Serialize;
+
+use super::board::{LinkId, SegmentId, SpaceId};
+use super::event::Event;
+use super::state::*;
+use crate::engine::{Redacted, Seat, Viewer};
+
+/// One sled board as a viewer may see it.
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+pub struct PlayerView {
+    pub seat: Seat,
+    pub space: SpaceId,
+    pub tokens: u32,
+    pub fatigue: u8,
+    pub fresh: u8,
+    pub training: Option<Training>,
+    pub weather: Option<Weather>,
+    /// Whether this player has committed a bid this round (public).
+    pub has_bid: bool,
+    /// The committed amount: only in the bidder's own view until the reveal.
+    pub bid: Option<u32>,
+    /// The bid revealed in the last auction.
+    pub last_bid: u32,
+    /// Steps still needed to reach NOME by the shortest route.
+    pub steps_to_nome: u16,
+    pub moves: u32,
+    pub rests: u32,
+}
+
+/// The open re-roll window.
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+pub struct RerollView {
+    /// `weather`, `dogs`, `terrain` or `avalanche`.
+    pub roll: String,
+    /// The current d6 value, or the number of dogs for dog dice.
+    pub value: u8,
+    /// Dog-dice faces (empty for d6 rolls).
+    pub faces: Vec<u8>,
+    pub modifier: u8,
+    pub attempt: u32,
+    pub roller: Seat,
+    pub polled: Seat,
+    pub passes: u8,
+}
+
+/// The open dice-reduction window.
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+pub struct ReductionView {
+    pub cap: u8,
+    pub reduced: u8,
+    pub polled: Seat,
+    pub passes: u8,
+}
+
+/// The active move's numbers.
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+pub struct MoveView {
+    pub weather: Option<Weather>,
+    pub relation: Option<Relation>,
+    pub colour: Option<Colour>,
+    pub outcome: Option<WeatherOutcome>,
+    pub base_dice: u8,
+    pub reduced: u8,
+    pub dice: u8,
+    pub movement_points: u8,
+}
+
+/// One seat's final score and what it is made of.
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+pub struct ScoreView {
+    pub seat: Seat,
+    /// 1 for the winner, 0 for everyone else (MU-152: the others are not ranked).
+    pub score: i64,
+    pub reached_nome: bool,
+    /// Informational only: steps still needed when the game ended.
+    pub steps_to_nome: u16,
+    pub explanation: String,
+}
+
+/// The game as a viewer may see it.
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+pub struct View {
+    pub phase: Phase,
+    pub round: u32,
+    pub layout: Vec<SegmentId>,
+    pub initiative: Option<Seat>,
+    pub first_trainer: Option<Seat>,
+    pub training_chooser: Option<Seat>,
+    /// The round's final weather roll (0 before it is fixed).
+    pub weather_roll: u8,
+    pub players: Vec<PlayerView>,
+    pub order: Vec<Seat>,
+    pub active: Option<Seat>,
+    pub early_riser: Option<Seat>,
+    pub overtaking_right: Option<Seat>,
+    pub movement: MoveView,
+    pub reroll: Option<RerollView>,
+    pub reduction: Option<ReductionView>,
+    pub avalanches: Vec<LinkId>,
+    pub avalanche_supply: u8,
+    pub winner: Option<Seat>,
+    pub scores: Option<Vec<ScoreView>>,
+}
+
+pub fn view(s: &State, viewer: Viewer) -> View {
+    let graph = s.graph();
+    let players = s
+        .players
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let seat = Seat::from_index(i);
+            let sealed = s.bids.get(i).and_then(Option::as_ref);
+            PlayerView {
+                seat,
+                space: p.space,
+                tokens: p.tokens,
+                fatigue: p.fatigue,
+                fresh: p.fresh(),
+                training: p.training,
+                weather: p.weather,
+                has_bid: sealed.is_some(),
+                // Section 4: the amount only for its bidder (or an omniscient audit).
+                bid: sealed
+                    .filter(|_| viewer.sees_private_of(seat))
+                    .map(|b| b.amount),
+                last_bid: s.last_bids.get(i).copied().unwrap_or(0),
+                steps_to_nome: graph
+                    .dist_to_nome
+                    .get(p.space.index())
+                    .copied()
+                    .unwrap_or(u16::MAX),
+                moves: s.moves.get(i).copied().unwrap_or(0),
+                rests: s.rests.get(i).copied().unwrap_or(0),
+            }
+        })
+        .collect::<Vec<_>>();
+    let reroll = s.reroll.as_ref().map(|w| {
+        let (roll, faces, modifier) = match &w.roll {
+            RollKind::Weather => ("weather", Vec::new(), 0),
+            RollKind::Dogs { faces, .. } => ("dogs", faces.clone(), 0),
+            RollKind::Terrain { modifier, .. } => ("terrain", Vec::new(), *modifier),
+            RollKind::Avalanche { modifier, .. } => ("avalanche", Vec::new(), *modifier),
+        };
+        RerollView {
+            roll: roll.into(),
+            value: w.value,
+            faces,
+            modifier,
+            attempt: w.attempt,
+            roller: w.roller,
+            polled: w.polled,
+            passes: w.passes,
+        }
+    });
+    let scores = s.winner.map(|w| {
+        players
+            .iter()
+            .map(|p| ScoreView {
+                seat: p.seat,
+                score: i64::from(p.seat == w),
+                reached_nome: p.seat == w,
+                steps_to_nome: p.steps_to_nome,
+                explanation: if p.seat == w {
+                    "first sled to enter Nome: 1 point (MU-150)".into()
+                } else {
+                    format!(
+                        "did not reach Nome ({} steps short): 0 points, not ranked (MU-152)",
+                        p.steps_to_nome
+                    )
+                },
+            })
+            .collect()
+    });
+    View {
+        phase: s.phase,
+        round: s.round,
+        layout: s.layout.clone(),
+        initiative: s.initiative,
+        first_trainer: s.first_trainer,
+        training_chooser: s.chooser,
+        weather_roll: s.weather_roll,
+        players,
+        order: s.order.clone(),
+        active: s.active,
+        early_riser: s.early_riser,
+        overtaking_right: s.overtake,
+        movement: MoveView {
+            weather: s.mv.weather,
+            relation: s.mv.relation,
+            colour: s.mv.colour,
+            outcome: s.mv.outcome,
+            base_dice: s.mv.d0,
+            reduced: s.mv.reduced,
+            dice: s.mv.dice,
+            movement_points: s.mv.mp,
+        },
+        reroll,
+        reduction: s.reduction.as_ref().map(|r| ReductionView {
+            cap: r.cap,
+            reduced: r.reduced,
+            polled: r.polled,
+            passes: r.passes,
+        }),
+        avalanches: s.avalanches.clone(),
+        avalanche_supply: s.avalanche_supply,
+        winner: s.winner,
+        scores,
+    }
+}
+
+/// Section 4: a `BidSubmitted` shows its amount and salt only to its bidder; the reveal event
+/// publishes them all. Everything else is public.
+pub fn redact(event: &Event, viewer: Viewer) -> Redacted<'_, Event> {
+    match event {
+        Event::BidSubmitted {
+            seat,
+            commitment,
+            automatic,
+            ..
+        } if !viewer.sees_private_of(*seat) => Redacted::Masked(Event::BidSubmitted {
+            seat: *seat,
+            commitment: commitment.clone(),
+            amount: None,
+            salt: None,
+            automatic: *automatic,
+        }),
+        _ => Redacted::Shown(event),
+    }
+}

@@ -1,0 +1,435 @@
+//! The automatic continuation: forced decisions (WR-009), reveals, turn order, activation
+//! checks, the end of round and the next round.
+
+use super::*;
+use crate::engine::{Rng, RngExt, Seat};
+use crate::whisky_race::board::{Family, Kind, MarkerId, board};
+use crate::whisky_race::command::Action;
+
+// ---------------------------------------------------------------------------------------------
+// Automatic continuation
+// ---------------------------------------------------------------------------------------------
+
+/// Runs every automatic step until a player decision is needed (WR-009).
+pub fn settle(ctx: &mut Ctx, rng: &mut dyn Rng) {
+    for _ in 0..10_000 {
+        if !settle_once(ctx, rng) {
+            return;
+        }
+    }
+}
+
+/// One automatic step; false when the engine waits for a player.
+pub(super) fn settle_once(ctx: &mut Ctx, rng: &mut dyn Rng) -> bool {
+    let s = &ctx.s;
+    if matches!(s.phase, Phase::Over | Phase::NotStarted) {
+        return false;
+    }
+    // D10: offer the window to the next eligible vetoer, or resolve.
+    if let Some(top) = s.decls.last() {
+        if top.offered.is_some() {
+            return false;
+        }
+        match next_vetoer(s) {
+            Some(seat) => ctx.emit(Event::VetoOffered { seat }),
+            None => resolve_stack(ctx),
+        }
+        return true;
+    }
+    // D11: duel bids.
+    if let Some(d) = &s.duel {
+        let duellists = [d.challenger, d.defender];
+        for (slot, seat) in duellists.iter().enumerate() {
+            if d.bids[slot].is_none() && s.supply[seat.index()] == 0 {
+                let (salt, commitment) = commit(rng, 0);
+                ctx.emit(Event::DuelBidCommitted {
+                    seat: *seat,
+                    commitment,
+                    amount: Some(0),
+                    salt: Some(salt),
+                    forced: true,
+                });
+                return true;
+            }
+        }
+        if let [Some(a), Some(b)] = &d.bids {
+            let bids = vec![
+                Revealed {
+                    seat: d.challenger,
+                    amount: a.amount,
+                    salt: a.salt.clone(),
+                },
+                Revealed {
+                    seat: d.defender,
+                    amount: b.amount,
+                    salt: b.salt.clone(),
+                },
+            ];
+            let winner = match a.amount.cmp(&b.amount) {
+                std::cmp::Ordering::Greater => Some(d.challenger),
+                std::cmp::Ordering::Less => Some(d.defender),
+                std::cmp::Ordering::Equal => None,
+            };
+            ctx.emit(Event::DuelResolved { bids, winner });
+            return true;
+        }
+        return false;
+    }
+    // D12: customs tax.
+    if let Some(&seat) = s.taxes.first() {
+        let t = s.whisky_count(seat) * board().c.tax_per_whisky;
+        if t == 0 {
+            ctx.emit(Event::TaxNotOwed { seat });
+            return true;
+        }
+        let whiskies: Vec<MarkerId> = s.whiskies_of(seat).collect();
+        if s.supply[seat.index()] < t && whiskies.len() == 1 {
+            ctx.emit(Event::WhiskyDiscarded {
+                seat,
+                whisky: whiskies[0],
+                forced: true,
+            });
+            return true;
+        }
+        return false;
+    }
+    match s.phase {
+        Phase::Setup => {
+            after_replacement(ctx, rng);
+            true
+        }
+        Phase::SetupReplacement => {
+            if s.next >= s.order.len() {
+                after_replacement(ctx, rng);
+                return true;
+            }
+            false
+        }
+        Phase::GroupBidding => {
+            for seat in s.all() {
+                if s.sealed[seat.index()].is_none() && s.supply[seat.index()] == 0 {
+                    let (salt, commitment) = commit(rng, 0);
+                    ctx.emit(Event::GroupBidCommitted {
+                        seat,
+                        commitment,
+                        amount: Some(0),
+                        salt: Some(salt),
+                        forced: true,
+                    });
+                    return true;
+                }
+            }
+            if s.sealed.iter().all(|x| x.is_some()) {
+                let bids = reveal_list(s);
+                let ties = tie_groups(&bids);
+                ctx.emit(Event::GroupBidsRevealed { bids });
+                if !ties.is_empty() {
+                    ctx.emit(Event::TieGroupsFormed { groups: ties });
+                }
+                return true;
+            }
+            false
+        }
+        Phase::GroupChoice => {
+            if s.ties.iter().any(|t| t.status == TieStatus::Open) {
+                return false;
+            }
+            if s.order.is_empty() {
+                let order = fixed_order(s);
+                ctx.emit(Event::TurnOrderFixed { order });
+                return true;
+            }
+            if s.next < s.order.len() {
+                let free: Vec<usize> = (0..s.groups_taken.len())
+                    .filter(|g| s.groups_taken[*g].is_none())
+                    .collect();
+                if free.len() == 1 {
+                    // WR-151: the last group goes to the last chooser.
+                    let seat = s.order[s.next];
+                    ctx.emit(Event::WhiskyGroupChosen {
+                        seat,
+                        group: free[0] as u8 + 1,
+                        automatic: true,
+                    });
+                    return true;
+                }
+                return false;
+            }
+            finish_setup(ctx, rng);
+            true
+        }
+        Phase::Planning => {
+            // WR-023: supply 0 → 0, supply 1 → 1, automatically.
+            for seat in s.all() {
+                let supply = s.supply[seat.index()];
+                if s.sealed[seat.index()].is_none() && supply <= 1 {
+                    let (salt, commitment) = commit(rng, supply);
+                    ctx.emit(Event::MaltCommitted {
+                        seat,
+                        commitment,
+                        amount: Some(supply),
+                        salt: Some(salt),
+                        forced: true,
+                    });
+                    return true;
+                }
+            }
+            if s.sealed.iter().all(|x| x.is_some()) {
+                let choices = reveal_list(s);
+                let ties = tie_groups(&choices);
+                ctx.emit(Event::MaltRevealed { choices });
+                if !ties.is_empty() {
+                    ctx.emit(Event::TieGroupsFormed { groups: ties });
+                }
+                return true;
+            }
+            false
+        }
+        Phase::TieNegotiation => {
+            // WR-032: the player phase starts when every group agreed or failed.
+            if s.ties.iter().any(|t| t.status == TieStatus::Open) {
+                return false;
+            }
+            let order = fixed_order(s);
+            ctx.emit(Event::TurnOrderFixed { order });
+            true
+        }
+        Phase::PlayerTurns => match &s.turn {
+            None => {
+                if let Some(&seat) = s.order.get(s.next) {
+                    ctx.emit(Event::TurnStarted { seat });
+                } else {
+                    // WR-124: end of round, step 1.
+                    move_englishman(
+                        ctx,
+                        board().c.englishman_round_steps,
+                        1,
+                        EnglishmanCause::EndOfRound,
+                    );
+                }
+                true
+            }
+            Some(t) if t.step == TurnStep::ActivationCheck => {
+                activation_check(ctx, t.seat);
+                true
+            }
+            Some(_) => false,
+        },
+        Phase::EndOfRound => end_of_round(ctx, rng),
+        Phase::NotStarted | Phase::Over => false,
+    }
+}
+
+pub(super) fn reveal_list(s: &State) -> Vec<Revealed> {
+    s.all()
+        .filter_map(|seat| {
+            s.sealed[seat.index()].as_ref().map(|x| Revealed {
+                seat,
+                amount: x.amount,
+                salt: x.salt.clone(),
+            })
+        })
+        .collect()
+}
+
+/// Groups of two or more equal amounts, highest first (WR-026, WR-150).
+pub(super) fn tie_groups(values: &[Revealed]) -> Vec<Vec<Seat>> {
+    let mut amounts: Vec<u32> = values.iter().map(|v| v.amount).collect();
+    amounts.sort_unstable_by(|a, b| b.cmp(a));
+    amounts.dedup();
+    amounts
+        .into_iter()
+        .map(|a| {
+            values
+                .iter()
+                .filter(|v| v.amount == a)
+                .map(|v| v.seat)
+                .collect::<Vec<_>>()
+        })
+        .filter(|g| g.len() >= 2)
+        .collect()
+}
+
+/// WR-033: by descending amount; agreed groups in their order; failed groups left out (turn
+/// order) or in lot order (group choice, WR-150).
+pub(super) fn fixed_order(s: &State) -> Vec<Seat> {
+    let mut amounts: Vec<u32> = s.revealed.iter().flatten().copied().collect();
+    amounts.sort_unstable_by(|a, b| b.cmp(a));
+    amounts.dedup();
+    let mut order = Vec::new();
+    for a in amounts {
+        let members: Vec<Seat> = s
+            .all()
+            .filter(|x| s.revealed[x.index()] == Some(a))
+            .collect();
+        if members.len() == 1 {
+            order.extend(members);
+            continue;
+        }
+        if let Some(t) = s.ties.iter().find(|t| t.members == members)
+            && let Some(p) = &t.proposal
+            && (t.status == TieStatus::Agreed || s.phase == Phase::GroupChoice)
+        {
+            order.extend(p.iter().copied());
+        }
+    }
+    order
+}
+
+pub(super) fn after_replacement(ctx: &mut Ctx, rng: &mut dyn Rng) {
+    if ctx.s.options.group_bidding {
+        // WR-147, WR-148: N groups of 3 from the whiskies not on the board (R6).
+        let mut pool: Vec<MarkerId> = ctx
+            .s
+            .reserve()
+            .into_iter()
+            .filter(|m| m.is_whisky())
+            .collect();
+        let size = board().c.variant_groups_size;
+        let mut groups = Vec::new();
+        for _ in 0..ctx.s.seats {
+            let mut g = Vec::new();
+            for _ in 0..size {
+                if !pool.is_empty() {
+                    g.push(pool.swap_remove(rng.index(pool.len())));
+                }
+            }
+            groups.push(g);
+        }
+        ctx.emit(Event::WhiskyGroupsDealt { groups });
+    } else {
+        finish_setup(ctx, rng);
+    }
+}
+
+pub(super) fn finish_setup(ctx: &mut Ctx, rng: &mut dyn Rng) {
+    if ctx.s.options.englishman_offer {
+        draw_offer(ctx, rng);
+    }
+    ctx.emit(Event::RoundStarted { round: 1 });
+}
+
+/// WR-058..WR-063: the single activation check of the turn.
+pub(super) fn activation_check(ctx: &mut Ctx, seat: Seat) {
+    let s = &ctx.s;
+    let space = s.pawn(seat);
+    let alone = s.pawns_on(space).all(|o| o == seat) && s.englishman != space;
+    let markers: Vec<MarkerId> = s.markers_at(space).collect();
+    if !alone || markers.is_empty() {
+        ctx.emit(Event::ActivationSkipped { seat, space });
+        return;
+    }
+    if markers.len() == 1 && markers[0].family() == Family::Brown {
+        // WR-061: a lone brown marker activates automatically (a veto window still follows).
+        ctx.emit(Event::ActivationDeclared {
+            seat,
+            marker: markers[0],
+            action: Action::Collect,
+            automatic: true,
+        });
+        return;
+    }
+    let any_action = markers
+        .iter()
+        .any(|m| !super::super::legal::activation_actions(s, seat, *m).is_empty());
+    if !any_action {
+        // WR-063: only "decline" remains → declined automatically.
+        let marker = (markers.len() == 1).then(|| markers[0]);
+        ctx.emit(Event::ActivationDeclined {
+            seat,
+            marker,
+            automatic: true,
+        });
+        return;
+    }
+    ctx.emit(Event::ActivationPending {
+        seat,
+        space,
+        markers,
+    });
+}
+
+pub(super) fn end_of_round(ctx: &mut Ctx, rng: &mut dyn Rng) -> bool {
+    let s = &ctx.s;
+    match s.eor {
+        Eor::Move => {
+            move_englishman(
+                ctx,
+                board().c.englishman_round_steps,
+                1,
+                EnglishmanCause::EndOfRound,
+            );
+            true
+        }
+        Eor::Draw => {
+            let space = s.englishman;
+            if s.options.englishman_offer {
+                let offer: Vec<MarkerId> = s
+                    .loc
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, l)| **l == Loc::Offer)
+                    .map(|(i, _)| MarkerId::from_index(i))
+                    .collect();
+                match (offer.len(), s.took_turn.first()) {
+                    (0, _) => ctx.emit(Event::ReserveEmpty),
+                    // WR-009: a single offered marker is placed without asking.
+                    (1, seat) => ctx.emit(Event::EnglishmanMarkerChosen {
+                        seat: seat.copied(),
+                        marker: offer[0],
+                        space,
+                        random: false,
+                    }),
+                    (_, None) => {
+                        // WR-153: nobody took a turn → random choice among the offer (R5).
+                        let marker = offer[rng.index(offer.len())];
+                        ctx.emit(Event::EnglishmanMarkerChosen {
+                            seat: None,
+                            marker,
+                            space,
+                            random: true,
+                        });
+                    }
+                    (_, Some(_)) => return false, // D13
+                }
+                if ctx.s.eor == Eor::Income {
+                    draw_offer(ctx, rng);
+                }
+                return true;
+            }
+            // WR-125 (R1).
+            match draw(s, rng) {
+                Some(marker) => ctx.emit(Event::MarkerDrawn { marker, space }),
+                None => ctx.emit(Event::ReserveEmpty),
+            }
+            true
+        }
+        Eor::Income => {
+            // WR-126, WR-099: 4 + 1 per unsuspended Brora.
+            let c = &board().c;
+            let amounts = s
+                .all()
+                .map(|seat| {
+                    let broras = s
+                        .held_by(seat)
+                        .filter(|m| m.kind() == Kind::Brora && !s.suspended.contains(m))
+                        .count() as u32;
+                    c.round_income + broras * c.brora_income_bonus
+                })
+                .collect();
+            ctx.emit(Event::IncomePaid { amounts });
+            true
+        }
+        Eor::Close => {
+            let round = s.round;
+            let over = s.trigger.is_some();
+            ctx.emit(Event::RoundEnded { round });
+            if over {
+                ctx.emit(Event::GameEnded); // WR-131
+            } else {
+                ctx.emit(Event::RoundStarted { round: round + 1 });
+            }
+            true
+        }
+    }
+}

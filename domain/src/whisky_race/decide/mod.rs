@@ -1,0 +1,370 @@
+//! `decide`: guard clauses (each names its rule ID), then the events of the command, then the
+//! automatic continuation (forced decisions WR-009, end of round, next round) appended to the
+//! same command's events by [`settle`].
+//!
+//! Files: `guards.rs` (validation, shared with `legal`), this file (the events of each command),
+//! `resolve.rs` (veto windows, resolution and effects), `flow.rs` (the automatic continuation).
+
+use super::board::{Family, MarkerId, board};
+use super::command::{Action, Command, Piece};
+use super::event::*;
+use super::evolve::evolve;
+use super::state::*;
+use crate::engine::{Rng, RngExt, RuleViolation, Seat, sealed_commitment};
+
+type Res = Result<(), RuleViolation>;
+
+mod flow;
+mod guards;
+mod resolve;
+
+pub use flow::settle;
+pub use guards::{
+    action_legal, affordable_steps, check, d13_chooser, eligible_vetoer, is_passed, step_cost,
+};
+
+use guards::*;
+use resolve::*;
+
+/// A scratch copy of the state that every emitted event is applied to, so that later steps of
+/// the same command see its effects.
+pub struct Ctx {
+    pub s: State,
+    pub events: Vec<Event>,
+}
+
+impl Ctx {
+    pub fn new(s: State) -> Ctx {
+        Ctx {
+            s,
+            events: Vec::new(),
+        }
+    }
+    pub fn emit(&mut self, e: Event) {
+        evolve(&mut self.s, &e);
+        self.events.push(e);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Execution
+// ---------------------------------------------------------------------------------------------
+
+/// `Game::decide`.
+pub fn decide(
+    state: &State,
+    actor: Seat,
+    command: &Command,
+    rng: &mut dyn Rng,
+) -> Result<Vec<Event>, RuleViolation> {
+    check(state, actor, command)?;
+    let mut ctx = Ctx::new(state.clone());
+    execute(&mut ctx, actor, command, rng);
+    settle(&mut ctx, rng);
+    Ok(ctx.events)
+}
+
+pub(super) fn commit(rng: &mut dyn Rng, amount: u32) -> (String, String) {
+    let salt = rng.salt();
+    let commitment = sealed_commitment(&salt, i64::from(amount));
+    (salt, commitment)
+}
+
+pub(super) fn execute(ctx: &mut Ctx, actor: Seat, command: &Command, rng: &mut dyn Rng) {
+    let s = &ctx.s;
+    match command {
+        Command::ReplaceSetupMarker { marker } => {
+            let Loc::Space { space } = s.loc_of(*marker) else {
+                return;
+            };
+            let Some(replacement) = draw(s, rng) else {
+                return;
+            };
+            ctx.emit(Event::SetupMarkerReplaced {
+                seat: actor,
+                space,
+                removed: *marker,
+                replacement,
+            });
+        }
+        Command::PassReplacement => ctx.emit(Event::SetupReplacementPassed { seat: actor }),
+        Command::SubmitGroupBid { amount } => {
+            let (salt, commitment) = commit(rng, *amount);
+            ctx.emit(Event::GroupBidCommitted {
+                seat: actor,
+                commitment,
+                amount: Some(*amount),
+                salt: Some(salt),
+                forced: false,
+            });
+        }
+        Command::ProposeOrder { group, order } => {
+            let proposal = s
+                .ties
+                .iter()
+                .find(|t| t.group == *group)
+                .map(|t| t.proposal_id + 1)
+                .unwrap_or(1);
+            ctx.emit(Event::OrderProposed {
+                seat: actor,
+                group: *group,
+                proposal,
+                order: order.clone(),
+            });
+            maybe_agreed(ctx, *group);
+        }
+        Command::AcceptOrder { group, proposal } => {
+            ctx.emit(Event::OrderAccepted {
+                seat: actor,
+                group: *group,
+                proposal: *proposal,
+            });
+            maybe_agreed(ctx, *group);
+        }
+        Command::RefuseAgreement { group } => {
+            let members = s
+                .ties
+                .iter()
+                .find(|t| t.group == *group)
+                .map(|t| t.members.clone())
+                .unwrap_or_default();
+            let in_variant = s.phase == Phase::GroupChoice;
+            ctx.emit(Event::AgreementRefused {
+                seat: actor,
+                group: *group,
+            });
+            if in_variant {
+                // WR-150: the relative order of the refused group is drawn by lot (R7).
+                let mut order = members;
+                rng.shuffle(&mut order);
+                ctx.emit(Event::LotDrawn {
+                    purpose: LotPurpose::GroupBidTie,
+                    order,
+                });
+            } else {
+                // WR-029, WR-030: every member loses his turn and pays his chosen malt now.
+                let paid = members.iter().map(|m| ctx.s.chosen[m.index()]).collect();
+                ctx.emit(Event::TurnsLost {
+                    group: *group,
+                    seats: members,
+                    paid,
+                });
+            }
+        }
+        Command::ChooseWhiskyGroup { group } => ctx.emit(Event::WhiskyGroupChosen {
+            seat: actor,
+            group: *group,
+            automatic: false,
+        }),
+        Command::SubmitMaltChoice { amount } => {
+            let (salt, commitment) = commit(rng, *amount);
+            ctx.emit(Event::MaltCommitted {
+                seat: actor,
+                commitment,
+                amount: Some(*amount),
+                salt: Some(salt),
+                forced: false,
+            });
+        }
+        Command::Step { n } => {
+            for _ in 0..*n {
+                one_step(ctx, actor);
+            }
+        }
+        Command::FinishMovement => {
+            // WR-053, WR-055: every affordable step, then the movement step ends.
+            while affordable_steps(&ctx.s, actor) > 0 {
+                one_step(ctx, actor);
+            }
+            ctx.emit(Event::MovementFinished { seat: actor });
+        }
+        Command::UseWhisky { whisky, params } => ctx.emit(Event::WhiskyUseDeclared {
+            seat: actor,
+            whisky: *whisky,
+            params: params.clone(),
+        }),
+        Command::Activate { marker, action } => match (marker.family(), action) {
+            (_, Action::Decline) => ctx.emit(Event::ActivationDeclined {
+                seat: actor,
+                marker: Some(*marker),
+                automatic: false,
+            }),
+            // WR-067, WR-070: buying a whisky marker opens no veto window.
+            (Family::Whisky, Action::Buy { .. }) => ctx.emit(Event::WhiskyBought {
+                seat: actor,
+                marker: *marker,
+                price: board().c.whisky_marker_price,
+            }),
+            (_, Action::Buy { marker: Some(m) }) => ctx.emit(Event::WhiskyBought {
+                seat: actor,
+                marker: *m,
+                price: board().c.holy_place_whisky_price,
+            }),
+            _ => ctx.emit(Event::ActivationDeclared {
+                seat: actor,
+                marker: *marker,
+                action: action.clone(),
+                automatic: false,
+            }),
+        },
+        Command::EndTurn => {
+            let unused_malt = s.chosen[actor.index()];
+            ctx.emit(Event::TurnEnded {
+                seat: actor,
+                unused_malt,
+            });
+        }
+        Command::Veto { banff } => ctx.emit(Event::VetoDeclared {
+            seat: actor,
+            banff: *banff,
+        }),
+        Command::PassVeto => ctx.emit(Event::VetoPassed { seat: actor }),
+        Command::SubmitDuelBid { amount } => {
+            let (salt, commitment) = commit(rng, *amount);
+            ctx.emit(Event::DuelBidCommitted {
+                seat: actor,
+                commitment,
+                amount: Some(*amount),
+                salt: Some(salt),
+                forced: false,
+            });
+        }
+        Command::PayTax => {
+            let amount = s.whisky_count(actor) * board().c.tax_per_whisky;
+            ctx.emit(Event::TaxPaid {
+                seat: actor,
+                amount,
+            });
+        }
+        Command::DiscardWhisky { whisky } => ctx.emit(Event::WhiskyDiscarded {
+            seat: actor,
+            whisky: *whisky,
+            forced: false,
+        }),
+        Command::ChooseEnglishmanMarker { marker } => {
+            let space = s.englishman;
+            ctx.emit(Event::EnglishmanMarkerChosen {
+                seat: Some(actor),
+                marker: *marker,
+                space,
+                random: false,
+            });
+            draw_offer(ctx, rng);
+        }
+        Command::OfferTrade { to, give, receive } => {
+            let offer = s.next_offer;
+            ctx.emit(Event::TradeOffered {
+                offer,
+                from: actor,
+                to: *to,
+                give: give.clone(),
+                receive: receive.clone(),
+            });
+        }
+        Command::AcceptTrade { offer } => ctx.emit(Event::TradeAccepted { offer: *offer }),
+        Command::DeclineTrade { offer } => ctx.emit(Event::TradeDeclined { offer: *offer }),
+        Command::WithdrawTrade { offer } => ctx.emit(Event::TradeWithdrawn { offer: *offer }),
+    }
+}
+
+pub(super) fn maybe_agreed(ctx: &mut Ctx, group: u8) {
+    let Some(t) = ctx.s.ties.iter().find(|t| t.group == group) else {
+        return;
+    };
+    if t.members.iter().all(|m| t.accepted.contains(m))
+        && let Some(order) = t.proposal.clone()
+    {
+        ctx.emit(Event::OrderAgreed { group, order });
+    }
+}
+
+/// One paid step forward (WR-047..WR-051), recording a finish arrival (WR-057, WR-130).
+pub(super) fn one_step(ctx: &mut Ctx, seat: Seat) {
+    let from = ctx.s.pawn(seat);
+    let cost = step_cost(&ctx.s, seat, from);
+    ctx.emit(Event::PawnStepped {
+        seat,
+        from,
+        to: from + 1,
+        cost,
+    });
+    if from + 1 == ctx.s.finish() {
+        arrival(ctx, Piece::Pawn { seat });
+    }
+}
+
+pub(super) fn arrival(ctx: &mut Ctx, piece: Piece) {
+    let arrival = match piece {
+        Piece::Pawn { .. } => Some(ctx.s.arrivals + 1),
+        Piece::Englishman => None,
+    };
+    let triggers_end = ctx.s.trigger.is_none();
+    ctx.emit(Event::FinishReached {
+        piece,
+        arrival,
+        triggers_end,
+    });
+}
+
+/// A uniformly random marker of the reserve (R1, R4).
+pub(super) fn draw(s: &State, rng: &mut dyn Rng) -> Option<MarkerId> {
+    let reserve = s.reserve();
+    if reserve.is_empty() {
+        return None;
+    }
+    Some(reserve[rng.index(reserve.len())])
+}
+
+/// Up to 3 markers from the reserve without replacement (R5).
+pub(super) fn draw_offer(ctx: &mut Ctx, rng: &mut dyn Rng) {
+    let mut reserve = ctx.s.reserve();
+    let mut markers = Vec::new();
+    while markers.len() < board().c.variant_englishman_offer_size && !reserve.is_empty() {
+        markers.push(reserve.swap_remove(rng.index(reserve.len())));
+    }
+    if !markers.is_empty() {
+        ctx.emit(Event::EnglishmanOfferDrawn { markers });
+    }
+}
+
+/// Skip-move of the Englishman (WR-118): (landing space, met seats in meeting order).
+pub fn skip_move(s: &State, n: u8, dir: i32) -> (u8, Vec<Seat>) {
+    let b = board();
+    let mut met: Vec<Seat> = s.pawns_on(s.englishman).collect();
+    let mut p = i32::from(s.englishman);
+    if s.englishman == b.finish {
+        return (b.finish, Vec::new()); // WR-116: a finished Englishman never moves.
+    }
+    let mut counted = 0;
+    while counted < n {
+        let q = p + dir;
+        if q < i32::from(b.start) || q > i32::from(b.finish) {
+            break;
+        }
+        p = q;
+        if p == i32::from(b.finish) || p == i32::from(b.start) {
+            break;
+        }
+        let here: Vec<Seat> = s.pawns_on(p as u8).collect();
+        if here.is_empty() {
+            counted += 1;
+        } else {
+            met.extend(here);
+        }
+    }
+    (p as u8, met)
+}
+
+pub(super) fn move_englishman(ctx: &mut Ctx, n: u8, dir: i32, cause: EnglishmanCause) {
+    let from = ctx.s.englishman;
+    let (to, met) = skip_move(&ctx.s, n, dir);
+    ctx.emit(Event::EnglishmanMoved {
+        from,
+        to,
+        met,
+        cause,
+    });
+    if to == ctx.s.finish() && from != to {
+        arrival(ctx, Piece::Englishman);
+    }
+}

@@ -1,0 +1,189 @@
+//! Invariants (conservation laws) and the simulation statistics.
+
+use super::board::board;
+use super::state::*;
+use super::{Options, WhiskyRace};
+use crate::engine::Seat;
+use crate::sim::{Bot, SimFailure, play_game};
+use serde_json::json;
+
+/// Upper bound on rounds: far above anything seen in simulation (games last ~10–15 rounds).
+pub const MAX_ROUNDS: u32 = 60;
+
+pub fn check_invariants(s: &State) -> Result<(), String> {
+    if s.phase == Phase::NotStarted {
+        return Ok(());
+    }
+    let b = board();
+    let n = usize::from(s.seats);
+    // Malt: 12·N + bank out (income, sources, pub malt) − bank in (payments) = all player malt.
+    let held: u64 = s
+        .supply
+        .iter()
+        .chain(s.chosen.iter())
+        .map(|x| u64::from(*x))
+        .sum();
+    if held + s.bank_in != s.initial_malt + s.bank_out {
+        return Err(format!(
+            "malt not conserved: players {held} + bank in {} != initial {} + bank out {}",
+            s.bank_in, s.initial_malt, s.bank_out
+        ));
+    }
+    // Markers: every instance has exactly one place, and the table covers every instance.
+    if s.loc.len() != b.markers.len() || s.used.len() != b.markers.len() {
+        return Err("marker table size changed".into());
+    }
+    for (i, l) in s.loc.iter().enumerate() {
+        let m = super::MarkerId::from_index(i);
+        let in_play = b.markers[i].in_play;
+        match l {
+            Loc::OutOfPlay if in_play => return Err(format!("{m} left play")),
+            Loc::OutOfPlay => {}
+            _ if !in_play => return Err(format!("{m} (not in play) is in play")),
+            Loc::Held { seat } if seat.index() >= n => {
+                return Err(format!("{m} held by a missing seat"));
+            }
+            Loc::Held { .. } if !(m.is_whisky() || m.kind().is_checkpoint()) => {
+                return Err(format!("{m} cannot be held by a player"));
+            }
+            Loc::Space { space } if *space > b.finish => return Err(format!("{m} off the track")),
+            _ => {}
+        }
+        if s.used[i] && !matches!(l, Loc::Held { .. }) {
+            return Err(format!(
+                "{m} is face down outside a player's hands (WR-007)"
+            ));
+        }
+    }
+    // Pawns: only Kinclaith moves a pawn backwards.
+    for seat in s.all() {
+        let i = seat.index();
+        let expected =
+            i64::from(b.start) + i64::from(s.forward_steps[i]) + i64::from(s.kinclaith_shift[i]);
+        if i64::from(s.pawns[i]) != expected {
+            return Err(format!("{seat} moved other than by steps and Kinclaith"));
+        }
+        if s.pawns[i] > b.finish {
+            return Err(format!("{seat} is off the track"));
+        }
+    }
+    if s.englishman > b.finish {
+        return Err("the Englishman is off the track".into());
+    }
+    if s.round > MAX_ROUNDS {
+        return Err(format!("round {} exceeds the bound {MAX_ROUNDS}", s.round));
+    }
+    Ok(())
+}
+
+fn percentile(sorted: &[u64], p: f64) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let idx = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[idx]
+}
+
+fn summary(mut v: Vec<u64>) -> serde_json::Value {
+    v.sort_unstable();
+    json!({
+        "min": v.first().copied().unwrap_or(0),
+        "median": percentile(&v, 0.5),
+        "p90": percentile(&v, 0.9),
+        "max": v.last().copied().unwrap_or(0),
+        "mean_x100": if v.is_empty() { 0 } else { v.iter().sum::<u64>() * 100 / v.len() as u64 },
+    })
+}
+
+/// Plays `games` games with random bots (every third game seats one greedy bot), cycling
+/// through 3..=6 players and the 8 option combinations, checking invariants at every step.
+pub fn simulate(games: u64, seed: u64) -> Result<serde_json::Value, SimFailure> {
+    let mut commands = Vec::new();
+    let mut events = Vec::new();
+    let mut rounds = Vec::new();
+    let mut turns = Vec::new();
+    let mut by_rounds = std::collections::BTreeMap::<u32, u64>::new();
+    let mut wins_by_seat = [0u64; 6];
+    let mut seats_hist = [0u64; 7];
+    let mut englishman_first = 0u64;
+    let mut draws = 0u64;
+    let (mut greedy_games, mut greedy_wins, mut greedy_expected) = (0u64, 0u64, 0.0f64);
+    let (mut random_seat_games, mut random_wins) = (0u64, 0u64);
+    for g in 0..games {
+        let game_seed = seed.wrapping_mul(1_000_003).wrapping_add(g);
+        let seats = 3 + (g % 4) as u8;
+        let combo = (g / 4) % 8;
+        let options = Options {
+            random_setup: combo & 1 != 0,
+            group_bidding: combo & 2 != 0,
+            englishman_offer: combo & 4 != 0,
+        };
+        let greedy_seat = (g % 3 == 2).then(|| ((g / 3) % u64::from(seats)) as usize);
+        let mut bots = vec![Bot::Random; usize::from(seats)];
+        if let Some(i) = greedy_seat {
+            bots[i] = Bot::Greedy;
+        }
+        let played = play_game::<WhiskyRace>(&options, seats, &bots, game_seed, 200_000)?;
+        commands.push(played.commands as u64);
+        events.push(played.events as u64);
+        rounds.push(u64::from(played.state.round));
+        turns.push(u64::from(played.state.turns_played));
+        *by_rounds.entry(played.state.round).or_default() += 1;
+        seats_hist[usize::from(seats)] += 1;
+        if played.state.trigger == Some(super::event::Trigger::Englishman) {
+            englishman_first += 1;
+        }
+        let winners = &played.outcome.winners;
+        if winners.len() > 1 {
+            draws += 1;
+        }
+        for w in winners {
+            wins_by_seat[w.index()] += 1;
+        }
+        let share = 1.0 / f64::from(seats);
+        match greedy_seat {
+            Some(i) => {
+                greedy_games += 1;
+                greedy_expected += share;
+                if winners.contains(&Seat::from_index(i)) {
+                    greedy_wins += 1;
+                }
+            }
+            None => {
+                random_seat_games += u64::from(seats);
+                random_wins += winners.len() as u64;
+            }
+        }
+    }
+    let pct = |a: u64, b: u64| {
+        if b == 0 {
+            0.0
+        } else {
+            (a as f64 * 1000.0 / b as f64).round() / 10.0
+        }
+    };
+    Ok(json!({
+        "games": games,
+        "seed": seed,
+        "games_by_player_count": {"3": seats_hist[3], "4": seats_hist[4], "5": seats_hist[5], "6": seats_hist[6]},
+        "commands_per_game": summary(commands),
+        "events_per_game": summary(events),
+        "rounds": summary(rounds),
+        "player_turns_per_game": summary(turns),
+        "rounds_histogram": by_rounds,
+        "wins_by_seat": wins_by_seat,
+        "shared_victories": draws,
+        "englishman_first_pct": pct(englishman_first, games),
+        "greedy": {
+            "games": greedy_games,
+            "wins": greedy_wins,
+            "win_pct": pct(greedy_wins, greedy_games),
+            "fair_share_pct": if greedy_games == 0 { 0.0 } else { (greedy_expected * 1000.0 / greedy_games as f64).round() / 10.0 },
+        },
+        "random": {
+            "seat_games": random_seat_games,
+            "wins": random_wins,
+            "win_pct": pct(random_wins, random_seat_games),
+        },
+    }))
+}

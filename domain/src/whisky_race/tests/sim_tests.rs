@@ -1,0 +1,179 @@
+//! Simulation, board data and the board picture.
+
+use super::super::*;
+
+// Invariants (malt and markers conserved, pawns move back only by Kinclaith, games end) are
+// checked after every command of every simulated game.
+#[test]
+fn simulation_of_a_few_hundred_games() {
+    let stats = simulate(240, 2024).unwrap_or_else(|f| panic!("{f}"));
+    assert_eq!(stats["games"], 240);
+    assert!(stats["rounds"]["max"].as_u64().unwrap_or(999) <= u64::from(stats::MAX_ROUNDS));
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&stats).unwrap_or_default()
+    );
+}
+
+/// The 10,000-game run quoted in the docs:
+/// `cargo test -p domain --release simulation_ten_thousand -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn simulation_ten_thousand() {
+    let stats = simulate(10_000, 1).unwrap_or_else(|f| panic!("{f}"));
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&stats).unwrap_or_default()
+    );
+}
+
+#[test]
+fn board_json_is_the_spec_board() {
+    let b = board();
+    assert_eq!(
+        (b.spaces, b.start, b.finish, b.englishman_start),
+        (51, 0, 50, 4)
+    );
+    assert_eq!(b.circled.len(), 16);
+    assert_eq!(b.markers.len(), 52);
+    assert_eq!(b.markers.iter().filter(|m| m.in_play).count(), 50);
+    assert_eq!(b.standard_setup.len(), 16);
+    let broken = board::BOARD_JSON.replace("\"englishman_start\": 4", "\"englishman_start\": 60");
+    assert!(board::parse_board(&broken).is_err());
+}
+
+#[test]
+fn marker_ids_round_trip() {
+    for m in board().all_markers() {
+        assert_eq!(MarkerId::parse(&m.to_string()), Ok(m));
+        let json = serde_json::to_string(&m).expect("json");
+        assert_eq!(serde_json::from_str::<MarkerId>(&json).expect("back"), m);
+    }
+    assert!(MarkerId::parse("pub#9").is_err());
+    assert!(serde_json::from_str::<MarkerId>("\"nope#1\"").is_err());
+}
+
+/// The committed picture is generated from the board data; set `UPDATE_BOARD_SVG=1` to rewrite it.
+#[test]
+fn board_svg_matches_the_board_data() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/rules/whisky-race-board.svg"
+    );
+    let svg = svg::standard_svg();
+    if std::env::var_os("UPDATE_BOARD_SVG").is_some() {
+        std::fs::write(path, &svg).expect("write svg");
+    }
+    let committed = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        committed == svg,
+        "docs/rules/whisky-race-board.svg is stale: rerun with UPDATE_BOARD_SVG=1"
+    );
+}
+
+#[test]
+fn command_and_event_json_shapes() {
+    let c: Command =
+        serde_json::from_str(r#"{"type":"submit_malt_choice","amount":3}"#).expect("command");
+    assert_eq!(c, Command::SubmitMaltChoice { amount: 3 });
+    let c: Command = serde_json::from_str(
+        r#"{"type":"use_whisky","whisky":"kinclaith#1","params":{"piece":{"kind":"englishman"},"direction":"forward"}}"#,
+    )
+    .expect("command");
+    assert!(matches!(c, Command::UseWhisky { .. }));
+    let c: Command = serde_json::from_str(
+        r#"{"type":"activate","marker":"pub#1","action":{"type":"sell","whisky":"glen_mhor#1","reward":"vp"}}"#,
+    )
+    .expect("command");
+    assert!(matches!(c, Command::Activate { .. }));
+    let o: Options = serde_json::from_str(r#"{"group_bidding":true}"#).expect("options");
+    assert!(o.group_bidding && !o.random_setup);
+    assert!(serde_json::from_str::<Options>(r#"{"nope":true}"#).is_err());
+}
+
+/// A naive client (first prompt, first legal command) always finishes the game.
+#[test]
+fn first_prompt_first_legal_finishes() {
+    use crate::engine::{Game, ScriptedRng};
+    for seats in 3..=6u8 {
+        for combo in 0..8u8 {
+            let options = Options {
+                random_setup: combo & 1 != 0,
+                group_bidding: combo & 2 != 0,
+                englishman_offer: combo & 4 != 0,
+            };
+            let mut rng = ScriptedRng::new([]);
+            let mut s = State::default();
+            for e in WhiskyRace::setup(&options, seats, &mut rng).expect("setup") {
+                WhiskyRace::evolve(&mut s, &e);
+            }
+            let mut steps = 0;
+            while WhiskyRace::outcome(&s).is_none() {
+                let p = WhiskyRace::prompts(&s)
+                    .into_iter()
+                    .next()
+                    .expect("a prompt");
+                let c = WhiskyRace::legal(&s, p.seat)
+                    .into_iter()
+                    .next()
+                    .expect("a legal command");
+                for e in WhiskyRace::decide(&s, p.seat, &c, &mut rng).expect("accepted") {
+                    WhiskyRace::evolve(&mut s, &e);
+                }
+                steps += 1;
+                assert!(
+                    steps < 20_000,
+                    "no progress with {seats} seats, options {combo}"
+                );
+            }
+        }
+    }
+}
+
+/// Replay speed of `evolve` (the hot path):
+/// `cargo test -p domain --release evolve_throughput -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn evolve_throughput() {
+    use crate::engine::{Game, RngExt, seeded};
+    let mut events = Vec::new();
+    for seed in 0..20u64 {
+        let mut rng = seeded(seed);
+        let mut s = State::default();
+        let setup =
+            WhiskyRace::setup(&Options::default(), 3 + (seed % 4) as u8, &mut rng).expect("setup");
+        for e in &setup {
+            WhiskyRace::evolve(&mut s, e);
+        }
+        let mut game = setup;
+        while WhiskyRace::outcome(&s).is_none() {
+            let prompts = WhiskyRace::prompts(&s);
+            let p = &prompts[0];
+            let legal = WhiskyRace::legal(&s, p.seat);
+            let c = legal[rng.index(legal.len())].clone();
+            for e in WhiskyRace::decide(&s, p.seat, &c, &mut rng).expect("ok") {
+                WhiskyRace::evolve(&mut s, &e);
+                game.push(e);
+            }
+        }
+        events.push(game);
+    }
+    let total: usize = events.iter().map(Vec::len).sum();
+    let start = std::time::Instant::now();
+    let mut replayed = 0usize;
+    for _ in 0..50 {
+        for game in &events {
+            let mut s = State::default();
+            for e in game {
+                WhiskyRace::evolve(&mut s, e);
+            }
+            replayed += game.len();
+            std::hint::black_box(&s);
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "{total} events per pass; {:.0} events/s",
+        replayed as f64 / secs
+    );
+}
