@@ -23,7 +23,7 @@ use utoipa::{Modify, OpenApi, ToSchema};
         ops::healthz, ops::readyz, ops::metrics, ops::openapi_json, ops::docs,
     ),
     components(schemas(Problem, domain::Prompt, domain::Outcome, domain::Seat)),
-    modifiers(&Security, &GameSchemas),
+    modifiers(&Security, &GameSchemas, &Descriptions),
     tags(
         (name = "auth", description = "Accounts and tokens"),
         (name = "games", description = "Lobby, commands, views and event feeds"),
@@ -47,6 +47,34 @@ impl Modify for Security {
                     .build(),
             ),
         );
+    }
+}
+
+/// OpenAPI requires a description on every response: default to the status's reason phrase.
+struct Descriptions;
+
+impl Modify for Descriptions {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        for item in openapi.paths.paths.values_mut() {
+            for operation in [&mut item.get, &mut item.post, &mut item.put, &mut item.delete, &mut item.patch]
+                .into_iter()
+                .flatten()
+            {
+                for (status, response) in operation.responses.responses.iter_mut() {
+                    if let RefOr::T(response) = response
+                        && response.description.is_empty()
+                    {
+                        response.description = status
+                            .parse::<u16>()
+                            .ok()
+                            .and_then(|code| actix_web::http::StatusCode::from_u16(code).ok())
+                            .and_then(|code| code.canonical_reason())
+                            .unwrap_or("Response")
+                            .to_string();
+                    }
+                }
+            }
+        }
     }
 }
 
