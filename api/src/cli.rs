@@ -312,6 +312,32 @@ pub async fn run(args: Vec<String>) -> Result<(), CliError> {
             println!("{reads:.0}");
             Ok(())
         }
+        "bench-sse" | "bench-replay" | "bench-memory" => {
+            let url = flag(&rest, "--url")
+                .unwrap_or("http://127.0.0.1:8080")
+                .to_string();
+            let n = |name: &str, default: usize| {
+                flag(&rest, name)
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(default)
+            };
+            let report = match command.as_str() {
+                "bench-sse" => {
+                    crate::load::run_sse(&url, n("--subscribers", 1000), n("--moves", 100)).await
+                }
+                "bench-replay" => {
+                    crate::load::run_replay(&url, n("--events", 10_000) as u64, n("--samples", 200))
+                        .await
+                }
+                _ => crate::load::run_memory(&url, n("--games", 1000), n("--moves", 10)).await,
+            }
+            .ok_or_else(|| CliError::Failed(format!("{command} could not run")))?;
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&report).unwrap_or_default()
+            );
+            Ok(())
+        }
         "simulate" => {
             let kind = flag(&rest, "--game")
                 .ok_or_else(|| CliError::Usage("simulate needs --game KIND".into()))?;

@@ -410,3 +410,295 @@ pub async fn run_reads(url: &str, clients: usize, duration: Duration) -> Option<
         .unwrap_or(0);
     Some(reads as f64 / started.elapsed().as_secs_f64())
 }
+
+/// Creates and starts a game of `kind` with `seats` guests; returns its id and the tokens.
+async fn started_game(
+    bot: &Bot,
+    kind: &str,
+    seats: usize,
+    options: Value,
+) -> Option<(String, Vec<String>)> {
+    let mut tokens = Vec::new();
+    for _ in 0..seats {
+        tokens.push(bot.token().await?);
+    }
+    let (_, game) = bot
+        .call(
+            "create",
+            "POST",
+            "/v1/games",
+            Some(&tokens[0]),
+            Some(&json!({"kind": kind, "seats": seats, "options": options})),
+        )
+        .await?;
+    let id = game["id"].as_str()?.to_string();
+    for token in &tokens[1..] {
+        bot.call(
+            "join",
+            "POST",
+            &format!("/v1/games/{id}/seats"),
+            Some(token),
+            Some(&json!({})),
+        )
+        .await?;
+    }
+    bot.call(
+        "start",
+        "POST",
+        &format!("/v1/games/{id}/start"),
+        Some(&tokens[0]),
+        None,
+    )
+    .await?;
+    Some((id, tokens))
+}
+
+/// Sends one random legal command; `None` when the game is over.
+async fn one_move(bot: &Bot, id: &str, tokens: &[String], rng: &mut u64) -> Option<u64> {
+    let mut next = |n: usize| {
+        *rng ^= *rng << 13;
+        *rng ^= *rng >> 7;
+        *rng ^= *rng << 17;
+        (*rng % n as u64) as usize
+    };
+    let (_, overview) = bot
+        .call(
+            "prompts",
+            "GET",
+            &format!("/v1/games/{id}/prompts"),
+            Some(&tokens[0]),
+            None,
+        )
+        .await?;
+    let waiting: Vec<usize> = overview["prompts"]
+        .as_array()?
+        .iter()
+        .filter_map(|p| p["seat"].as_u64())
+        .map(|s| s as usize - 1)
+        .collect();
+    if waiting.is_empty() {
+        return None;
+    }
+    let seat = waiting[next(waiting.len())];
+    let (_, mine) = bot
+        .call(
+            "prompts",
+            "GET",
+            &format!("/v1/games/{id}/prompts"),
+            Some(&tokens[seat]),
+            None,
+        )
+        .await?;
+    let legal = mine["legal"].as_array()?;
+    let command = legal.get(next(legal.len().max(1)))?.clone();
+    let (status, answer) = bot
+        .call(
+            "command",
+            "POST",
+            &format!("/v1/games/{id}/commands"),
+            Some(&tokens[seat]),
+            Some(&json!({"command": command})),
+        )
+        .await?;
+    (status == 200)
+        .then(|| answer["version"].as_u64())
+        .flatten()
+}
+
+/// SSE fan-out: `subscribers` streams on one game while moves are played; delivery rate and
+/// lag (from the command's answer to each subscriber's receipt).
+pub async fn run_sse(url: &str, subscribers: usize, moves: usize) -> Option<Value> {
+    use futures_util::StreamExt;
+    let stats: Shared = Rc::new(RefCell::new(Stats::default()));
+    let client = awc::Client::builder()
+        .timeout(Duration::from_secs(120))
+        .max_http_version(awc::http::Version::HTTP_11)
+        .finish();
+    let bot = Bot {
+        client: client.clone(),
+        base: url.trim_end_matches('/').to_string(),
+        stats,
+    };
+    let (id, tokens) = started_game(&bot, "whisky_race", 3, json!({})).await?;
+    let start_version = bot
+        .call(
+            "get",
+            "GET",
+            &format!("/v1/games/{id}"),
+            Some(&tokens[0]),
+            None,
+        )
+        .await?
+        .1["version"]
+        .as_u64()?;
+    let sent_at: Rc<RefCell<BTreeMap<u64, Instant>>> = Rc::default();
+    let lags: Rc<RefCell<Vec<f64>>> = Rc::default();
+    let received: Rc<RefCell<u64>> = Rc::default();
+    let mut watchers = Vec::new();
+    let mut viewer_tokens = Vec::new();
+    for _ in 0..subscribers.div_ceil(16) {
+        viewer_tokens.push(bot.token().await?);
+    }
+    for s in 0..subscribers {
+        let mut res = client
+            .get(format!("{}/v1/games/{id}/events/stream", bot.base))
+            .insert_header(("authorization", format!("Bearer {}", viewer_tokens[s / 16])))
+            .insert_header(("last-event-id", start_version.to_string()))
+            .send()
+            .await
+            .ok()?;
+        let (sent_at, lags, received) = (sent_at.clone(), lags.clone(), received.clone());
+        watchers.push(actix_web::rt::spawn(async move {
+            let mut buffer = String::new();
+            while let Some(Ok(chunk)) = res.next().await {
+                buffer.push_str(&String::from_utf8_lossy(&chunk));
+                while let Some(end) = buffer.find("\n\n") {
+                    let frame: String = buffer.drain(..end + 2).collect();
+                    if let Some(seq) = frame
+                        .lines()
+                        .find_map(|l| l.strip_prefix("id: "))
+                        .and_then(|v| v.parse::<u64>().ok())
+                    {
+                        *received.borrow_mut() += 1;
+                        // Lag is measured against the moment the command that produced the
+                        // event was answered (its version ≥ seq).
+                        if let Some((_, at)) = sent_at.borrow().range(seq..).next() {
+                            lags.borrow_mut().push(at.elapsed().as_secs_f64());
+                        }
+                    }
+                }
+            }
+        }));
+    }
+    actix_web::rt::time::sleep(Duration::from_millis(500)).await;
+    let started = Instant::now();
+    let mut rng = 0x9E3779B97F4A7C15u64;
+    let mut events = 0u64;
+    for _ in 0..moves {
+        let before = Instant::now();
+        match one_move(&bot, &id, &tokens, &mut rng).await {
+            Some(version) => {
+                sent_at.borrow_mut().insert(version, before);
+                events = version - start_version;
+            }
+            None => break,
+        }
+    }
+    // let the streams drain
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while *received.borrow() < events * subscribers as u64 && Instant::now() < deadline {
+        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    for w in watchers {
+        w.abort();
+    }
+    let mut lags = lags.borrow().clone();
+    lags.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    let received = *received.borrow();
+    Some(json!({
+        "subscribers": subscribers,
+        "events_per_subscriber": events,
+        "deliveries_expected": events * subscribers as u64,
+        "deliveries": received,
+        "deliveries_per_s": received as f64 / elapsed,
+        "lag_p50_ms": percentile(&lags, 50.0) * 1e3,
+        "lag_p99_ms": percentile(&lags, 99.0) * 1e3,
+        "lag_max_ms": lags.last().copied().unwrap_or(0.0) * 1e3,
+    }))
+}
+
+/// Replay over HTTP: plays a game past `events` events, then times `GET /state?at=N` at random N.
+pub async fn run_replay(url: &str, events: u64, samples: usize) -> Option<Value> {
+    let stats: Shared = Rc::new(RefCell::new(Stats::default()));
+    let client = awc::Client::builder()
+        .timeout(Duration::from_secs(120))
+        .finish();
+    let bot = Bot {
+        client,
+        base: url.trim_end_matches('/').to_string(),
+        stats: stats.clone(),
+    };
+    let mut rng = 0x2545F4914F6CDD1Du64;
+    let (id, tokens, version) = loop {
+        let (id, tokens) = started_game(
+            &bot,
+            "bandits",
+            6,
+            json!({"pawns_per_player": 6, "bounty_hunter": true}),
+        )
+        .await?;
+        let mut version = 0;
+        while version < events {
+            match one_move(&bot, &id, &tokens, &mut rng).await {
+                Some(v) => version = v,
+                None => break,
+            }
+        }
+        if version >= events {
+            break (id, tokens, version);
+        }
+    };
+    let mut latencies = Vec::new();
+    for i in 0..samples {
+        let at = (i as u64 * 7919 + 13) % (version + 1);
+        let started = Instant::now();
+        let (status, _) = bot
+            .call(
+                "state",
+                "GET",
+                &format!("/v1/games/{id}/state?at={at}"),
+                Some(&tokens[0]),
+                None,
+            )
+            .await?;
+        if status == 200 {
+            latencies.push(started.elapsed().as_secs_f64());
+        }
+    }
+    latencies.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    Some(json!({
+        "game_events": version,
+        "samples": latencies.len(),
+        "p50_ms": percentile(&latencies, 50.0) * 1e3,
+        "p99_ms": percentile(&latencies, 99.0) * 1e3,
+        "max_ms": latencies.last().copied().unwrap_or(0.0) * 1e3,
+    }))
+}
+
+/// Memory: starts `games` games, plays `moves` moves in each, then reads the server's RSS.
+pub async fn run_memory(url: &str, games: usize, moves: usize) -> Option<Value> {
+    let stats: Shared = Rc::new(RefCell::new(Stats::default()));
+    let client = awc::Client::builder()
+        .timeout(Duration::from_secs(120))
+        .finish();
+    let base = url.trim_end_matches('/').to_string();
+    let before = server_rss(&client, &base).await;
+    let mut tasks = Vec::new();
+    for lane in 0..16usize {
+        let bot = Bot {
+            client: client.clone(),
+            base: base.clone(),
+            stats: stats.clone(),
+        };
+        tasks.push(actix_web::rt::spawn(async move {
+            let mut rng = 0x9E3779B97F4A7C15u64 ^ lane as u64;
+            for _ in (lane..games).step_by(16) {
+                if let Some((id, tokens)) = started_game(&bot, "whisky_race", 3, json!({})).await {
+                    for _ in 0..moves {
+                        if one_move(&bot, &id, &tokens, &mut rng).await.is_none() {
+                            break;
+                        }
+                    }
+                }
+            }
+        }));
+    }
+    for t in tasks {
+        let _ = t.await;
+    }
+    let after = server_rss(&client, &base).await;
+    Some(
+        json!({"games": games, "moves_per_game": moves, "rss_before_bytes": before, "rss_after_bytes": after}),
+    )
+}

@@ -56,9 +56,15 @@ struct Descriptions;
 impl Modify for Descriptions {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
         for item in openapi.paths.paths.values_mut() {
-            for operation in [&mut item.get, &mut item.post, &mut item.put, &mut item.delete, &mut item.patch]
-                .into_iter()
-                .flatten()
+            for operation in [
+                &mut item.get,
+                &mut item.post,
+                &mut item.put,
+                &mut item.delete,
+                &mut item.patch,
+            ]
+            .into_iter()
+            .flatten()
             {
                 for (status, response) in operation.responses.responses.iter_mut() {
                     if let RefOr::T(response) = response

@@ -26,7 +26,8 @@ fn record<G: Game>(options: &G::Options, seats: u8, seed: u64, max: usize) -> Re
         let seat = prompts[rng.index(prompts.len())].seat;
         let legal = G::legal(&state, seat);
         let command = legal[rng.index(legal.len())].clone();
-        let produced = G::decide(&state, seat, &command, &mut rng).expect("legal commands are accepted");
+        let produced =
+            G::decide(&state, seat, &command, &mut rng).expect("legal commands are accepted");
         steps.push((state.clone(), seat, command));
         for e in &produced {
             G::evolve(&mut state, e);
@@ -34,7 +35,11 @@ fn record<G: Game>(options: &G::Options, seats: u8, seed: u64, max: usize) -> Re
         events.extend(produced);
         states.push(state.clone());
     }
-    Recording { steps, events, states }
+    Recording {
+        steps,
+        events,
+        states,
+    }
 }
 
 fn bench_game<G: Game>(c: &mut Criterion, name: &str, options: G::Options, seats: u8) {

@@ -154,7 +154,15 @@ impl Cluster {
                 started_here: false,
             });
         }
-        let port = free_port()?;
+        // Keep the port of an earlier run when it is free, so clients holding the old URL
+        // (a server whose database restarted) reconnect by themselves.
+        let previous = std::fs::read_to_string(&port_file)
+            .ok()
+            .and_then(|p| p.trim().parse::<u16>().ok());
+        let port = match previous {
+            Some(port) if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() => port,
+            _ => free_port()?,
+        };
         let log = root.join("postgres.log");
         if let Some((uid, gid)) = owner {
             let _ = std::fs::File::create(&log);

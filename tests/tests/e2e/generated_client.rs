@@ -19,24 +19,45 @@ fn generated_client() -> PathBuf {
                 .args(["-m", "pip", "install", "--quiet", "openapi-python-client"])
                 .status()
                 .expect("python3 runs");
-            assert!(status.success(), "could not install openapi-python-client from PyPI");
+            assert!(
+                status.success(),
+                "could not install openapi-python-client from PyPI"
+            );
         }
         let dir = std::env::temp_dir().join(format!("homestretch-client-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let spec = concat!(env!("CARGO_MANIFEST_DIR"), "/../openapi/openapi.json");
         let output = Command::new("python3")
-            .args(["-m", "openapi_python_client", "generate", "--meta", "none", "--path", spec, "--output-path"])
+            .args([
+                "-m",
+                "openapi_python_client",
+                "generate",
+                "--meta",
+                "none",
+                "--path",
+                spec,
+                "--output-path",
+            ])
             .arg(dir.join("hs_client"))
             .output()
             .expect("the generator runs");
-        assert!(dir.join("hs_client/api/games/send_command.py").exists(), "generation failed: {}", String::from_utf8_lossy(&output.stdout));
+        assert!(
+            dir.join("hs_client/api/games/send_command.py").exists(),
+            "generation failed: {}",
+            String::from_utf8_lossy(&output.stdout)
+        );
         dir
     })
     .clone()
 }
 
-async fn play(kind: &'static str, seats: u8, options: &'static str, seed: u64) -> serde_json::Value {
+async fn play(
+    kind: &'static str,
+    seats: u8,
+    options: &'static str,
+    seed: u64,
+) -> serde_json::Value {
     let app = spawn_app().await;
     let url = app.address.clone();
     let client = tokio::task::spawn_blocking(generated_client).await.unwrap();
@@ -45,7 +66,13 @@ async fn play(kind: &'static str, seats: u8, options: &'static str, seed: u64) -
         Command::new("python3")
             .arg(script)
             .arg(&client)
-            .args([url.as_str(), kind, &seats.to_string(), options, &seed.to_string()])
+            .args([
+                url.as_str(),
+                kind,
+                &seats.to_string(),
+                options,
+                &seed.to_string(),
+            ])
             .output()
             .expect("python3 runs")
     })
@@ -57,9 +84,13 @@ async fn play(kind: &'static str, seats: u8, options: &'static str, seed: u64) -
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
-    let result: serde_json::Value = serde_json::from_slice(output.stdout.trim_ascii()).expect("a JSON summary");
+    let result: serde_json::Value =
+        serde_json::from_slice(output.stdout.trim_ascii()).expect("a JSON summary");
     // the server agrees the game is over
-    let summary: i64 = sqlx::query_scalar("SELECT count(*) FROM games WHERE status = 'finished'").fetch_one(&app.pool).await.unwrap();
+    let summary: i64 = sqlx::query_scalar("SELECT count(*) FROM games WHERE status = 'finished'")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
     assert_eq!(summary, 1);
     result
 }

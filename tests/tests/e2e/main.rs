@@ -7,4 +7,5 @@ mod generated_client;
 mod lobby;
 mod openapi;
 mod play;
+mod reliability;
 mod store;

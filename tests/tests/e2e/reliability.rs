@@ -1,0 +1,170 @@
+use homestretch_tests::{spawn_app, spawn_app_with};
+use serde_json::json;
+
+#[actix_web::test]
+async fn abusive_clients_get_429_with_retry_after() {
+    let app = spawn_app_with(|config| {
+        config.user_rate = Some(api::limits::RateConfig {
+            per_second: 2.0,
+            burst: 5.0,
+        });
+    })
+    .await;
+    let p = app.register("hasty").await;
+    let mut limited = None;
+    for _ in 0..30 {
+        let answer = app
+            .request("GET", "/v1/me", Some(&p.token), None, &[])
+            .await;
+        if answer.status == 429 {
+            limited = Some(answer);
+            break;
+        }
+    }
+    let limited = limited.expect("a burst of requests is rate limited");
+    limited.problem(429);
+    // another user is not affected
+    let q = app.register("patient").await;
+    assert_eq!(app.get("/v1/me", &q.token).await.status, 200);
+}
+
+#[actix_web::test]
+async fn limits_bound_page_sizes_and_bodies() {
+    let app = spawn_app().await;
+    let p = app.register("p").await;
+    app.get("/v1/games?limit=0", &p.token).await.problem(422);
+    app.get("/v1/games?limit=101", &p.token).await.problem(422);
+    let players = [p.clone(), app.register("q").await, app.register("r").await];
+    let id = app
+        .started_game("whisky_race", &players, json!({}), None)
+        .await;
+    app.get(&format!("/v1/games/{id}/events?limit=5000"), &p.token)
+        .await
+        .problem(422);
+    let long_name = "x".repeat(100);
+    app.request(
+        "POST",
+        "/v1/auth/register",
+        None,
+        Some(&json!({"name": long_name, "password": "long enough password"})),
+        &[],
+    )
+    .await
+    .problem(422);
+    app.post(
+        "/v1/games",
+        &p.token,
+        &json!({"kind": "whisky_race", "seats": 3, "client_seed": "s".repeat(500)}),
+    )
+    .await
+    .problem(422);
+}
+
+#[actix_web::test]
+async fn the_database_going_away_gives_503_then_recovers_by_itself() {
+    // This test gets a PostgreSQL cluster of its own, to stop and start it.
+    let root = std::env::temp_dir().join(format!(
+        "homestretch-outage-{}",
+        uuid::Uuid::new_v4().simple()
+    ));
+    let cluster = infra::pg::Cluster::start(&root).expect("cluster");
+    let url = cluster.url("postgres");
+    let pool = infra::db::connect(&url, 4).await.unwrap();
+    infra::db::migrate(&pool).await.unwrap();
+    let config = homestretch_tests::test_config();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = format!("http://{}", listener.local_addr().unwrap());
+    let state = api::app::app_state(pool.clone(), &config);
+    actix_web::rt::spawn(api::app::serve(listener, state, &config).unwrap());
+    let client = awc::Client::builder()
+        .timeout(std::time::Duration::from_secs(20))
+        .finish();
+    let guest: serde_json::Value = client
+        .post(format!("{address}/v1/auth/guest"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let token = guest["access_token"].as_str().unwrap().to_string();
+    assert_eq!(
+        client
+            .get(format!("{address}/readyz"))
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16(),
+        200
+    );
+
+    let stopper = cluster.clone();
+    tokio::task::spawn_blocking(move || stopper.stop())
+        .await
+        .unwrap()
+        .expect("stop");
+    let started = std::time::Instant::now();
+    let mut ready = client
+        .get(format!("{address}/readyz"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ready.status().as_u16(), 503);
+    assert!(
+        ready
+            .headers()
+            .get("content-type")
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .starts_with("application/problem+json")
+    );
+    let _ = ready.body().await;
+    let me = client
+        .get(format!("{address}/v1/me"))
+        .insert_header(("authorization", format!("Bearer {token}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        me.status().as_u16(),
+        503,
+        "a request needing the database gets 503, not 500"
+    );
+    assert!(me.headers().get("retry-after").is_some());
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(15),
+        "answers come within a bounded time"
+    );
+
+    let root2 = root.clone();
+    tokio::task::spawn_blocking(move || infra::pg::Cluster::start(&root2))
+        .await
+        .unwrap()
+        .expect("restart");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut recovered = false;
+    while std::time::Instant::now() < deadline {
+        if client
+            .get(format!("{address}/v1/me"))
+            .insert_header(("authorization", format!("Bearer {token}")))
+            .send()
+            .await
+            .map(|r| r.status().as_u16())
+            .ok()
+            == Some(200)
+        {
+            recovered = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    assert!(
+        recovered,
+        "the server recovers by itself once the database is back"
+    );
+    pool.close().await;
+    let _ = tokio::task::spawn_blocking(move || cluster.stop()).await;
+    let _ = std::fs::remove_dir_all(&root);
+}
