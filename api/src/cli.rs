@@ -18,7 +18,7 @@ USAGE:
   homestretch admin grant USER            make USER an admin
   homestretch verify BUNDLE.json          check an export offline: hash chain, seed, re-run of every command
   homestretch projections rebuild         recompute every projection from the event log
-  homestretch load [--url URL] [--games N] [--duration S] [--kind K] [--seats N] [--expected-version] [--json]
+  homestretch load [--url URL] [--games N] [--duration S] [--kind K] [--seats N] [--expected-version] [--ack-log FILE] [--json]
                                           bot players over HTTP against a running server; throughput and latency
   homestretch simulate --game KIND [--games N] [--seed S]
                                           play N random-bot games and print statistics (JSON)
@@ -280,6 +280,7 @@ pub async fn run(args: Vec<String>) -> Result<(), CliError> {
                 seats: number("--seats", 3)? as usize,
                 json: rest.iter().any(|a| a == "--json"),
                 expected_version: rest.iter().any(|a| a == "--expected-version"),
+                ack_log: flag(&rest, "--ack-log").map(std::path::PathBuf::from),
             };
             let json_out = config.json;
             let report = crate::load::run(config).await;

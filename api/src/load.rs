@@ -18,6 +18,8 @@ pub struct LoadConfig {
     pub json: bool,
     /// Send `expected_version` with every command (conflicts become 409s instead of retries).
     pub expected_version: bool,
+    /// Write the id of every acknowledged (200) command here, one per line (crash drills).
+    pub ack_log: Option<std::path::PathBuf>,
 }
 
 #[derive(Default)]
@@ -28,6 +30,7 @@ struct Stats {
     conflicts: u64,
     games_finished: u64,
     transport_errors: u64,
+    acknowledged: Vec<uuid::Uuid>,
 }
 
 type Shared = Rc<RefCell<Stats>>;
@@ -166,7 +169,8 @@ impl Bot {
                 continue;
             }
             let command = legal[next(legal.len())].clone();
-            let mut body = json!({"command_id": uuid::Uuid::new_v4(), "command": command});
+            let command_id = uuid::Uuid::new_v4();
+            let mut body = json!({"command_id": command_id, "command": command});
             if config.expected_version {
                 body["expected_version"] = prompts["version"].clone();
             }
@@ -180,7 +184,11 @@ impl Bot {
                 )
                 .await?;
             match status {
-                200 => self.stats.borrow_mut().accepted += 1,
+                200 => {
+                    let mut stats = self.stats.borrow_mut();
+                    stats.accepted += 1;
+                    stats.acknowledged.push(command_id);
+                }
                 409 => self.stats.borrow_mut().conflicts += 1,
                 _ => {}
             }
@@ -274,6 +282,12 @@ pub async fn run(config: LoadConfig) -> Value {
     let elapsed = started.elapsed().as_secs_f64();
     let rss = server_rss(&client, config.url.trim_end_matches('/')).await;
     let s = stats.borrow();
+    if let Some(path) = &config.ack_log {
+        let lines: String = s.acknowledged.iter().map(|id| format!("{id}\n")).collect();
+        if let Err(error) = std::fs::write(path, lines) {
+            eprintln!("cannot write {}: {error}", path.display());
+        }
+    }
     let mut routes = serde_json::Map::new();
     for (route, latencies) in &s.latencies {
         let mut sorted = latencies.clone();

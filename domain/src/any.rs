@@ -51,6 +51,14 @@ pub trait AnyState: Send + Sync {
         command: &Value,
         rng: &mut dyn Rng,
     ) -> Result<Vec<EventData>, Rejection>;
+    /// `decide`, plus the state after the events (evolved from the typed events, without
+    /// parsing them back from JSON).
+    fn decide_next(
+        &self,
+        actor: Seat,
+        command: &Value,
+        rng: &mut dyn Rng,
+    ) -> Result<(Vec<EventData>, Box<dyn AnyState>), Rejection>;
     /// Parses (upcasting older schema versions) and applies one stored event.
     fn apply(&mut self, payload: &Value, schema_version: u32) -> Result<(), String>;
     fn view(&self, viewer: Viewer) -> Value;
@@ -80,12 +88,18 @@ impl<G: Game> Default for Erased<G> {
 
 struct ErasedState<G: Game>(G::State);
 
-fn to_event_data<G: Game>(events: Vec<G::Event>) -> Vec<EventData> {
+fn to_event_data<G: Game>(events: &[G::Event]) -> Vec<EventData> {
     events
-        .into_iter()
-        .map(|event| EventData {
-            kind: G::event_type(&event),
-            payload: serde_json::to_value(&event).expect("events serialize"),
+        .iter()
+        .map(|event| {
+            // Serialize once; the `type` tag is read from the result.
+            let payload = serde_json::to_value(event).expect("events serialize");
+            let kind = payload
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("unknown")
+                .to_string();
+            EventData { kind, payload }
         })
         .collect()
 }
@@ -120,7 +134,7 @@ impl<G: Game> AnyGame for Erased<G> {
     ) -> Result<Vec<EventData>, Rejection> {
         let options: G::Options = serde_json::from_value(options.clone())
             .map_err(|e| Rejection::Malformed(e.to_string()))?;
-        Ok(to_event_data::<G>(G::setup(&options, seats, rng)?))
+        Ok(to_event_data::<G>(&G::setup(&options, seats, rng)?))
     }
     fn new_state(&self) -> Box<dyn AnyState> {
         Box::new(ErasedState::<G>(G::State::default()))
@@ -144,9 +158,27 @@ impl<G: Game> AnyState for ErasedState<G> {
     ) -> Result<Vec<EventData>, Rejection> {
         let command: G::Command = serde_json::from_value(command.clone())
             .map_err(|e| Rejection::Malformed(e.to_string()))?;
-        Ok(to_event_data::<G>(G::decide(
+        Ok(to_event_data::<G>(&G::decide(
             &self.0, actor, &command, rng,
         )?))
+    }
+    fn decide_next(
+        &self,
+        actor: Seat,
+        command: &Value,
+        rng: &mut dyn Rng,
+    ) -> Result<(Vec<EventData>, Box<dyn AnyState>), Rejection> {
+        let command: G::Command = serde_json::from_value(command.clone())
+            .map_err(|e| Rejection::Malformed(e.to_string()))?;
+        let events = G::decide(&self.0, actor, &command, rng)?;
+        let mut next = self.0.clone();
+        for event in &events {
+            G::evolve(&mut next, event);
+        }
+        Ok((
+            to_event_data::<G>(&events),
+            Box::new(ErasedState::<G>(next)),
+        ))
     }
     fn apply(&mut self, payload: &Value, schema_version: u32) -> Result<(), String> {
         let event: G::Event = if schema_version == G::EVENT_SCHEMA_VERSION {

@@ -312,6 +312,7 @@ impl GameService {
                 command_id,
                 &json!({"type": "start"}),
                 events,
+                None,
                 GameStatus::Active,
             )
             .await?;
@@ -457,9 +458,9 @@ impl GameService {
                 &loaded.client_seeds(),
                 loaded.version,
             );
-            let decided = guarded(|| loaded.state.decide(seat, &request.command, &mut rng))?;
-            let events = match decided {
-                Ok(events) => events,
+            let decided = guarded(|| loaded.state.decide_next(seat, &request.command, &mut rng))?;
+            let (events, next) = match decided {
+                Ok(decided) => decided,
                 Err(rejection) => {
                     if let Some(answer) = self.repeat(loaded, user, &request).await? {
                         return Ok(answer);
@@ -478,6 +479,7 @@ impl GameService {
                     request.command_id,
                     &request.command,
                     events,
+                    Some(next),
                     GameStatus::Active,
                 )
                 .await?
@@ -569,15 +571,23 @@ impl GameService {
         command_id: Uuid,
         command: &Value,
         events: Vec<domain::EventData>,
+        next: Option<Box<dyn AnyState>>,
         running: GameStatus,
     ) -> Result<std::result::Result<CommandAnswer, u64>> {
-        // Apply to a copy first: we need the outcome to know whether to reveal the seed.
-        let mut next = loaded.state.clone_box();
+        // The state after the events (computed by `decide_next`, or applied here to a copy):
+        // we need its outcome to know whether to reveal the seed.
         let schema = loaded.game.event_schema_version();
-        for event in &events {
-            next.apply(&event.payload, schema)
-                .map_err(StoreError::Corrupt)?;
-        }
+        let next = match next {
+            Some(next) => next,
+            None => {
+                let mut next = loaded.state.clone_box();
+                for event in &events {
+                    next.apply(&event.payload, schema)
+                        .map_err(StoreError::Corrupt)?;
+                }
+                next
+            }
+        };
         let outcome: Option<Outcome> = next.outcome();
         let mut kinds: Vec<String> = events.iter().map(|e| e.kind.clone()).collect();
         let mut payloads: Vec<Value> = events.into_iter().map(|e| e.payload).collect();

@@ -495,18 +495,37 @@ pub async fn get_game(
     req: HttpRequest,
 ) -> ApiResult<HttpResponse> {
     let id = parse_id(&path)?;
-    let (row, seats) = state.games.game_row(id).await?;
-    let your_seat = seats.iter().find(|s| s.user_id == user.id).map(|s| s.seat);
-    let (version, view) = if row.status == GameStatus::Lobby {
-        (row.version, Value::Null)
-    } else {
-        state
-            .games
-            .with_game(id, |loaded| {
-                (loaded.version, loaded.state.view(loaded.viewer(user.id)))
-            })
-            .await?
+    // A started game is served from the cache (no database round trip while the listener is
+    // connected); a lobby from the database.
+    let cached = state
+        .games
+        .with_game(id, |loaded| {
+            let mut row = loaded.row.clone();
+            row.version = loaded.version;
+            if loaded.finished {
+                row.status = GameStatus::Finished;
+                row.outcome = loaded
+                    .state
+                    .outcome()
+                    .and_then(|o| serde_json::to_value(o).ok());
+            }
+            (
+                row,
+                loaded.seats.clone(),
+                loaded.state.view(loaded.viewer(user.id)),
+            )
+        })
+        .await;
+    let (row, seats, view) = match cached {
+        Ok(found) => found,
+        Err(infra::StoreError::Invalid(_)) => {
+            let (row, seats) = state.games.game_row(id).await?;
+            (row, seats, Value::Null)
+        }
+        Err(other) => return Err(other.into()),
     };
+    let your_seat = seats.iter().find(|s| s.user_id == user.id).map(|s| s.seat);
+    let version = row.version;
     let etag = format!("\"{version}\"");
     if req
         .headers()
@@ -518,8 +537,7 @@ pub async fn get_game(
             .insert_header((header::ETAG, etag))
             .finish());
     }
-    let mut summary = summary(&row, &seats);
-    summary.version = version;
+    let summary = summary(&row, &seats);
     Ok(HttpResponse::Ok()
         .insert_header((header::ETAG, etag))
         .json(GameDetail {
