@@ -66,7 +66,10 @@ impl Bot {
         };
         let mut res = match sent {
             Ok(res) => res,
-            Err(_) => {
+            Err(error) => {
+                if std::env::var_os("HOMESTRETCH_LOAD_DEBUG").is_some() {
+                    eprintln!("{route}: {error}");
+                }
                 self.stats.borrow_mut().transport_errors += 1;
                 return None;
             }
@@ -526,14 +529,18 @@ pub async fn run_sse(url: &str, subscribers: usize, moves: usize) -> Option<Valu
     let stats: Shared = Rc::new(RefCell::new(Stats::default()));
     let client = awc::Client::builder()
         .timeout(Duration::from_secs(120))
-        .max_http_version(awc::http::Version::HTTP_11)
+        // One connection per stream: lift awc's default limit of 100 connections.
+        .connector(awc::Connector::new().limit(subscribers + 64))
         .finish();
     let bot = Bot {
         client: client.clone(),
         base: url.trim_end_matches('/').to_string(),
         stats,
     };
-    let (id, tokens) = started_game(&bot, "whisky_race", 3, json!({})).await?;
+    let Some((id, tokens)) = started_game(&bot, "whisky_race", 3, json!({})).await else {
+        eprintln!("bench-sse: could not start a game");
+        return None;
+    };
     let start_version = bot
         .call(
             "get",
@@ -560,6 +567,7 @@ pub async fn run_sse(url: &str, subscribers: usize, moves: usize) -> Option<Valu
             .insert_header(("last-event-id", start_version.to_string()))
             .send()
             .await
+            .map_err(|e| eprintln!("stream {s}: {e}"))
             .ok()?;
         let (sent_at, lags, received) = (sent_at.clone(), lags.clone(), received.clone());
         watchers.push(actix_web::rt::spawn(async move {

@@ -46,7 +46,9 @@ pub fn event_stream(
         game,
         user,
         after,
-        pending: VecDeque::new(),
+        // Open with a reconnection hint, so the response head goes out at once even when
+        // there is nothing to send yet.
+        pending: VecDeque::from([Bytes::from_static(b"retry: 2000\n\n")]),
         wake,
         must_fetch: true,
         finished: false,

@@ -5,6 +5,7 @@ mod audit;
 mod errors;
 mod generated_client;
 mod lobby;
+mod logs;
 mod openapi;
 mod play;
 mod reliability;
