@@ -12,6 +12,7 @@ cargo build --release -p api >/dev/null 2>&1 || cargo build --release -p api
 BIN=target/release/homestretch; PORT=${DRILL_PORT:-18995}; URL="http://127.0.0.1:$PORT"
 start() { "$BIN" serve --listen "127.0.0.1:$PORT" >>"$OUT/server.log" 2>&1 & SERVER=$!;
           for _ in $(seq 1 80); do curl -sf "$URL/readyz" >/dev/null && return; sleep 0.25; done; echo "server did not start"; exit 1; }
+pkill -f "serve --listen 127.0.0.1:$PORT" 2>/dev/null && sleep 1 || true
 start
 "$BIN" load --url "$URL" --games "$GAMES" --duration $(( KILLS * EVERY + EVERY )) --ack-log "$OUT/acked.txt" --json >"$OUT/load.json" 2>"$OUT/load.err" &
 LOAD=$!
@@ -22,12 +23,15 @@ done
 wait "$LOAD"
 kill "$SERVER"; wait "$SERVER" 2>/dev/null || true
 # Verification, with the cluster left running by the last server's shutdown? (it stops it) → restart it.
+pkill -f "serve --listen 127.0.0.1:$PORT" 2>/dev/null && sleep 1 || true
 start
 PGPORT=$(cat "$OUT/data/port"); PGHOST=$(cd "$OUT/data/run" && pwd); export PGPORT PGHOST PGUSER=homestretch
 acked=$(wc -l <"$OUT/acked.txt")
-psql -qAt -d homestretch -c "CREATE TEMP TABLE acked (id uuid); \copy acked FROM '$OUT/acked.txt'
-SELECT count(*) FROM acked a WHERE NOT EXISTS (SELECT 1 FROM commands c WHERE c.command_id = a.id);" >"$OUT/missing.txt"
-missing=$(tail -1 "$OUT/missing.txt")
+psql -qAt -d homestretch -c "SELECT command_id FROM commands" >"$OUT/logged.txt"
+missing=$(python3 -c "
+logged = set(open('$OUT/logged.txt').read().split())
+acked = open('$OUT/acked.txt').read().split()
+print(sum(1 for a in acked if a not in logged))")
 twice=$(psql -qAt -d homestretch -c "SELECT count(*) FROM (SELECT command_id FROM events GROUP BY game_id, command_id HAVING count(DISTINCT seq) <> max(seq) - min(seq) + 1) x")
 dupes=$(psql -qAt -d homestretch -c "SELECT count(*) - count(DISTINCT (game_id, command_id)) FROM commands")
 TOKEN=$(curl -sf -XPOST "$URL/v1/auth/guest" | python3 -c 'import json,sys;print(json.load(sys.stdin)["access_token"])')
