@@ -145,6 +145,31 @@ pub fn serve(
     Ok(server.run())
 }
 
+/// No route matched: 405 (with `Allow`) when the path exists for other methods, else 404.
+async fn unmatched(req: actix_web::HttpRequest) -> HttpResponse {
+    let allowed = crate::openapi::methods_for(req.path());
+    if allowed.is_empty() {
+        return ApiError::NotFound("no such route".into()).error_response();
+    }
+    let mut response = HttpResponse::MethodNotAllowed();
+    response.insert_header((header::ALLOW, allowed.join(", ")));
+    response.insert_header((header::CONTENT_TYPE, PROBLEM_JSON));
+    let problem = Problem {
+        kind: "/problems/method-not-allowed".into(),
+        title: "Method not allowed".into(),
+        status: 405,
+        detail: format!(
+            "{} is not allowed here; allowed: {}",
+            req.method(),
+            allowed.join(", ")
+        ),
+        rule: None,
+        current_version: None,
+        instance: None,
+    };
+    response.body(serde_json::to_string(&problem).unwrap_or_default())
+}
+
 struct Limiters {
     ip: RateLimiter,
     user: RateLimiter,

@@ -55,7 +55,20 @@ struct Descriptions;
 
 impl Modify for Descriptions {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        for item in openapi.paths.paths.values_mut() {
+        use utoipa::openapi::{Content, Ref, ResponseBuilder};
+        let problem = || -> RefOr<utoipa::openapi::Response> {
+            RefOr::T(
+                ResponseBuilder::new()
+                    .description("Problem")
+                    .content(
+                        PROBLEM,
+                        Content::new(Some(Ref::from_schema_name("Problem"))),
+                    )
+                    .build(),
+            )
+        };
+        for (path, item) in openapi.paths.paths.iter_mut() {
+            let is_api = path.starts_with("/v1/");
             for operation in [
                 &mut item.get,
                 &mut item.post,
@@ -66,10 +79,30 @@ impl Modify for Descriptions {
             .into_iter()
             .flatten()
             {
-                for (status, response) in operation.responses.responses.iter_mut() {
-                    if let RefOr::T(response) = response
-                        && response.description.is_empty()
-                    {
+                let secured = operation.security.as_ref().is_some_and(|s| !s.is_empty());
+                let has_body = operation.request_body.is_some();
+                let responses = &mut operation.responses.responses;
+                // Errors every API route can answer, always as problem+json.
+                if is_api {
+                    let mut common = vec!["400", "422", "429", "500", "503"];
+                    if secured {
+                        common.push("401");
+                    }
+                    if has_body {
+                        common.push("413");
+                    }
+                    if path.contains('{') {
+                        common.push("404");
+                    }
+                    for status in common {
+                        responses.entry(status.to_string()).or_insert_with(problem);
+                    }
+                }
+                for (status, response) in responses.iter_mut() {
+                    let RefOr::T(response) = response else {
+                        continue;
+                    };
+                    if response.description.is_empty() {
                         response.description = status
                             .parse::<u16>()
                             .ok()
@@ -78,11 +111,19 @@ impl Modify for Descriptions {
                             .unwrap_or("Response")
                             .to_string();
                     }
+                    // Error bodies are served as application/problem+json.
+                    if status.starts_with('4') || status.starts_with('5') {
+                        if let Some(content) = response.content.shift_remove("application/json") {
+                            response.content.insert(PROBLEM.to_string(), content);
+                        }
+                    }
                 }
             }
         }
     }
 }
+
+const PROBLEM: &str = "application/problem+json";
 
 /// Each game's commands, events, options and views, under game-prefixed names.
 struct GameSchemas;
@@ -204,4 +245,44 @@ pub fn spec_json() -> &'static str {
         text.push('\n');
         text
     })
+}
+
+/// The methods the spec declares for a concrete request path (`/v1/games/abc` matches
+/// `/v1/games/{id}`), upper-case.
+pub fn methods_for(path: &str) -> Vec<String> {
+    static ROUTES: OnceLock<Vec<(Vec<String>, Vec<String>)>> = OnceLock::new();
+    let routes = ROUTES.get_or_init(|| {
+        let spec: serde_json::Value = serde_json::from_str(spec_json()).expect("the spec parses");
+        spec["paths"]
+            .as_object()
+            .map(|paths| {
+                paths
+                    .iter()
+                    .map(|(template, item)| {
+                        let segments = template.split('/').map(String::from).collect();
+                        let methods = item
+                            .as_object()
+                            .map(|m| m.keys().map(|k| k.to_uppercase()).collect())
+                            .unwrap_or_default();
+                        (segments, methods)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    });
+    let parts: Vec<&str> = path.split('/').collect();
+    let mut methods: Vec<String> = routes
+        .iter()
+        .filter(|(segments, _)| {
+            segments.len() == parts.len()
+                && segments
+                    .iter()
+                    .zip(&parts)
+                    .all(|(s, p)| s.starts_with('{') || s == p)
+        })
+        .flat_map(|(_, methods)| methods.iter().cloned())
+        .collect();
+    methods.sort();
+    methods.dedup();
+    methods
 }
