@@ -133,9 +133,7 @@ pub fn serve(
                 .instrument(span)
             })
             .configure(routes::configure)
-            .default_service(web::to(|| async {
-                ApiError::NotFound("no such route".into()).error_response()
-            }))
+            .default_service(web::to(unmatched))
     })
     .shutdown_timeout(10)
     .listen(listener)?;

@@ -112,10 +112,10 @@ impl Modify for Descriptions {
                             .to_string();
                     }
                     // Error bodies are served as application/problem+json.
-                    if status.starts_with('4') || status.starts_with('5') {
-                        if let Some(content) = response.content.shift_remove("application/json") {
-                            response.content.insert(PROBLEM.to_string(), content);
-                        }
+                    if (status.starts_with('4') || status.starts_with('5'))
+                        && let Some(content) = response.content.shift_remove("application/json")
+                    {
+                        response.content.insert(PROBLEM.to_string(), content);
                     }
                 }
             }
