@@ -3,8 +3,12 @@ pub mod auth;
 pub mod games;
 pub mod ops;
 
+/// Routes are matched in order: the hot paths of a game in play come first.
 pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
-    cfg.service(auth::register)
+    cfg.service(games::send_command)
+        .service(games::prompts)
+        .service(games::get_game)
+        .service(auth::register)
         .service(auth::login)
         .service(auth::guest)
         .service(auth::refresh)
@@ -16,10 +20,7 @@ pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
         .service(games::start_game)
         .service(games::stream)
         .service(games::events)
-        .service(games::prompts)
-        .service(games::send_command)
         .service(games::state_at)
-        .service(games::get_game)
         .service(audit::export)
         .service(audit::audit)
         .service(audit::audit_move)
