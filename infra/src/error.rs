@@ -38,6 +38,11 @@ impl From<sqlx::Error> for StoreError {
                 // connection exceptions and operator intervention (shutdown, cannot connect now)
                 StoreError::Unavailable(error.to_string())
             }
+            // Data exceptions (class 22: a NUL in a string, a number out of range…) are bad
+            // input, not a server failure.
+            sqlx::Error::Database(db) if db.code().is_some_and(|c| c.starts_with("22")) => {
+                StoreError::Invalid(format!("invalid data: {}", db.message()))
+            }
             _ => StoreError::Database(error),
         }
     }

@@ -27,7 +27,7 @@ impl UserName {
 }
 
 fn parse_password(raw: &str) -> Result<&str, ApiError> {
-    if raw.chars().count() < 8 || raw.len() > 128 {
+    if raw.chars().count() < 8 || raw.chars().count() > 128 {
         return Err(ApiError::Invalid(
             "password must be 8 to 128 characters".into(),
         ));
@@ -137,7 +137,11 @@ pub async fn login(
     state: web::Data<AppState>,
     body: web::Json<Credentials>,
 ) -> ApiResult<HttpResponse> {
-    let user = state.accounts.by_name(body.name.trim()).await?;
+    // A name no account can have (control characters, too long) is simply unknown.
+    let user = match UserName::parse(&body.name) {
+        Ok(name) => state.accounts.by_name(&name.0).await?,
+        Err(_) => None,
+    };
     let password = body.password.clone();
     let phc = user.as_ref().and_then(|u| u.password_hash.clone());
     // Verify even for unknown users, so timing does not reveal which names exist.
@@ -161,7 +165,7 @@ pub async fn login(
 const DUMMY_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$2o8r6GkN9X3hQvIuLZPqZ7o5b0zQ3z0V3S0b5V6b5lE";
 
 /// Instant guest account, for a mobile app's first launch.
-#[utoipa::path(post, path = "/v1/auth/guest", tag = "auth", request_body(content = GuestRequest, description = "optional"),
+#[utoipa::path(post, path = "/v1/auth/guest", tag = "auth", request_body(content = Option<GuestRequest>, description = "optional"),
     responses((status = 201, body = TokenResponse)))]
 #[post("/v1/auth/guest")]
 pub async fn guest(

@@ -60,7 +60,7 @@ pub struct CreateGameRequest {
     pub seats: u8,
     /// Game options (see each game's `…Options` schema); `{}` for the defaults.
     #[serde(default)]
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub options: Value,
     /// Admins only: a fixed RNG seed (the game is then marked not fair).
     pub rng_seed: Option<String>,
@@ -124,7 +124,7 @@ pub struct GameDetail {
     pub your_seat: Option<u8>,
     /// The game state as the caller may see it (null before the start). Shape: the game's
     /// `…View` schema.
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub view: Value,
 }
 
@@ -400,7 +400,7 @@ fn decode_cursor(cursor: &str) -> Option<(time::OffsetDateTime, uuid::Uuid)> {
 }
 
 /// Join a game in its lobby (takes the lowest free seat).
-#[utoipa::path(post, path = "/v1/games/{id}/seats", tag = "games", request_body(content = JoinRequest, description = "optional"),
+#[utoipa::path(post, path = "/v1/games/{id}/seats", tag = "games", request_body(content = Option<JoinRequest>, description = "optional"),
     params(("id" = uuid::Uuid, Path)), security(("bearer" = [])),
     responses((status = 200, body = GameSummary), (status = 404, body = Problem), (status = 422, body = Problem)))]
 #[post("/v1/games/{id}/seats")]

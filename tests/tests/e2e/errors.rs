@@ -112,3 +112,50 @@ async fn every_error_is_problem_json_and_changes_nothing() {
         "a refused request appended something"
     );
 }
+
+/// Found by schemathesis: a NUL character (which PostgreSQL text and jsonb cannot hold) used to
+/// reach the database and come back as a 500.
+#[actix_web::test]
+async fn nul_characters_are_bad_input_not_server_errors() {
+    let app = spawn_app().await;
+    let login = app
+        .request(
+            "POST",
+            "/v1/auth/login",
+            None,
+            Some(&json!({"name": "a\u{0}b", "password": "whatever password"})),
+            &[],
+        )
+        .await;
+    login.problem(401);
+    let p = app.register("n").await;
+    app.request(
+        "POST",
+        "/v1/auth/register",
+        None,
+        Some(&json!({"name": "x\u{0}", "password": "long enough password"})),
+        &[],
+    )
+    .await
+    .problem(422);
+    let players = [p.clone(), app.register("o").await, app.register("q").await];
+    let id = app
+        .started_game("whisky_race", &players, json!({}), None)
+        .await;
+    let answer = app
+        .post(
+            &format!("/v1/games/{id}/disputes"),
+            &p.token,
+            &json!({"seq": 1, "reason": "nul \u{0} here"}),
+        )
+        .await;
+    assert_eq!(answer.status, 422, "{}", answer.text);
+    let seeded = app
+        .post(
+            "/v1/games",
+            &p.token,
+            &json!({"kind": "whisky_race", "seats": 3, "client_seed": "\u{0}"}),
+        )
+        .await;
+    assert_eq!(seeded.status, 422, "{}", seeded.text);
+}

@@ -3,6 +3,7 @@
 mod accounts;
 mod audit;
 mod errors;
+mod fuzz;
 mod generated_client;
 mod lobby;
 mod logs;
