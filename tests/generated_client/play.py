@@ -18,9 +18,7 @@ from hs_client.api.auth import guest  # noqa: E402
 from hs_client.api.games import create_game, get_game, join_game, prompts, send_command, start_game  # noqa: E402
 from hs_client.models import (  # noqa: E402
     CommandBody,
-    CommandBodyCommand,
     CreateGameRequest,
-    CreateGameRequestOptions,
     GameDetail,
     GameKind,
     GuestRequest,
@@ -39,9 +37,8 @@ for i in range(int(seats)):
 
 summary = create_game.sync(
     client=players[0],
-    body=CreateGameRequest(
-        kind=GameKind(kind), seats=int(seats), options=CreateGameRequestOptions.from_dict(json.loads(options))
-    ),
+    # from_dict: the generated models build nested ones (the options object) themselves.
+    body=CreateGameRequest.from_dict({"kind": GameKind(kind).value, "seats": int(seats), "options": json.loads(options)}),
 )
 game_id = summary.id
 for p in players[1:]:
@@ -69,7 +66,7 @@ for _ in range(200_000):
     answer = send_command.sync_detailed(
         game_id,
         client=players[seat - 1],
-        body=CommandBody(command=CommandBodyCommand.from_dict(command), command_id=uuid.uuid4()),
+        body=CommandBody.from_dict({"command": command, "command_id": str(uuid.uuid4())}),
     )
     assert answer.status_code == 200, (command, answer.content)
     commands += 1
