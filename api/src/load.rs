@@ -138,19 +138,27 @@ impl Bot {
             (rng % n as u64) as usize
         };
         let mut who = 0usize;
+        // The `next` of the last command's answer, when it is the acting seat's own.
+        let mut known: Option<Value> = None;
         while Instant::now() < deadline {
-            let (status, prompts) = self
-                .call(
-                    "GET /v1/games/{id}/prompts",
-                    "GET",
-                    &format!("/v1/games/{id}/prompts"),
-                    Some(&tokens[who]),
-                    None,
-                )
-                .await?;
-            if status != 200 {
-                return None;
-            }
+            let prompts = match known.take() {
+                Some(prompts) => prompts,
+                None => {
+                    let (status, prompts) = self
+                        .call(
+                            "GET /v1/games/{id}/prompts",
+                            "GET",
+                            &format!("/v1/games/{id}/prompts"),
+                            Some(&tokens[who]),
+                            None,
+                        )
+                        .await?;
+                    if status != 200 {
+                        return None;
+                    }
+                    prompts
+                }
+            };
             let waiting: Vec<usize> = prompts["prompts"]
                 .as_array()?
                 .iter()
@@ -177,7 +185,7 @@ impl Bot {
             if config.expected_version {
                 body["expected_version"] = prompts["version"].clone();
             }
-            let (status, _) = self
+            let (status, answer) = self
                 .call(
                     "POST /v1/games/{id}/commands",
                     "POST",
@@ -195,7 +203,26 @@ impl Bot {
                 409 => self.stats.borrow_mut().conflicts += 1,
                 _ => {}
             }
-            who = waiting[next(waiting.len())];
+            // The answer says who must act now. Pick the next seat among them as before; when
+            // it is the same seat, its legal commands are in the answer: no extra request.
+            let now_waiting: Vec<usize> = answer["next"]["prompts"]
+                .as_array()
+                .map(|p| {
+                    p.iter()
+                        .filter_map(|p| p["seat"].as_u64())
+                        .map(|s| s as usize - 1)
+                        .collect()
+                })
+                .unwrap_or_default();
+            if status == 200 && !now_waiting.is_empty() {
+                let previous = who;
+                who = now_waiting[next(now_waiting.len())];
+                if who == previous {
+                    known = Some(answer["next"].clone());
+                }
+            } else {
+                who = waiting[next(waiting.len())];
+            }
         }
         Some(())
     }

@@ -188,6 +188,9 @@ pub struct CommandResponse {
     pub version: u64,
     /// The events the command produced, as the caller may see them.
     pub events: Vec<EventOut>,
+    /// Who must act now and the caller's legal commands, as of `next.version` (≥ `version`
+    /// when others moved meanwhile): a client can send its next command without asking.
+    pub next: PromptsResponse,
 }
 
 #[derive(Serialize, Deserialize, ToSchema)]
@@ -447,11 +450,13 @@ pub async fn start_game(
     // Starting is idempotent per Idempotency-Key; without one, per game.
     let command_id = idempotency_key(&req)?.unwrap_or_else(|| uuid::Uuid::new_v5(&id.0, b"start"));
     let answer = state.games.start(id, user.id, command_id).await?;
+    let next = next_prompts(&state, id, user.id).await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::ETAG, format!("\"{}\"", answer.version)))
         .json(CommandResponse {
             version: answer.version,
             events: answer.events.into_iter().map(EventOut::from).collect(),
+            next,
         }))
 }
 
@@ -619,12 +624,28 @@ pub async fn send_command(
             },
         )
         .await?;
+    let next = next_prompts(&state, id, user.id).await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::ETAG, format!("\"{}\"", answer.version)))
         .json(CommandResponse {
             version: answer.version,
             events: answer.events.into_iter().map(EventOut::from).collect(),
+            next,
         }))
+}
+
+/// The prompts and the caller's legal commands now (served from the cache).
+async fn next_prompts(
+    state: &AppState,
+    id: GameId,
+    user: infra::UserId,
+) -> ApiResult<PromptsResponse> {
+    let (version, waiting, legal) = state.games.prompts(id, user).await?;
+    Ok(PromptsResponse {
+        version,
+        prompts: waiting,
+        legal,
+    })
 }
 
 /// The event log as the caller may see it (hidden events are left out; `seq` stays global).
