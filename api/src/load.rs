@@ -98,38 +98,7 @@ impl Bot {
 
     /// Sets up one game and plays it to the end (or the deadline).
     async fn play(&self, config: &LoadConfig, deadline: Instant, seed: u64) -> Option<()> {
-        let mut tokens = Vec::new();
-        for _ in 0..config.seats {
-            tokens.push(self.token().await?);
-        }
-        let (_, game) = self
-            .call(
-                "POST /v1/games",
-                "POST",
-                "/v1/games",
-                Some(&tokens[0]),
-                Some(&json!({"kind": config.kind, "seats": config.seats})),
-            )
-            .await?;
-        let id = game["id"].as_str()?.to_string();
-        for token in &tokens[1..] {
-            self.call(
-                "POST /v1/games/{id}/seats",
-                "POST",
-                &format!("/v1/games/{id}/seats"),
-                Some(token),
-                Some(&json!({})),
-            )
-            .await?;
-        }
-        self.call(
-            "POST /v1/games/{id}/start",
-            "POST",
-            &format!("/v1/games/{id}/start"),
-            Some(&tokens[0]),
-            None,
-        )
-        .await?;
+        let (id, tokens) = started_game(self, &config.kind, config.seats, json!({})).await?;
         let mut rng = seed | 1;
         let mut next = |n: usize| {
             rng ^= rng << 13;
@@ -393,38 +362,7 @@ pub async fn run_reads(url: &str, clients: usize, duration: Duration) -> Option<
         base: url.trim_end_matches('/').to_string(),
         stats: stats.clone(),
     };
-    let mut tokens = Vec::new();
-    for _ in 0..3 {
-        tokens.push(bot.token().await?);
-    }
-    let (_, game) = bot
-        .call(
-            "POST /v1/games",
-            "POST",
-            "/v1/games",
-            Some(&tokens[0]),
-            Some(&json!({"kind": "whisky_race", "seats": 3})),
-        )
-        .await?;
-    let id = game["id"].as_str()?.to_string();
-    for token in &tokens[1..] {
-        bot.call(
-            "join",
-            "POST",
-            &format!("/v1/games/{id}/seats"),
-            Some(token),
-            Some(&json!({})),
-        )
-        .await?;
-    }
-    bot.call(
-        "start",
-        "POST",
-        &format!("/v1/games/{id}/start"),
-        Some(&tokens[0]),
-        None,
-    )
-    .await?;
+    let (id, tokens) = started_game(&bot, "whisky_race", 3, json!({})).await?;
     let started = Instant::now();
     let deadline = started + duration;
     let mut tasks = Vec::new();
@@ -468,7 +406,7 @@ async fn started_game(
     }
     let (_, game) = bot
         .call(
-            "create",
+            "POST /v1/games",
             "POST",
             "/v1/games",
             Some(&tokens[0]),
@@ -478,7 +416,7 @@ async fn started_game(
     let id = game["id"].as_str()?.to_string();
     for token in &tokens[1..] {
         bot.call(
-            "join",
+            "POST /v1/games/{id}/seats",
             "POST",
             &format!("/v1/games/{id}/seats"),
             Some(token),
@@ -487,7 +425,7 @@ async fn started_game(
         .await?;
     }
     bot.call(
-        "start",
+        "POST /v1/games/{id}/start",
         "POST",
         &format!("/v1/games/{id}/start"),
         Some(&tokens[0]),
