@@ -42,6 +42,14 @@ struct Bot {
 }
 
 impl Bot {
+    fn new(client: &awc::Client, url: &str, stats: &Shared) -> Self {
+        Bot {
+            client: client.clone(),
+            base: url.trim_end_matches('/').to_string(),
+            stats: stats.clone(),
+        }
+    }
+
     async fn call(
         &self,
         route: &'static str,
@@ -100,12 +108,7 @@ impl Bot {
     async fn play(&self, config: &LoadConfig, deadline: Instant, seed: u64) -> Option<()> {
         let (id, tokens) = started_game(self, &config.kind, config.seats, json!({})).await?;
         let mut rng = seed | 1;
-        let mut next = |n: usize| {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            (rng % n as u64) as usize
-        };
+        let mut next = |n: usize| pick(&mut rng, n);
         let mut who = 0usize;
         // The `next` of the last command's answer, when it is the acting seat's own.
         let mut known: Option<Value> = None;
@@ -197,6 +200,14 @@ impl Bot {
     }
 }
 
+/// A xorshift draw in `0..n`: the bots' choices need speed, not quality.
+fn pick(state: &mut u64, n: usize) -> usize {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    (*state % n as u64) as usize
+}
+
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
@@ -225,11 +236,7 @@ pub async fn run(config: LoadConfig) -> Value {
     let config = Rc::new(config);
     let mut tasks = Vec::new();
     for g in 0..config.games {
-        let bot = Bot {
-            client: client.clone(),
-            base: config.url.trim_end_matches('/').to_string(),
-            stats: stats.clone(),
-        };
+        let bot = Bot::new(&client, &config.url, &stats);
         let config = config.clone();
         tasks.push(actix_web::rt::spawn(async move {
             let mut round = 0u64;
@@ -290,7 +297,7 @@ pub async fn run(config: LoadConfig) -> Value {
     let mut routes = serde_json::Map::new();
     for (route, latencies) in &s.latencies {
         let mut sorted = latencies.clone();
-        sorted.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+        sorted.sort_by(f64::total_cmp);
         routes.insert(
             route.to_string(),
             json!({
@@ -357,21 +364,13 @@ pub async fn run_reads(url: &str, clients: usize, duration: Duration) -> Option<
     let client = awc::Client::builder()
         .timeout(Duration::from_secs(30))
         .finish();
-    let bot = Bot {
-        client: client.clone(),
-        base: url.trim_end_matches('/').to_string(),
-        stats: stats.clone(),
-    };
+    let bot = Bot::new(&client, url, &stats);
     let (id, tokens) = started_game(&bot, "whisky_race", 3, json!({})).await?;
     let started = Instant::now();
     let deadline = started + duration;
     let mut tasks = Vec::new();
     for c in 0..clients {
-        let bot = Bot {
-            client: client.clone(),
-            base: bot.base.clone(),
-            stats: stats.clone(),
-        };
+        let bot = Bot::new(&client, &bot.base, &stats);
         let token = tokens[c % 3].clone();
         let path = format!("/v1/games/{id}");
         tasks.push(actix_web::rt::spawn(async move {
@@ -437,12 +436,7 @@ async fn started_game(
 
 /// Sends one random legal command; `None` when the game is over.
 async fn one_move(bot: &Bot, id: &str, tokens: &[String], rng: &mut u64) -> Option<u64> {
-    let mut next = |n: usize| {
-        *rng ^= *rng << 13;
-        *rng ^= *rng >> 7;
-        *rng ^= *rng << 17;
-        (*rng % n as u64) as usize
-    };
+    let mut next = |n: usize| pick(rng, n);
     let (_, overview) = bot
         .call(
             "prompts",
@@ -497,11 +491,7 @@ pub async fn run_sse(url: &str, subscribers: usize, moves: usize) -> Option<Valu
         // One connection per stream: lift awc's default limit of 100 connections.
         .connector(awc::Connector::new().limit(subscribers + 64))
         .finish();
-    let bot = Bot {
-        client: client.clone(),
-        base: url.trim_end_matches('/').to_string(),
-        stats,
-    };
+    let bot = Bot::new(&client, url, &stats);
     let Some((id, tokens)) = started_game(&bot, "whisky_race", 3, json!({})).await else {
         eprintln!("bench-sse: could not start a game");
         return None;
@@ -581,7 +571,7 @@ pub async fn run_sse(url: &str, subscribers: usize, moves: usize) -> Option<Valu
         w.abort();
     }
     let mut lags = lags.borrow().clone();
-    lags.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    lags.sort_by(f64::total_cmp);
     let received = *received.borrow();
     Some(json!({
         "subscribers": subscribers,
@@ -601,11 +591,7 @@ pub async fn run_replay(url: &str, events: u64, samples: usize) -> Option<Value>
     let client = awc::Client::builder()
         .timeout(Duration::from_secs(120))
         .finish();
-    let bot = Bot {
-        client,
-        base: url.trim_end_matches('/').to_string(),
-        stats: stats.clone(),
-    };
+    let bot = Bot::new(&client, url, &stats);
     let mut rng = 0x2545F4914F6CDD1Du64;
     let (id, tokens, version) = loop {
         let (id, tokens) = started_game(
@@ -643,7 +629,7 @@ pub async fn run_replay(url: &str, events: u64, samples: usize) -> Option<Value>
             latencies.push(started.elapsed().as_secs_f64());
         }
     }
-    latencies.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    latencies.sort_by(f64::total_cmp);
     Some(json!({
         "game_events": version,
         "samples": latencies.len(),
@@ -663,11 +649,7 @@ pub async fn run_memory(url: &str, games: usize, moves: usize) -> Option<Value> 
     let before = server_rss(&client, &base).await;
     let mut tasks = Vec::new();
     for lane in 0..16usize {
-        let bot = Bot {
-            client: client.clone(),
-            base: base.clone(),
-            stats: stats.clone(),
-        };
+        let bot = Bot::new(&client, &base, &stats);
         tasks.push(actix_web::rt::spawn(async move {
             let mut rng = 0x9E3779B97F4A7C15u64 ^ lane as u64;
             for _ in (lane..games).step_by(16) {

@@ -276,9 +276,9 @@ impl GameService {
             ));
         }
         if let Some((_, first, last)) = self.store.command(id, command_id).await? {
-            *guard = None;
-            drop(guard);
-            return self.replay_answer(id, user, first, last).await;
+            self.ensure_fresh(id, &mut guard, None).await?;
+            let loaded = guard.as_ref().expect("loaded");
+            return self.answer_from_log(loaded, user, first, last).await;
         }
         if row.status != GameStatus::Lobby {
             return Err(StoreError::Invalid("the game has already started".into()));
@@ -519,46 +519,38 @@ impl GameService {
                 Err(StoreError::IdempotencyMismatch)
             }
             Some((_, first, last)) => {
-                let events = self
-                    .store
-                    .events(id, first - 1, Some(last), (last + 1 - first) as u32 + 1)
-                    .await?;
-                let viewer = loaded.viewer(user);
-                Ok(Some(CommandAnswer {
-                    version: last,
-                    events: events
-                        .iter()
-                        .filter_map(|e| loaded.redact(e, viewer))
-                        .collect(),
-                    replayed: true,
-                }))
+                Ok(Some(self.answer_from_log(loaded, user, first, last).await?))
             }
         }
     }
 
-    async fn replay_answer(
+    /// The answer to an accepted command, rebuilt from its events `first..=last` in the log,
+    /// as `user` may see them. (Callers hold the game's slot lock.)
+    async fn answer_from_log(
         &self,
-        id: GameId,
+        loaded: &Loaded,
         user: UserId,
         first: u64,
         last: u64,
     ) -> Result<CommandAnswer> {
         let events = self
             .store
-            .events(id, first - 1, Some(last), (last + 1 - first) as u32 + 1)
+            .events(
+                loaded.row.id,
+                first - 1,
+                Some(last),
+                (last + 1 - first) as u32 + 1,
+            )
             .await?;
-        self.with_game(id, |loaded| {
-            let viewer = loaded.viewer(user);
-            CommandAnswer {
-                version: last,
-                events: events
-                    .iter()
-                    .filter_map(|e| loaded.redact(e, viewer))
-                    .collect(),
-                replayed: true,
-            }
+        let viewer = loaded.viewer(user);
+        Ok(CommandAnswer {
+            version: last,
+            events: events
+                .iter()
+                .filter_map(|e| loaded.redact(e, viewer))
+                .collect(),
+            replayed: true,
         })
-        .await
     }
 
     /// Hashes, appends and applies decided events. `Err(current)` on a version conflict.
@@ -693,21 +685,9 @@ impl GameService {
                 first_seq,
                 last_seq,
                 ..
-            } => {
-                let user_events = self
-                    .store
-                    .events(loaded.row.id, first_seq - 1, Some(last_seq), 10_000)
-                    .await?;
-                let viewer = loaded.viewer(user);
-                Ok(Ok(CommandAnswer {
-                    version: last_seq,
-                    events: user_events
-                        .iter()
-                        .filter_map(|e| loaded.redact(e, viewer))
-                        .collect(),
-                    replayed: true,
-                }))
-            }
+            } => Ok(Ok(self
+                .answer_from_log(loaded, user, first_seq, last_seq)
+                .await?)),
             AppendResult::Mismatch => Err(StoreError::IdempotencyMismatch),
             AppendResult::Conflict { current } => Ok(Err(current)),
         }
