@@ -2,6 +2,7 @@
 
 mod accounts;
 mod audit;
+mod contract;
 mod errors;
 mod fuzz;
 mod generated_client;
