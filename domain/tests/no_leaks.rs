@@ -34,10 +34,17 @@ fn options_for(kind: &str, i: u64) -> (Value, u8) {
             2 + (i % 5) as u8,
         ),
         // Mush: the two named layouts and the two-segment one (MU-168).
-        _ => (
-            json!({"layout": [json!("first_game"), json!("base"), json!(["anchorage", "nome"])][(i % 3) as usize]}),
-            2 + (i % 5) as u8,
-        ),
+        _ => {
+            let layouts = [
+                json!("first_game"),
+                json!("base"),
+                json!(["anchorage", "nome"]),
+            ];
+            (
+                json!({"layout": layouts[(i % 3) as usize]}),
+                2 + (i % 5) as u8,
+            )
+        }
     }
 }
 

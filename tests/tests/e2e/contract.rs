@@ -593,8 +593,11 @@ fn play(game: &dyn AnyGame, games_to_play: u64, max_commands: usize) -> Samples 
     samples
 }
 
+/// Parse a JSON value as a Rust type and serialize it back.
+type RoundTrip = fn(&Value) -> Result<Value, String>;
+
 /// View-only enums (no command, event or options carries them): their Rust types.
-fn view_only_type(schema: &str) -> Option<fn(&Value) -> Result<Value, String>> {
+fn view_only_type(schema: &str) -> Option<RoundTrip> {
     fn round_trip<T: serde::Serialize + serde::de::DeserializeOwned>(
         v: &Value,
     ) -> Result<Value, String> {

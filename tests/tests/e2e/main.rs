@@ -8,6 +8,7 @@ mod fuzz;
 mod generated_client;
 mod lobby;
 mod logs;
+mod mush_rules;
 mod openapi;
 mod play;
 mod reliability;
