@@ -33,10 +33,18 @@ fn options_for(kind: &str, i: u64) -> (Value, u8) {
             json!({"pawns_per_player": 1 + (i % 3) as u8, "bounty_hunter": i % 2 == 1}),
             2 + (i % 5) as u8,
         ),
-        _ => (
-            json!({"layout": if i.is_multiple_of(2) { json!("first_game") } else { json!("base") }}),
-            2 + (i % 5) as u8,
-        ),
+        // Mush: the two named layouts and the two-segment one (MU-168).
+        _ => {
+            let layouts = [
+                json!("first_game"),
+                json!("base"),
+                json!(["anchorage", "nome"]),
+            ];
+            (
+                json!({"layout": layouts[(i % 3) as usize]}),
+                2 + (i % 5) as u8,
+            )
+        }
     }
 }
 

@@ -95,13 +95,6 @@ pub enum Band {
     North,
 }
 
-/// A village sign: per-turn caps on resting gains (MU-123).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct Sign {
-    pub max_fatigue_removed: u8,
-    pub max_actions_drawn: u8,
-}
-
 /// One space of the global table.
 #[derive(Clone, Debug)]
 pub struct SpaceInfo {
@@ -113,7 +106,6 @@ pub struct SpaceInfo {
     pub col: u8,
     pub name: Option<String>,
     pub rest_class: RestClass,
-    pub sign: Option<Sign>,
 }
 
 /// A space of the board, serialized as its spec id (e.g. `"anc_b3"`, `"NOME"`).
@@ -269,7 +261,7 @@ struct RawSpace {
     col: u8,
     name: Option<String>,
     rest_class: Option<String>,
-    sign: Option<Sign>,
+    // The JSON's village `sign`s are not read: MU-163 (errata) drops the invented sign caps.
 }
 
 #[derive(Deserialize)]
@@ -364,7 +356,6 @@ fn parse() -> BoardData {
                 col: s.col,
                 name: s.name.clone(),
                 rest_class,
-                sign: s.sign,
             });
         }
     }
@@ -440,7 +431,9 @@ pub fn data() -> &'static BoardData {
     DATA.get_or_init(parse)
 }
 
-/// §2.2: the 15 legal layouts — anchorage, 1 to 3 distinct middle segments in any order, nome.
+/// §2.2 as amended by MU-168: the 16 legal layouts — anchorage, 0 to 3 distinct middle
+/// segments in any order, nome. The two-segment layout `[anchorage, nome]` comes last so the
+/// indices of the other 15 (stored in states as `layout_index`) did not change.
 pub fn all_layouts() -> Vec<Vec<SegmentId>> {
     let mut out = Vec::new();
     let m = SegmentId::MIDDLE;
@@ -454,6 +447,8 @@ pub fn all_layouts() -> Vec<Vec<SegmentId>> {
             }
         }
     }
+    // MU-168: two or more segments; the seed sets no minimum.
+    middles.push(Vec::new());
     for mid in middles {
         let mut l = vec![SegmentId::Anchorage];
         l.extend(mid);
@@ -463,7 +458,7 @@ pub fn all_layouts() -> Vec<Vec<SegmentId>> {
     out
 }
 
-/// MU-011: the index of a legal layout, or `None` for any other list.
+/// MU-011 / MU-168: the index of a legal layout, or `None` for any other list.
 pub fn layout_index(layout: &[SegmentId]) -> Option<usize> {
     data().layouts.iter().position(|g| g.segments == layout)
 }

@@ -1,7 +1,7 @@
 //! `decide`: guard clauses (each naming its rule ID), then the command's own events; the
 //! automatic steps that follow (MU-161) live in `flow.rs`.
 
-use super::board::{self, LinkId, SpaceId};
+use super::board::{self, LinkId, RestClass, SpaceId};
 use super::command::Command;
 use super::event::Event;
 use super::flow::*;
@@ -30,23 +30,23 @@ pub fn decide(s: &State, actor: Seat, cmd: &Command, rng: &mut dyn Rng) -> Res<V
     let mut c = Ctx::new(s.clone(), rng);
     match *cmd {
         Command::ChooseTraining { training } => choose_training(&mut c, actor, training)?,
-        Command::BuyReroll => buy_reroll(&mut c, actor)?,
-        Command::PassReroll => pass_reroll(&mut c, actor)?,
+        Command::BuyReroll {} => buy_reroll(&mut c, actor)?,
+        Command::PassReroll {} => pass_reroll(&mut c, actor)?,
         Command::SubmitBid { amount } => submit_bid(&mut c, actor, amount)?,
-        Command::BuyOvertake => buy_overtake(&mut c, actor)?,
+        Command::BuyOvertake {} => buy_overtake(&mut c, actor)?,
         Command::EarlyRiserStep { to, modifier } => early_riser_step(&mut c, actor, to, modifier)?,
-        Command::SkipEarlyRiser => skip_early_riser(&mut c, actor)?,
+        Command::SkipEarlyRiser {} => skip_early_riser(&mut c, actor)?,
         Command::PlaceAvalanche { link } => place_avalanche(&mut c, actor, link)?,
         Command::MoveAvalanche { from_link, to_link } => {
             move_avalanche(&mut c, actor, from_link, to_link)?
         }
         Command::RemoveAvalanche { link } => remove_avalanche(&mut c, actor, link)?,
-        Command::DeclareMove => declare_move(&mut c, actor)?,
+        Command::DeclareMove {} => declare_move(&mut c, actor)?,
         Command::DeclareRest { option } => declare_rest(&mut c, actor, option)?,
-        Command::ReduceDice { count } => reduce_dice(&mut c, actor, count)?,
-        Command::PassReduction => pass_reduction(&mut c, actor)?,
+        Command::ReduceDice { tokens } => reduce_dice(&mut c, actor, tokens)?,
+        Command::PassReduction {} => pass_reduction(&mut c, actor)?,
         Command::Step { to, modifier } => step(&mut c, actor, to, modifier)?,
-        Command::EndMovement => end_movement(&mut c, actor)?,
+        Command::EndMovement {} => end_movement(&mut c, actor)?,
     }
     advance(&mut c);
     Ok(c.out)
@@ -62,21 +62,23 @@ pub fn setup(layout: &[super::board::SegmentId], seats: u8, rng: &mut dyn Rng) -
     ensure((2..=6).contains(&seats), "MU-001", || {
         format!("Mush is for 2 to 6 players, not {seats}")
     })?;
-    // MU-011: only the 15 legal layouts of §2.2.
+    // MU-011 / MU-168: only the 16 legal layouts (anchorage, 0 to 3 distinct middle segments,
+    // nome).
     ensure(board::layout_index(layout).is_some(), "MU-011", || {
-        "a layout is anchorage, 1 to 3 distinct middle segments, then nome".into()
+        "a layout is anchorage, 0 to 3 distinct middle segments, then nome".into()
     })?;
     Ok(vec![
         Event::GameCreated {
             seats,
             layout: layout.to_vec(),
         },
-        first_trainer_roll(seats, rng),
+        first_trainer_roll(seats, rng, 1),
     ])
 }
 
-/// MU-020: roll the d6 until it names a seat; every roll is recorded. Not re-rollable (MU-133).
-pub fn first_trainer_roll(seats: u8, rng: &mut dyn Rng) -> Event {
+/// MU-020: roll the d6 until it names a seat; every roll is recorded. MU-167: a re-roll window
+/// follows, like after any other roll (a bought re-roll repeats the whole procedure).
+pub fn first_trainer_roll(seats: u8, rng: &mut dyn Rng, attempt: u32) -> Event {
     let mut values = Vec::new();
     loop {
         let v = rng.die(6) as u8;
@@ -85,6 +87,7 @@ pub fn first_trainer_roll(seats: u8, rng: &mut dyn Rng) -> Event {
             return Event::FirstTrainerRolled {
                 values,
                 seat: Seat::from_index(usize::from(v - 1)),
+                attempt,
             };
         }
     }
@@ -118,7 +121,7 @@ fn choose_training(c: &mut Ctx, actor: Seat, training: Training) -> Res {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Re-roll window (MU-130–MU-133, section 5.2)
+// Re-roll window (MU-130–MU-132, MU-167, section 5.2)
 // ---------------------------------------------------------------------------------------------
 
 fn polled_in_reroll(c: &Ctx, actor: Seat) -> Res {
@@ -313,25 +316,27 @@ fn declare_move(c: &mut Ctx, actor: Seat) -> Res {
     Ok(())
 }
 
-/// MU-122: the rest options of a space (MU-049: `stranded_recover` on difficult terrain with
-/// no fresh dog).
+/// MU-122 as amended: the rest options of the sled's space. MU-165: Anchorage offers only
+/// `draw_1`, plus `remove_1` for a team whose 8 dogs are all fatigued. MU-163: every village
+/// but Anchorage, Nikolai and Unalakleet (the minor ones) offers the four options in full.
+/// MU-049: `stranded_recover` on difficult terrain with no fresh dog.
 pub fn rest_options(s: &State, seat: Seat) -> &'static [RestOption] {
     use RestOption::*;
     let Some(p) = s.player(seat) else { return &[] };
     match p.space.info().rest_class {
-        super::board::RestClass::Anchorage => &[Draw1, Remove1],
-        super::board::RestClass::Minor => &[Remove2, Draw4, Remove1Draw2],
-        super::board::RestClass::Standard => &[Remove3, Draw6, Remove2Draw2, Remove1Draw4],
-        super::board::RestClass::Wilderness => &[Remove1, Draw2],
-        super::board::RestClass::Difficult if p.fresh() == 0 => &[StrandedRecover],
-        super::board::RestClass::Difficult | super::board::RestClass::Finish => &[],
+        RestClass::Anchorage if p.fresh() == 0 => &[Draw1, Remove1],
+        RestClass::Anchorage => &[Draw1],
+        RestClass::Minor => &[Remove2, Draw4, Remove1Draw2],
+        RestClass::Standard => &[Remove3, Draw6, Remove2Draw2, Remove1Draw4],
+        RestClass::Wilderness => &[Remove1, Draw2],
+        RestClass::Difficult if p.fresh() == 0 => &[StrandedRecover],
+        RestClass::Difficult | RestClass::Finish => &[],
     }
 }
 
 fn declare_rest(c: &mut Ctx, actor: Seat, option: RestOption) -> Res {
     declaring(c, actor)?;
     let p = c.s.players[actor.index()].clone();
-    let info = p.space.info();
     if p.space.is_difficult() {
         // MU-048 / MU-096: no resting on difficult terrain while a dog is fresh.
         ensure(p.fresh() == 0, "MU-048", || {
@@ -342,23 +347,29 @@ fn declare_rest(c: &mut Ctx, actor: Seat, option: RestOption) -> Res {
             "a stranded sled may only take stranded_recover".into()
         })?;
     }
+    if p.space.info().rest_class == RestClass::Anchorage {
+        // MU-165: resting in Anchorage draws 1 token; removing fatigue there is only for a team
+        // with every dog fatigued.
+        ensure(
+            option != RestOption::Remove1 || p.fresh() == 0,
+            "MU-165",
+            || "in Anchorage only a team whose 8 dogs are all fatigued may remove fatigue".into(),
+        )?;
+    }
     ensure(
         rest_options(&c.s, actor).contains(&option),
         "MU-122",
         || format!("{} is not a rest option on {}", option.id(), p.space),
     )?;
     let (remove, draw) = option.amounts();
-    // MU-123: the village sign caps the gains; MU-124: removal is capped by fatigue.
-    let (cap_remove, cap_draw) = info.sign.map_or((u8::MAX, u8::MAX), |s| {
-        (s.max_fatigue_removed, s.max_actions_drawn)
-    });
-    let removed = remove.min(cap_remove).min(p.fatigue);
-    let drawn = draw.min(cap_draw);
+    // MU-163: the option's amounts in full (no village sign caps them); MU-124: removal is
+    // capped by the current fatigue only.
+    let removed = remove.min(p.fatigue);
     c.emit(Event::Rested {
         seat: actor,
         option,
         removed,
-        drawn,
+        drawn: draw,
     });
     end_turn(c, actor);
     Ok(())
@@ -382,29 +393,28 @@ fn reduction_polled(c: &Ctx, actor: Seat) -> Res {
     })
 }
 
-fn reduce_dice(c: &mut Ctx, actor: Seat, count: u8) -> Res {
+/// MU-166: a polled opponent pays tokens into the shared pool; every 2 pooled tokens remove
+/// one die, whoever paid them.
+fn reduce_dice(c: &mut Ctx, actor: Seat, tokens: u8) -> Res {
     reduction_polled(c, actor)?;
-    let (cap, reduced) =
+    let room =
         c.s.reduction
             .as_ref()
-            .map_or((0, 0), |r| (r.cap, r.reduced));
-    ensure(count >= 1, "MU-134", || "remove at least one die".into())?;
-    // MU-135: the cap of 3 (MU-136: min(3, D0)) is shared by every payer.
-    ensure(count <= cap - reduced, "MU-135", || {
-        format!("only {} more dice may be removed this turn", cap - reduced)
+            .map_or(0, |r| r.token_cap() - r.pooled());
+    ensure(tokens >= 1, "MU-134", || "pay at least one token".into())?;
+    // MU-166: at most 6 tokens (3 dice, and never more dice than D0) per turn, all payers
+    // together.
+    ensure(tokens <= room, "MU-166", || {
+        format!("only {room} more token(s) may be pooled this turn")
     })?;
-    // MU-136: each die is paid 2 in full by one player.
-    ensure(
-        c.s.tokens(actor) >= REDUCE_COST * u32::from(count),
-        "MU-136",
-        || {
-            format!(
-                "removing {count} dice costs {} tokens",
-                REDUCE_COST * u32::from(count)
-            )
-        },
-    )?;
-    c.emit(Event::DiceReduced { seat: actor, count });
+    // MU-005: payments need the tokens in hand.
+    ensure(c.s.tokens(actor) >= u32::from(tokens), "MU-005", || {
+        format!("you hold fewer than {tokens} tokens")
+    })?;
+    c.emit(Event::TokensPooled {
+        seat: actor,
+        tokens,
+    });
     Ok(())
 }
 
@@ -432,10 +442,18 @@ pub fn validate_step(s: &State, actor: Seat, to: SpaceId, modifier: u8) -> Res {
     ensure(graph.is_live(link), "MU-013", || {
         format!("no link from {from} to {to}")
     })?;
-    // MU-080/MU-081: occupied wilderness and difficult spaces need the overtaking right.
-    let blocked = !to.is_village() && s.occupied_by_other(to, actor) && s.overtake != Some(actor);
+    let right = s.overtake == Some(actor);
+    // MU-080: occupied wilderness and difficult spaces need the overtaking right.
+    let blocked = !to.is_village() && s.occupied_by_other(to, actor) && !right;
     ensure(!blocked, "MU-080", || {
         format!("{to} is occupied: buy the overtaking right first")
+    })?;
+    // MU-164: moving on from a space entered during this movement that holds another sled is
+    // passing it, villages included, and needs the right; leaving the space where the turn
+    // began (e.g. the shared start in Anchorage) is free.
+    let passing = s.mv.origin != Some(from) && s.occupied_by_other(from, actor) && !right;
+    ensure(!passing, "MU-164", || {
+        format!("moving on from {from} passes the sled there: buy the overtaking right first")
     })?;
     if s.avalanches.contains(&link) {
         // MU-101: avalanche modifier 0..=4.

@@ -23,8 +23,13 @@ pub struct RevealedBid {
 pub enum Event {
     /// The game was created: players, layout, 20 tokens and 8 fresh dogs each on ANCHORAGE (MU-002).
     GameCreated { seats: u8, layout: Vec<SegmentId> },
-    /// The first-trainer d6 rolls (re-rolled while > n) and the seat chosen (MU-020).
-    FirstTrainerRolled { values: Vec<u8>, seat: Seat },
+    /// The first-trainer d6 rolls (rolled again while > n) and the seat chosen (MU-020);
+    /// opens a re-roll window (MU-167). `attempt` counts bought re-rolls from 1.
+    FirstTrainerRolled {
+        values: Vec<u8>,
+        seat: Seat,
+        attempt: u32,
+    },
     /// A player chose their training, publicly (MU-021).
     TrainingChosen { seat: Seat, training: Training },
     /// A round began with this initiative player (polar bear holder, MU-145).
@@ -82,10 +87,13 @@ pub enum Event {
         outcome: WeatherOutcome,
         dice: u8,
     },
-    /// An opponent paid 2 per die to remove dice (MU-134).
-    DiceReduced { seat: Seat, count: u8 },
-    /// The polled opponent declined to remove dice (section 5.3).
+    /// An opponent paid `tokens` into the dice-reduction pool (MU-134, MU-166).
+    TokensPooled { seat: Seat, tokens: u8 },
+    /// The polled opponent declined to pay into the pool (section 5.3).
     ReductionPassed { seat: Seat },
+    /// The window closed on a half-paid die: its token went back to the player who paid it
+    /// (MU-166: a die costs 2 tokens; one token removes nothing).
+    PoolRefunded { seat: Seat, tokens: u8 },
     /// The reduction window closed: `reduced` dice removed, `dice` will be rolled (MU-060).
     ReductionClosed { reduced: u8, dice: u8 },
     /// The dog dice (MU-061): faces 1..6, `dogs` = faces showing a dog for this colour.

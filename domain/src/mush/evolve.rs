@@ -31,10 +31,13 @@ pub fn evolve(s: &mut State, event: &Event) {
                 })
                 .collect();
         }
-        Event::FirstTrainerRolled { seat, .. } => {
+        Event::FirstTrainerRolled { seat, attempt, .. } => {
             s.first_trainer = Some(*seat);
             s.chooser = Some(*seat);
-            s.phase = Phase::SetupTraining;
+            // MU-167: a re-roll window follows; seat 1 is the roller (polled first).
+            s.resume = Phase::SetupTraining;
+            let kind = RollKind::FirstTrainer;
+            open_reroll(s, kind, seat.number(), *attempt, Seat::from_index(0));
         }
         Event::TrainingChosen { seat, training } => {
             if let Some(p) = s.players.get_mut(seat.index()) {
@@ -115,9 +118,12 @@ pub fn evolve(s: &mut State, event: &Event) {
         Event::TurnOrderSet { order, early_riser } => {
             s.order.clone_from(order);
             s.early_riser = *early_riser;
-            if early_riser.is_some() {
+            if let Some(riser) = early_riser {
                 s.phase = Phase::EarlyRiser;
-                s.mv = MoveState::default();
+                s.mv = MoveState {
+                    origin: s.players.get(riser.index()).map(|p| p.space),
+                    ..MoveState::default()
+                };
             }
         }
         Event::EarlyRiserSkipped { .. } => {}
@@ -129,7 +135,11 @@ pub fn evolve(s: &mut State, event: &Event) {
             s.active = Some(*seat);
             s.turn_index = s.order.iter().position(|x| x == seat).unwrap_or(0);
             s.early_riser = None;
-            s.mv = MoveState::default();
+            // MU-164: the turn's movement starts here; leaving this space is never passing.
+            s.mv = MoveState {
+                origin: s.players.get(seat.index()).map(|p| p.space),
+                ..MoveState::default()
+            };
             s.phase = Phase::TurnStart;
         }
         Event::AvalanchePlaced { seat, link } => {
@@ -178,25 +188,38 @@ pub fn evolve(s: &mut State, event: &Event) {
                 reduced: 0,
                 dice: *dice,
                 mp: 0,
+                origin: s.mv.origin,
             };
             // Section 5.3: polling starts at the active player's left neighbour.
             s.reduction = Some(ReductionWindow {
                 cap: MAX_REDUCTION.min(*dice),
-                reduced: 0,
+                pool: Vec::new(),
                 polled: seat.next(s.seats),
                 passes: 0,
             });
             s.phase = Phase::ReductionWindow;
             settle_reduction(s);
         }
-        Event::DiceReduced { seat, count } => {
-            pay(s, *seat, REDUCE_COST * u32::from(*count));
+        Event::TokensPooled { seat, tokens } => {
+            pay(s, *seat, u32::from(*tokens));
             if let Some(r) = s.reduction.as_mut() {
-                r.reduced += count;
+                r.pool.push(Contribution {
+                    seat: *seat,
+                    tokens: *tokens,
+                });
+                // Section 5.3: a payment resets the passes, so everyone may join again.
                 r.passes = 0;
                 r.polled = r.polled.next(s.seats);
             }
             settle_reduction(s);
+        }
+        Event::PoolRefunded { seat, tokens } => {
+            // MU-166: the half-paid die's token returns to its payer.
+            if let Some(p) = s.players.get_mut(seat.index()) {
+                p.tokens += u32::from(*tokens);
+                s.tokens_paid = s.tokens_paid.saturating_sub(u64::from(*tokens));
+            }
+            s.pooling.refunds += 1;
         }
         Event::ReductionPassed { .. } => {
             if let Some(r) = s.reduction.as_mut() {
@@ -206,7 +229,10 @@ pub fn evolve(s: &mut State, event: &Event) {
             settle_reduction(s);
         }
         Event::ReductionClosed { reduced, dice } => {
-            s.reduction = None;
+            if let Some(r) = s.reduction.take() {
+                s.pooling.shared_dice += u32::from(r.shared_dice());
+            }
+            s.pooling.dice_removed += u32::from(*reduced);
             s.mv.reduced = *reduced;
             s.mv.dice = *dice;
             s.phase = Phase::Movement;
@@ -362,7 +388,8 @@ fn settle_reroll(s: &mut State) {
     }
 }
 
-/// Section 5.3: the active player is never polled; opponents under 2 tokens are skipped.
+/// Section 5.3 as amended by MU-166: the active player is never polled; opponents holding no
+/// token are skipped (one token can complete a die another opponent started).
 fn settle_reduction(s: &mut State) {
     let n = s.seats;
     let active = s.active;
@@ -370,7 +397,7 @@ fn settle_reduction(s: &mut State) {
         return;
     };
     let mut guard = 0;
-    while r.reduced < r.cap && r.passes + 1 < n && guard < 4 * usize::from(n) {
+    while r.pooled() < r.token_cap() && r.passes + 1 < n && guard < 4 * usize::from(n) {
         guard += 1;
         if Some(r.polled) == active {
             r.polled = r.polled.next(n);
@@ -378,7 +405,7 @@ fn settle_reduction(s: &mut State) {
         }
         if s.players
             .get(r.polled.index())
-            .is_none_or(|p| p.tokens < REDUCE_COST)
+            .is_none_or(|p| p.tokens == 0)
         {
             r.passes += 1;
             r.polled = r.polled.next(n);

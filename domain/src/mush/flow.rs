@@ -41,6 +41,12 @@ pub(super) fn reroll(c: &mut Ctx) {
     let attempt = w.attempt + 1;
     let seat = w.roller;
     match w.roll {
+        RollKind::FirstTrainer => {
+            // MU-167: the whole first-trainer procedure is rolled again.
+            let seats = c.s.seats;
+            let event = super::decide::first_trainer_roll(seats, &mut *c.rng, attempt);
+            c.emit(event);
+        }
         RollKind::Weather => {
             let value = c.d6();
             let round = c.s.round;
@@ -232,7 +238,9 @@ pub(super) fn advance(c: &mut Ctx) {
                 let Some(r) = c.s.reduction.clone() else {
                     return;
                 };
-                if r.reduced < r.cap && r.passes + 1 < c.s.seats {
+                // MU-166: the window closes when the pool is full or every opponent has passed
+                // (or been skipped) since the last payment.
+                if r.pooled() < r.token_cap() && r.passes + 1 < c.s.seats {
                     return;
                 }
                 close_reduction(c, r);
@@ -289,6 +297,8 @@ pub(super) fn start_turn(c: &mut Ctx, seat: Seat) {
 pub(super) fn close_reroll(c: &mut Ctx, w: RerollWindow) {
     c.emit(Event::RerollWindowClosed { value: w.value });
     match w.roll {
+        // The chooser was set by the roll; training choices begin (MU-021).
+        RollKind::FirstTrainer => {}
         RollKind::Weather => {
             let round = c.s.round;
             c.emit(Event::BiddingOpened {
@@ -333,11 +343,19 @@ pub(super) fn finish_roll(c: &mut Ctx, seat: Seat, to: SpaceId, success: bool, r
 }
 
 pub(super) fn close_reduction(c: &mut Ctx, r: ReductionWindow) {
-    let dice = c.s.mv.d0.saturating_sub(r.reduced);
-    c.emit(Event::ReductionClosed {
-        reduced: r.reduced,
-        dice,
-    });
+    // MU-166: pooled tokens fill dice in the order paid; an odd total leaves the last die
+    // half-paid, and its single token (the last one paid) goes back to its payer.
+    if r.pooled() % REDUCE_COST as u8 == 1
+        && let Some(last) = r.pool.last()
+    {
+        c.emit(Event::PoolRefunded {
+            seat: last.seat,
+            tokens: 1,
+        });
+    }
+    let reduced = r.dice_removed();
+    let dice = c.s.mv.d0.saturating_sub(reduced);
+    c.emit(Event::ReductionClosed { reduced, dice });
     let Some(seat) = c.s.active else { return };
     if dice >= 1 {
         let colour = c.s.mv.colour.unwrap_or(Colour::Red);

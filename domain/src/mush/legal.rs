@@ -75,17 +75,17 @@ pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
         }
         Phase::RerollWindow if s.reroll.as_ref().is_some_and(|w| w.polled == seat) => {
             if tokens >= REROLL_COST {
-                out.push(Command::BuyReroll);
+                out.push(Command::BuyReroll {});
             }
-            out.push(Command::PassReroll);
+            out.push(Command::PassReroll {});
         }
         Phase::Bidding if s.bids.get(seat.index()).is_some_and(Option::is_none) => {
             out.extend((0..=tokens).map(|amount| Command::SubmitBid { amount }));
         }
         Phase::EarlyRiser if s.early_riser == Some(seat) => {
-            out.push(Command::SkipEarlyRiser);
+            out.push(Command::SkipEarlyRiser {});
             if s.overtake != Some(seat) && tokens >= OVERTAKE_COST {
-                out.push(Command::BuyOvertake);
+                out.push(Command::BuyOvertake {});
             }
             steps(s, seat, &mut out, true);
         }
@@ -93,7 +93,7 @@ pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
             avalanche_actions(s, seat, &mut out);
             let p = &s.players[seat.index()];
             if p.fresh() > 0 {
-                out.push(Command::DeclareMove);
+                out.push(Command::DeclareMove {});
             }
             let difficult = p.space.is_difficult();
             for option in rest_options(s, seat) {
@@ -108,16 +108,17 @@ pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
                 .as_ref()
                 .filter(|r| r.polled == seat && s.active != Some(seat))
             {
-                let max =
-                    (r.cap - r.reduced).min(u8::try_from(tokens / REDUCE_COST).unwrap_or(u8::MAX));
-                out.extend((1..=max).map(|count| Command::ReduceDice { count }));
-                out.push(Command::PassReduction);
+                // MU-166: any amount from 1 token up to the pool's room and the tokens held.
+                let room = r.token_cap() - r.pooled();
+                let max = room.min(u8::try_from(tokens).unwrap_or(u8::MAX));
+                out.extend((1..=max).map(|tokens| Command::ReduceDice { tokens }));
+                out.push(Command::PassReduction {});
             }
         }
         Phase::Movement if s.active == Some(seat) => {
-            out.push(Command::EndMovement);
+            out.push(Command::EndMovement {});
             if s.overtake != Some(seat) && tokens >= OVERTAKE_COST {
-                out.push(Command::BuyOvertake);
+                out.push(Command::BuyOvertake {});
             }
             if s.mv.mp >= 1 {
                 steps(s, seat, &mut out, false);

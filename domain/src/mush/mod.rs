@@ -73,15 +73,19 @@ impl LayoutChoice {
 #[serde(deny_unknown_fields)]
 pub struct Options {
     /// `"base"` (default), `"first_game"`, or a list such as
-    /// `["anchorage", "koyuk", "nome"]`: anchorage first, nome last, 1–3 distinct middle
-    /// segments between them.
+    /// `["anchorage", "koyuk", "nome"]`: anchorage first, nome last, 0–3 distinct middle
+    /// segments between them (MU-168: `["anchorage", "nome"]` is a legal two-segment race).
     #[serde(default)]
     pub layout: LayoutChoice,
 }
 
 impl Game for Mush {
     const KIND: &'static str = "mush";
-    const RULES_VERSION: &'static str = "mush/1.0.0";
+    // 2.0.0: the errata MU-162 … MU-168 change the rules; schema 2: the events of MU-166
+    // (`tokens_pooled`, `pool_refunded` instead of `dice_reduced`) and MU-167 (`attempt` on
+    // `first_trainer_rolled`). Logs of schema 1 were played under other rules: no upcaster.
+    const RULES_VERSION: &'static str = "mush/2.0.0";
+    const EVENT_SCHEMA_VERSION: u32 = 2;
 
     type Options = Options;
     type State = State;

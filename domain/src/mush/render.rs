@@ -126,10 +126,7 @@ pub fn board_svg() -> String {
                     py - 10,
                     s.id
                 );
-                let sign = s
-                    .sign
-                    .map(|g| format!(" {}/{}", g.max_fatigue_removed, g.max_actions_drawn))
-                    .unwrap_or_default();
+                // MU-163: the printed signs cap nothing, so the picture shows no numbers.
                 let minor = if s.rest_class == board::RestClass::Minor {
                     " (minor)"
                 } else {
@@ -137,7 +134,7 @@ pub fn board_svg() -> String {
                 };
                 let _ = writeln!(
                     out,
-                    r#"<text x="{px}" y="{}" font-size="9" text-anchor="middle">{}{sign}{minor}</text>"#,
+                    r#"<text x="{px}" y="{}" font-size="9" text-anchor="middle">{}{minor}</text>"#,
                     py + 22,
                     s.name.as_deref().unwrap_or(&s.id)
                 );
@@ -173,7 +170,7 @@ pub fn board_svg() -> String {
     let ly = HEIGHT + 20;
     let _ = writeln!(
         out,
-        r##"<text x="20" y="{ly}" font-size="12">Legend: square = village (sign fatigue/tokens), circle = wilderness, grey triangle = difficult terrain; solid = track or port join, dashed = connector, red dashed = seam path (live only between base neighbours). Lanes: A top, B middle, C bottom.</text>"##
+        r##"<text x="20" y="{ly}" font-size="12">Legend: square = village, circle = wilderness, grey triangle = difficult terrain; solid = track or port join, dashed = connector, red dashed = seam path (live only between base neighbours). Lanes: A top, B middle, C bottom.</text>"##
     );
     let _ = writeln!(
         out,

@@ -67,12 +67,18 @@ pub fn check_invariants(s: &State) -> Result<(), String> {
     if (s.phase == Phase::ReductionWindow) != s.reduction.is_some() {
         return Err("reduction window and phase disagree".into());
     }
+    // MU-166: at most 6 tokens and 3 dice (and never more than D0) per pool.
     if let Some(r) = s
         .reduction
         .as_ref()
-        .filter(|r| r.reduced > r.cap || r.cap > MAX_REDUCTION)
+        .filter(|r| r.pooled() > r.token_cap() || r.cap > MAX_REDUCTION || r.cap > s.mv.d0)
     {
-        return Err(format!("reduction {} over cap {}", r.reduced, r.cap));
+        return Err(format!(
+            "pool of {} tokens over its cap of {} dice (D0 {})",
+            r.pooled(),
+            r.cap,
+            s.mv.d0
+        ));
     }
     if s.mv.reduced > MAX_REDUCTION || s.mv.dice > DOGS {
         return Err("dice count out of range".into());
@@ -154,7 +160,15 @@ fn stats(mut v: Vec<u64>) -> Value {
 /// Plays `games` games over every seat count (2–6) and every legal layout, random bots, with
 /// one greedy seat in every third game; checks invariants at every step; returns statistics.
 pub fn simulate(games: u64, seed: u64) -> Result<Value, SimFailure> {
-    let layouts = board::all_layouts();
+    simulate_layouts(games, seed, &board::all_layouts())
+}
+
+/// [`simulate`] cycling through the given layouts only (e.g. one layout: 10,000 games of it).
+pub fn simulate_layouts(
+    games: u64,
+    seed: u64,
+    layouts: &[Vec<board::SegmentId>],
+) -> Result<Value, SimFailure> {
     let mut commands = Vec::new();
     let mut events = Vec::new();
     let mut rounds = Vec::new();
@@ -169,6 +183,7 @@ pub fn simulate(games: u64, seed: u64) -> Result<Value, SimFailure> {
         mut random_wins_in_greedy_games,
     ) = (0u64, 0u64, 0u64, 0u64);
     let (mut rests, mut moves, mut avalanches_on_board) = (0u64, 0u64, 0u64);
+    let (mut dice_removed, mut shared_dice, mut refunds) = (0u64, 0u64, 0u64);
     for i in 0..games {
         let seats = 2 + (i % 5) as u8;
         let layout = layouts[(i / 5) as usize % layouts.len()].clone();
@@ -209,6 +224,9 @@ pub fn simulate(games: u64, seed: u64) -> Result<Value, SimFailure> {
         rests += s.rests.iter().map(|x| u64::from(*x)).sum::<u64>();
         moves += s.moves.iter().map(|x| u64::from(*x)).sum::<u64>();
         avalanches_on_board += s.avalanches.len() as u64;
+        dice_removed += u64::from(s.pooling.dice_removed);
+        shared_dice += u64::from(s.pooling.shared_dice);
+        refunds += u64::from(s.pooling.refunds);
     }
     Ok(json!({
         "game": "mush",
@@ -230,5 +248,6 @@ pub fn simulate(games: u64, seed: u64) -> Result<Value, SimFailure> {
         },
         "turns": {"moves": moves, "rests": rests},
         "avalanches_on_board_at_end": avalanches_on_board,
+        "pooling": {"dice_removed": dice_removed, "dice_paid_by_two_players": shared_dice, "half_paid_dice_refunded": refunds},
     }))
 }

@@ -13,10 +13,11 @@ pub const DOGS: u8 = 8;
 pub const AVALANCHE_MARKERS: u8 = 4;
 /// Prices (section 3.13).
 pub const REROLL_COST: u32 = 3;
+/// Tokens per removed die, paid by one or several opponents (MU-166).
 pub const REDUCE_COST: u32 = 2;
 pub const OVERTAKE_COST: u32 = 4;
 pub const AVALANCHE_ACTION_COST: u32 = 5;
-/// Most dice removed per turn (MU-135).
+/// Most dice removed per turn (MU-166: at most 3 dice and 6 tokens).
 pub const MAX_REDUCTION: u8 = 3;
 /// Largest modifiers (MU-091, MU-101).
 pub const MAX_TERRAIN_MODIFIER: u8 = 2;
@@ -118,23 +119,31 @@ impl WeatherOutcome {
     }
 }
 
-/// A rest option (MU-122), by its spec id.
+/// A rest option (MU-122), by its spec id. MU-162: the wire ids are exactly the spec's
+/// (`draw_1`, not serde's `draw1`), so every variant is renamed explicitly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
 pub enum RestOption {
+    #[serde(rename = "draw_1")]
     Draw1,
+    #[serde(rename = "remove_1")]
     Remove1,
+    #[serde(rename = "remove_2")]
     Remove2,
+    #[serde(rename = "draw_4")]
     Draw4,
     #[serde(rename = "remove_1_draw_2")]
     Remove1Draw2,
+    #[serde(rename = "remove_3")]
     Remove3,
+    #[serde(rename = "draw_6")]
     Draw6,
     #[serde(rename = "remove_2_draw_2")]
     Remove2Draw2,
     #[serde(rename = "remove_1_draw_4")]
     Remove1Draw4,
+    #[serde(rename = "draw_2")]
     Draw2,
+    #[serde(rename = "stranded_recover")]
     StrandedRecover,
 }
 
@@ -152,7 +161,8 @@ impl RestOption {
         RestOption::Draw2,
         RestOption::StrandedRecover,
     ];
-    /// (fatigue removed, tokens drawn) before caps.
+    /// (fatigue removed, tokens drawn); only the current fatigue caps the removal (MU-124;
+    /// MU-163: no village sign caps anything).
     pub fn amounts(self) -> (u8, u8) {
         match self {
             RestOption::Draw1 => (0, 1),
@@ -222,10 +232,21 @@ impl Player {
 /// Which roll a re-roll window is about (section 5.2), with what it needs to resolve it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum RollKind {
+    /// The setup roll that names the first trainer (MU-020), re-rollable under MU-167.
+    FirstTrainer,
     Weather,
-    Dogs { colour: Colour, faces: Vec<u8> },
-    Terrain { to: SpaceId, modifier: u8 },
-    Avalanche { to: SpaceId, modifier: u8 },
+    Dogs {
+        colour: Colour,
+        faces: Vec<u8>,
+    },
+    Terrain {
+        to: SpaceId,
+        modifier: u8,
+    },
+    Avalanche {
+        to: SpaceId,
+        modifier: u8,
+    },
 }
 
 /// An open re-roll window (section 5.2).
@@ -242,13 +263,51 @@ pub struct RerollWindow {
     pub passes: u8,
 }
 
-/// An open dice-reduction window (section 5.3).
+/// Tokens one opponent paid into a dice-reduction pool (MU-166).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Contribution {
+    pub seat: Seat,
+    pub tokens: u8,
+}
+
+/// An open dice-reduction window (section 5.3 as amended by MU-166): opponents pool tokens,
+/// every 2 tokens remove one die, in the order the tokens were paid.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReductionWindow {
+    /// Most dice the pool may remove this turn: `min(3, D0)`.
     pub cap: u8,
-    pub reduced: u8,
+    /// Contributions in the order they were paid.
+    #[serde(default)]
+    pub pool: Vec<Contribution>,
     pub polled: Seat,
     pub passes: u8,
+}
+
+impl ReductionWindow {
+    /// Tokens in the pool so far.
+    pub fn pooled(&self) -> u8 {
+        self.pool.iter().map(|c| c.tokens).sum()
+    }
+    /// MU-166: at most 2 tokens per removable die (6 tokens for 3 dice).
+    pub fn token_cap(&self) -> u8 {
+        self.cap * REDUCE_COST as u8
+    }
+    /// Dice fully paid so far.
+    pub fn dice_removed(&self) -> u8 {
+        self.pooled() / REDUCE_COST as u8
+    }
+    /// Dice paid by tokens of two different players (statistics, MU-166).
+    pub fn shared_dice(&self) -> u8 {
+        let payers: Vec<Seat> = self
+            .pool
+            .iter()
+            .flat_map(|c| std::iter::repeat_n(c.seat, usize::from(c.tokens)))
+            .collect();
+        payers
+            .chunks_exact(REDUCE_COST as usize)
+            .filter(|die| die[0] != die[1])
+            .count() as u8
+    }
 }
 
 /// The active player's move (section 3.6, 3.7).
@@ -264,6 +323,10 @@ pub struct MoveState {
     /// Dice rolled, `d0 - reduced` (MU-064: fixed for the turn).
     pub dice: u8,
     pub mp: u8,
+    /// Where the sled began this turn (or the early-riser step): leaving it never counts as
+    /// passing (MU-164).
+    #[serde(default)]
+    pub origin: Option<SpaceId>,
 }
 
 /// A sealed order bid (section 4): stored whole, shown only to its bidder until the reveal.
@@ -333,6 +396,20 @@ pub struct State {
     pub turns_played: u32,
     pub moves: Vec<u32>,
     pub rests: Vec<u32>,
+    /// Dice-reduction pooling statistics (MU-166), for the simulation report.
+    #[serde(default)]
+    pub pooling: PoolingStats,
+}
+
+/// Counters of the dice-reduction pools of a game (MU-166).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PoolingStats {
+    /// Dice removed in all.
+    pub dice_removed: u32,
+    /// Dice paid by two different players.
+    pub shared_dice: u32,
+    /// Half-paid dice whose token went back to its payer.
+    pub refunds: u32,
 }
 
 impl State {

@@ -32,9 +32,10 @@ pub struct PlayerView {
 /// The open re-roll window.
 #[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 pub struct RerollView {
-    /// `weather`, `dogs`, `terrain` or `avalanche`.
+    /// `first_trainer`, `weather`, `dogs`, `terrain` or `avalanche`.
     pub roll: String,
-    /// The current d6 value, or the number of dogs for dog dice.
+    /// The current d6 value, the number of dogs for dog dice, or the seat named by the
+    /// first-trainer roll.
     pub value: u8,
     /// Dog-dice faces (empty for d6 rolls).
     pub faces: Vec<u8>,
@@ -45,11 +46,19 @@ pub struct RerollView {
     pub passes: u8,
 }
 
-/// The open dice-reduction window.
+/// The open dice-reduction window: opponents pool tokens, 2 per removed die (MU-166).
 #[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 pub struct ReductionView {
+    /// Most dice the pool may remove this turn: `min(3, D0)`.
     pub cap: u8,
+    /// Most tokens the pool may hold: `2 × cap`.
+    pub token_cap: u8,
+    /// Tokens paid so far.
+    pub pooled: u8,
+    /// Dice fully paid so far (`pooled / 2`).
     pub reduced: u8,
+    /// Who paid what, in the order paid (tokens fill the dice in this order).
+    pub contributions: Vec<Contribution>,
     pub polled: Seat,
     pub passes: u8,
 }
@@ -139,6 +148,7 @@ pub fn view(s: &State, viewer: Viewer) -> View {
         .collect::<Vec<_>>();
     let reroll = s.reroll.as_ref().map(|w| {
         let (roll, faces, modifier) = match &w.roll {
+            RollKind::FirstTrainer => ("first_trainer", Vec::new(), 0),
             RollKind::Weather => ("weather", Vec::new(), 0),
             RollKind::Dogs { faces, .. } => ("dogs", faces.clone(), 0),
             RollKind::Terrain { modifier, .. } => ("terrain", Vec::new(), *modifier),
@@ -200,7 +210,10 @@ pub fn view(s: &State, viewer: Viewer) -> View {
         reroll,
         reduction: s.reduction.as_ref().map(|r| ReductionView {
             cap: r.cap,
-            reduced: r.reduced,
+            token_cap: r.token_cap(),
+            pooled: r.pooled(),
+            reduced: r.dice_removed(),
+            contributions: r.pool.clone(),
             polled: r.polled,
             passes: r.passes,
         }),

@@ -2,11 +2,13 @@
 
 mod accounts;
 mod audit;
+mod contract;
 mod errors;
 mod fuzz;
 mod generated_client;
 mod lobby;
 mod logs;
+mod mush_rules;
 mod openapi;
 mod play;
 mod reliability;

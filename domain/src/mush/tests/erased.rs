@@ -7,7 +7,7 @@ use serde_json::json;
 #[test]
 fn mush_is_registered_and_plays_through_json() {
     let game = crate::game("mush").expect("registered");
-    assert_eq!(game.rules_version(), "mush/1.0.0");
+    assert_eq!(game.rules_version(), "mush/2.0.0");
     assert_eq!(game.seat_range(), 2..=6);
     assert_eq!(
         game.normalize_options(&json!(null)).expect("defaults"),
@@ -27,17 +27,35 @@ fn mush_is_registered_and_plays_through_json() {
         .setup(&json!({}), 2, &mut ScriptedRng::dice(&[2]))
         .expect("setup")
     {
-        state.apply(&e.payload, 1).expect("apply");
+        state.apply(&e.payload, 2).expect("apply");
     }
     let p2 = Seat::new(2).expect("seat");
     let p1 = Seat::new(1).expect("seat");
+    // MU-167: the first-trainer roll has its re-roll window, seat 1 polled first.
+    assert_eq!(
+        state.view(Viewer::Spectator)["reroll"]["roll"],
+        "first_trainer"
+    );
+    for who in [p1, p2] {
+        assert_eq!(state.prompts()[0].seat, who);
+        for e in state
+            .decide(
+                who,
+                &json!({"type": "pass_reroll"}),
+                &mut ScriptedRng::dice(&[]),
+            )
+            .expect("pass")
+        {
+            state.apply(&e.payload, 2).expect("apply");
+        }
+    }
     assert_eq!(state.prompts()[0].seat, p2);
     let cmd = json!({"type": "choose_training", "training": "cold"});
     for e in state
         .decide(p2, &cmd, &mut ScriptedRng::dice(&[]))
         .expect("accepted")
     {
-        state.apply(&e.payload, 1).expect("apply");
+        state.apply(&e.payload, 2).expect("apply");
     }
     // The last choice starts round 1 and rolls the weather in the same command.
     let events = state
@@ -53,7 +71,7 @@ fn mush_is_registered_and_plays_through_json() {
         ["training_chosen", "round_started", "weather_rolled"]
     );
     for e in &events {
-        state.apply(&e.payload, 1).expect("apply");
+        state.apply(&e.payload, 2).expect("apply");
     }
     while state.view(Viewer::Spectator)["phase"] == "reroll_window" {
         let who = state.prompts()[0].seat;
@@ -65,7 +83,7 @@ fn mush_is_registered_and_plays_through_json() {
             )
             .expect("pass")
         {
-            state.apply(&e.payload, 1).expect("apply");
+            state.apply(&e.payload, 2).expect("apply");
         }
     }
     assert_eq!(state.view(Viewer::Spectator)["phase"], "bidding");

@@ -30,7 +30,7 @@ fn step(to: &str, modifier: u8) -> Command {
 #[test]
 fn ex01_dice_to_spaces_green_dice_and_plus_two() {
     let mut s = Fx::new().weather(2).at(1, "anc_b3").fatigue(1, 1).done();
-    let ev = ok(&mut s, 1, DeclareMove, &[]);
+    let ev = ok(&mut s, 1, DeclareMove {}, &[]);
     assert_eq!(
         move_declared(&ev),
         (
@@ -50,7 +50,7 @@ fn ex01_dice_to_spaces_green_dice_and_plus_two() {
 #[test]
 fn ex02_red_dice_no_bonus_one_fatigue() {
     let mut s = Fx::new().weather(4).at(1, "pin_c2").fatigue(1, 3).done();
-    let ev = ok(&mut s, 1, DeclareMove, &[]);
+    let ev = ok(&mut s, 1, DeclareMove {}, &[]);
     assert_eq!(
         move_declared(&ev),
         (
@@ -82,7 +82,7 @@ fn ex02_red_dice_no_bonus_one_fatigue() {
 #[test]
 fn ex03_opposite_weather_blue_dice_and_extra_fatigue() {
     let mut s = Fx::new().weather(5).at(1, "nom_b2").fatigue(1, 2).done();
-    let ev = ok(&mut s, 1, DeclareMove, &[]);
+    let ev = ok(&mut s, 1, DeclareMove {}, &[]);
     // MU-112: the extra fatigue comes after movement, so D0 is still 6.
     assert_eq!(
         move_declared(&ev),
@@ -105,7 +105,7 @@ fn ex03_opposite_weather_blue_dice_and_extra_fatigue() {
 #[test]
 fn ex04_mixed_training_matched_plus_one() {
     let mut s = Fx::new().weather(3).at(2, "oph_b3").turn_start(2).done();
-    let ev = ok(&mut s, 2, DeclareMove, &[]);
+    let ev = ok(&mut s, 2, DeclareMove {}, &[]);
     assert_eq!(
         move_declared(&ev),
         (
@@ -161,7 +161,7 @@ fn ex05_one_roll_a_different_weather_in_each_band() {
     ];
     for (who, expected) in cases {
         let mut s = base().turn_start(who).done();
-        let (w, r, c, o, _) = move_declared(&ok(&mut s, who, DeclareMove, &[]));
+        let (w, r, c, o, _) = move_declared(&ok(&mut s, who, DeclareMove {}, &[]));
         assert_eq!((w, r, c, o), expected, "P{who}");
     }
 }
@@ -175,7 +175,7 @@ fn ex06_no_dog_faces_but_the_bonus_still_counts() {
         .fatigue(3, 5)
         .turn_start(3)
         .done();
-    let ev = ok(&mut s, 3, DeclareMove, &[]);
+    let ev = ok(&mut s, 3, DeclareMove {}, &[]);
     assert_eq!(
         move_declared(&ev),
         (
@@ -374,17 +374,17 @@ fn ex10_avalanche_actions_cost_and_legal_links() {
 #[test]
 fn ex11_an_opponent_buys_a_reroll_then_the_roller_does() {
     let mut s = Fx::new().at(1, "anc_b3").fatigue(1, 2).tokens(3, 2).done();
-    ok(&mut s, 1, DeclareMove, &[]);
-    ok(&mut s, 2, PassReduction, &[]);
-    let mut all = ok(&mut s, 3, PassReduction, &[1, 2, 3, 4, 1, 2]);
-    all.extend(ok(&mut s, 1, PassReroll, &[]));
-    all.extend(ok(&mut s, 2, BuyReroll, &[5, 6, 1, 5, 6, 2]));
+    ok(&mut s, 1, DeclareMove {}, &[]);
+    ok(&mut s, 2, PassReduction {}, &[]);
+    let mut all = ok(&mut s, 3, PassReduction {}, &[1, 2, 3, 4, 1, 2]);
+    all.extend(ok(&mut s, 1, PassReroll {}, &[]));
+    all.extend(ok(&mut s, 2, BuyReroll {}, &[5, 6, 1, 5, 6, 2]));
     assert_eq!(s.players[1].tokens, 17);
-    all.extend(ok(&mut s, 1, BuyReroll, &[1, 1, 6, 3, 5, 4]));
+    all.extend(ok(&mut s, 1, BuyReroll {}, &[1, 1, 6, 3, 5, 4]));
     assert_eq!(s.players[0].tokens, 17);
-    all.extend(ok(&mut s, 1, PassReroll, &[]));
+    all.extend(ok(&mut s, 1, PassReroll {}, &[]));
     // P3 holds 2 < 3 tokens: skipped, so P2's pass closes the window.
-    let ev = ok(&mut s, 2, PassReroll, &[]);
+    let ev = ok(&mut s, 2, PassReroll {}, &[]);
     assert_eq!(mp_set(&ev), (4, 2, 6));
     // MU-131: every roll re-rolled all 6 dice.
     let rolls: Vec<(usize, u8, u32)> = all
@@ -414,8 +414,8 @@ fn ex12_a_reroll_of_a_terrain_success_keeps_the_modifier() {
         .done();
     ok(&mut s, 1, step("pin_a5", 1), &[3]);
     assert_eq!(s.players[0].tokens, 4);
-    ok(&mut s, 1, PassReroll, &[]);
-    let ev = ok(&mut s, 2, BuyReroll, &[2]);
+    ok(&mut s, 1, PassReroll {}, &[]);
+    let ev = ok(&mut s, 2, BuyReroll {}, &[2]);
     assert!(ev.iter().any(|e| matches!(
         e,
         Event::TerrainRolled {
@@ -438,16 +438,17 @@ fn ex12_a_reroll_of_a_terrain_success_keeps_the_modifier() {
     assert_eq!((s.players[0].space, s.players[0].tokens), (sp("pin_a4"), 4));
 }
 
-// MU-134, MU-135, MU-136, MU-139, MU-063, MU-062
+// MU-134, MU-166, MU-139, MU-063, MU-062 (EX-13 as amended by MU-166: P2 and P3 share a die)
 #[test]
 fn ex13_pooled_dice_reduction_down_to_zero_dice() {
     for (w, fatigue_after) in [(1, 6), (6, 7)] {
         let mut s = Fx::new().weather(w).at(1, "anc_b4").fatigue(1, 5).done();
-        ok(&mut s, 1, DeclareMove, &[]);
-        ok(&mut s, 2, ReduceDice { count: 2 }, &[]);
-        assert_eq!(s.players[1].tokens, 16);
-        let ev = ok(&mut s, 3, ReduceDice { count: 1 }, &[]);
-        assert_eq!(s.players[2].tokens, 18);
+        ok(&mut s, 1, DeclareMove {}, &[]);
+        // P2 pays for the first die and half of the second; P3 completes it and pays the third.
+        ok(&mut s, 2, ReduceDice { tokens: 3 }, &[]);
+        assert_eq!(s.players[1].tokens, 17);
+        let ev = ok(&mut s, 3, ReduceDice { tokens: 3 }, &[]);
+        assert_eq!(s.players[2].tokens, 17);
         assert!(ev.iter().any(|e| matches!(
             e,
             Event::ReductionClosed {
@@ -461,18 +462,19 @@ fn ex13_pooled_dice_reduction_down_to_zero_dice() {
         );
         assert_eq!(mp_set(&ev), (0, 0, 0));
         assert_eq!(s.players[0].fatigue, fatigue_after);
+        assert_eq!(s.pooling.shared_dice, 1, "the second die had two payers");
     }
 }
 
-// MU-135, MU-136, MU-064, MU-138
+// MU-166, MU-064, MU-138 (EX-14 in tokens: the 6-token cap is shared)
 #[test]
 fn ex14_the_cap_is_shared_and_a_reroll_keeps_the_reduced_count() {
     let mut s = Fx::new().done();
-    ok(&mut s, 1, DeclareMove, &[]);
-    ok(&mut s, 2, ReduceDice { count: 2 }, &[]);
-    assert_eq!(rule_of(&s, 3, ReduceDice { count: 2 }), "MU-135");
-    let ev1 = ok(&mut s, 3, ReduceDice { count: 1 }, &[1, 2, 3, 4, 5]);
-    let ev2 = ok(&mut s, 1, BuyReroll, &[6, 5, 4, 3, 2]);
+    ok(&mut s, 1, DeclareMove {}, &[]);
+    ok(&mut s, 2, ReduceDice { tokens: 4 }, &[]);
+    assert_eq!(rule_of(&s, 3, ReduceDice { tokens: 3 }), "MU-166");
+    let ev1 = ok(&mut s, 3, ReduceDice { tokens: 2 }, &[1, 2, 3, 4, 5]);
+    let ev2 = ok(&mut s, 1, BuyReroll {}, &[6, 5, 4, 3, 2]);
     for ev in [ev1, ev2] {
         let faces = crate::find_event!(ev, Event::DogDiceRolled { faces, .. } => faces.len())
             .expect("roll");
@@ -480,42 +482,48 @@ fn ex14_the_cap_is_shared_and_a_reroll_keeps_the_reduced_count() {
     }
 }
 
-// MU-134, MU-137, MU-160 (section 5.3)
+// MU-134, MU-137, MU-160, MU-166 (section 5.3; EX-15 as amended: a lone token is refunded)
 #[test]
 fn ex15_reduction_window_eligibility_order_closing() {
     let mut s = Fx::players(4)
-        .tokens(4, 1)
+        .tokens(4, 0)
         .tokens(2, 6)
         .turn_start(3)
         .done();
-    ok(&mut s, 3, DeclareMove, &[]);
+    ok(&mut s, 3, DeclareMove {}, &[]);
     assert_eq!(
         s.reduction.as_ref().map(|r| r.polled),
         Some(seat(1)),
-        "P4 skipped"
+        "P4 (no token) skipped"
     );
-    assert_eq!(rule_of(&s, 3, ReduceDice { count: 1 }), "MU-137");
-    assert_eq!(rule_of(&s, 1, BuyReroll), "MU-160");
-    ok(&mut s, 1, PassReduction, &[]);
-    ok(&mut s, 2, ReduceDice { count: 1 }, &[]);
-    assert_eq!(s.players[1].tokens, 4);
+    assert_eq!(rule_of(&s, 3, ReduceDice { tokens: 1 }), "MU-137");
+    assert_eq!(rule_of(&s, 1, BuyReroll {}), "MU-160");
+    ok(&mut s, 1, PassReduction {}, &[]);
+    ok(&mut s, 2, ReduceDice { tokens: 1 }, &[]);
+    assert_eq!(s.players[1].tokens, 5);
     assert_eq!(
         s.reduction.as_ref().map(|r| (r.polled, r.passes)),
         Some((seat(1), 1)),
-        "P4 skipped again"
+        "P3 (active) and P4 skipped; the payment reset the passes"
     );
-    ok(&mut s, 1, PassReduction, &[]);
-    let ev = ok(&mut s, 2, PassReduction, &[1, 1, 1, 1, 1, 1, 1]);
+    ok(&mut s, 1, PassReduction {}, &[]);
+    let ev = ok(&mut s, 2, PassReduction {}, &[1, 1, 1, 1, 1, 1, 1, 1]);
+    // Nobody completed the die: P2's token comes back and no die is removed.
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        Event::PoolRefunded { seat, tokens: 1 } if seat.number() == 2
+    )));
     assert!(ev.iter().any(|e| matches!(
         e,
         Event::ReductionClosed {
-            reduced: 1,
-            dice: 7
+            reduced: 0,
+            dice: 8
         }
     )));
+    assert_eq!(s.players[1].tokens, 6);
 }
 
-// MU-080, MU-081, MU-082, MU-083, MU-084, MU-077
+// MU-080, MU-082, MU-084, MU-077
 #[test]
 fn ex16_overtaking_costs_four_once_per_turn() {
     let mut s = Fx::new()
@@ -526,7 +534,7 @@ fn ex16_overtaking_costs_four_once_per_turn() {
         .movement(1, 4)
         .done();
     assert_eq!(rule_of(&s, 1, step("anc_b4", 0)), "MU-080");
-    ok(&mut s, 1, BuyOvertake, &[]);
+    ok(&mut s, 1, BuyOvertake {}, &[]);
     assert_eq!(s.players[0].tokens, 6);
     ok(&mut s, 1, step("anc_b4", 0), &[]);
     assert_eq!(s.mv.mp, 3);
@@ -534,26 +542,43 @@ fn ex16_overtaking_costs_four_once_per_turn() {
     assert_eq!((s.mv.mp, s.players[0].tokens), (2, 6));
     ok(&mut s, 1, step("anc_b6", 0), &[]);
     assert_eq!(s.mv.mp, 1);
-    assert_eq!(rule_of(&s, 1, BuyOvertake), "MU-084");
-    let ev = ok(&mut s, 1, EndMovement, &[]);
+    assert_eq!(rule_of(&s, 1, BuyOvertake {}), "MU-084");
+    let ev = ok(&mut s, 1, EndMovement {}, &[]);
     assert_eq!(fatigue_added(&ev), Some((1, 1)));
     assert_eq!((s.players[0].space, s.overtake), (sp("anc_b6"), None));
 }
 
-// MU-081, MU-083
+// MU-164 (replaces MU-081/MU-083 for passing; EX-17 rewritten): stopping in an occupied
+// village is free, moving on beyond it needs the right; leaving the turn's own start is free.
 #[test]
-fn ex17_villages_never_block_and_leaving_a_shared_space_is_free() {
-    let mut s = Fx::new()
-        .at(2, "anc_b6")
-        .at(1, "anc_b5")
-        .movement(1, 2)
-        .done();
+fn ex17_passing_in_a_village_needs_the_right_stopping_and_leaving_the_start_do_not() {
+    let fx = || Fx::new().at(2, "anc_b6").at(1, "anc_b5").movement(1, 2);
+    let mut s = fx().done();
     ok(&mut s, 1, step("anc_b6", 0), &[]);
+    assert_eq!(rule_of(&s, 1, step("anc_b7", 0)), "MU-164");
+    assert!(!Mush::legal(&s, seat(1)).contains(&step("anc_b7", 0)));
+    ok(&mut s, 1, BuyOvertake {}, &[]);
     ok(&mut s, 1, step("anc_b7", 0), &[]);
     assert_eq!(
         (s.players[0].space, s.players[0].tokens),
-        (sp("anc_b7"), 20)
+        (sp("anc_b7"), 16)
     );
+    // Stopping there costs nothing.
+    let mut s = fx().done();
+    ok(&mut s, 1, step("anc_b6", 0), &[]);
+    ok(&mut s, 1, EndMovement {}, &[]);
+    assert_eq!(
+        (s.players[0].space, s.players[0].tokens),
+        (sp("anc_b6"), 20)
+    );
+    // A turn that begins on the shared village leaves it for free.
+    let mut s = Fx::new()
+        .at(2, "anc_b6")
+        .at(1, "anc_b6")
+        .movement(1, 2)
+        .done();
+    ok(&mut s, 1, step("anc_b7", 0), &[]);
+    assert_eq!(s.players[0].tokens, 20);
 }
 
 // MU-120, MU-122
@@ -640,12 +665,13 @@ fn ex19_resting_at_a_minor_village_nikolai() {
     assert_eq!(s.players[0].fatigue, 2);
 }
 
-// MU-123
+// MU-163 (replaces the sign caps of MU-123; EX-20 rewritten): Rainy Pass gives the four
+// options in full.
 #[test]
-fn ex20_resting_at_a_standard_village_with_a_small_sign_rainy_pass() {
+fn ex20_resting_at_rainy_pass_gives_the_four_options_in_full() {
     let cases = [
-        (RestOption::Remove3, (3, 0)),
-        (RestOption::Draw6, (5, 4)),
+        (RestOption::Remove3, (2, 0)),
+        (RestOption::Draw6, (5, 6)),
         (RestOption::Remove2Draw2, (3, 2)),
         (RestOption::Remove1Draw4, (4, 4)),
     ];
@@ -683,7 +709,7 @@ fn ex21_removal_capped_by_current_fatigue() {
     assert_eq!(s.players[0].fatigue, 0);
 }
 
-// MU-122
+// MU-165 (replaces MU-122's Anchorage options; EX-22 rewritten)
 #[test]
 fn ex22_resting_in_anchorage() {
     let mut s = Fx::new().done();
@@ -696,7 +722,7 @@ fn ex22_resting_in_anchorage() {
         &[],
     );
     assert_eq!(s.players[0].tokens, 21);
-    let s = Fx::new().done();
+    let s = Fx::new().fatigue(1, 7).done();
     assert_eq!(
         rule_of(
             &s,
@@ -707,8 +733,19 @@ fn ex22_resting_in_anchorage() {
         ),
         "MU-122"
     );
-    let mut s = Fx::new().done();
-    let ev = ok(
+    assert_eq!(
+        rule_of(
+            &s,
+            1,
+            DeclareRest {
+                option: RestOption::Remove1
+            }
+        ),
+        "MU-165",
+        "a team with a fresh dog removes no fatigue in Anchorage"
+    );
+    let mut s = Fx::new().fatigue(1, 8).done();
+    ok(
         &mut s,
         1,
         DeclareRest {
@@ -716,21 +753,14 @@ fn ex22_resting_in_anchorage() {
         },
         &[],
     );
-    assert!(ev.iter().any(|e| matches!(
-        e,
-        Event::Rested {
-            removed: 0,
-            drawn: 0,
-            ..
-        }
-    )));
+    assert_eq!(s.players[0].fatigue, 7);
 }
 
 // MU-047, MU-048, MU-049, MU-096
 #[test]
 fn ex23_forced_rest_no_rest_on_difficult_terrain_stranded() {
     let mut s = Fx::new().at(1, "anc_b4").fatigue(1, 8).done();
-    assert_eq!(rule_of(&s, 1, DeclareMove), "MU-047");
+    assert_eq!(rule_of(&s, 1, DeclareMove {}), "MU-047");
     ok(
         &mut s,
         1,
@@ -751,9 +781,9 @@ fn ex23_forced_rest_no_rest_on_difficult_terrain_stranded() {
         ),
         "MU-048"
     );
-    ok(&mut s, 1, DeclareMove, &[]);
+    ok(&mut s, 1, DeclareMove {}, &[]);
     let mut s = Fx::new().at(1, "pin_a6").fatigue(1, 8).done();
-    assert_eq!(rule_of(&s, 1, DeclareMove), "MU-047");
+    assert_eq!(rule_of(&s, 1, DeclareMove {}), "MU-047");
     assert_eq!(
         rule_of(
             &s,
@@ -766,7 +796,7 @@ fn ex23_forced_rest_no_rest_on_difficult_terrain_stranded() {
     );
     let declarations: Vec<Command> = Mush::legal(&s, seat(1))
         .into_iter()
-        .filter(|c| matches!(c, DeclareMove | DeclareRest { .. }))
+        .filter(|c| matches!(c, DeclareMove {} | DeclareRest { .. }))
         .collect();
     assert_eq!(
         declarations,
@@ -823,7 +853,7 @@ fn ex25_sealed_bidding_protocol() {
         .movement(4, 1)
         .last_in_order()
         .done();
-    ok(&mut s, 4, EndMovement, &[3]);
+    ok(&mut s, 4, EndMovement {}, &[3]);
     let ev = pass_all(&mut s, &[]);
     assert_eq!(s.phase, Phase::Bidding);
     assert!(ev.iter().any(|e| matches!(e, Event::BidSubmitted { seat, automatic: true, amount: Some(0), .. } if seat.number() == 4)));
@@ -908,7 +938,7 @@ fn ex26_the_early_riser_step() {
     assert_eq!((s.phase, s.active), (Phase::TurnStart, Some(seat(3))));
     // Alternative: buy the right, step onto P1, and keep the right through the turn.
     let mut s = fx().done();
-    ok(&mut s, 3, BuyOvertake, &[]);
+    ok(&mut s, 3, BuyOvertake {}, &[]);
     assert_eq!(s.players[2].tokens, 6);
     ok(
         &mut s,
@@ -920,7 +950,7 @@ fn ex26_the_early_riser_step() {
         &[],
     );
     assert_eq!(s.overtake, Some(seat(3)));
-    ok(&mut s, 3, DeclareMove, &[]);
+    ok(&mut s, 3, DeclareMove {}, &[]);
     pass_all(&mut s, &[1, 1, 1, 1, 1, 1, 1, 1]);
     s.players[1].space = sp("anc_c2");
     let tokens = s.players[2].tokens;
@@ -928,22 +958,31 @@ fn ex26_the_early_riser_step() {
     assert_eq!(s.players[2].tokens, tokens, "no second payment");
 }
 
-// MU-020, MU-021, MU-022, MU-023, MU-024, MU-025
+// MU-020, MU-021, MU-022, MU-023, MU-024, MU-025, MU-167
 #[test]
 fn ex27_choosing_training_first_trainer_and_limits() {
     let mut s = State::default();
     let ev = Mush::setup(&Default::default(), 4, &mut ScriptedRng::dice(&[5, 3])).expect("setup");
     assert!(
-        matches!(&ev[1], Event::FirstTrainerRolled { values, seat } if *values == vec![5, 3] && seat.number() == 3)
+        matches!(&ev[1], Event::FirstTrainerRolled { values, seat, attempt: 1 } if *values == vec![5, 3] && seat.number() == 3)
     );
     for e in &ev {
         Mush::evolve(&mut s, e);
     }
+    // MU-167 (replaces MU-133): a re-roll window follows the first-trainer roll.
+    assert_eq!(s.phase, Phase::RerollWindow);
     assert_eq!(
-        s.phase,
-        Phase::SetupTraining,
-        "MU-133: no re-roll window on the first-trainer roll"
+        rule_of(
+            &s,
+            3,
+            ChooseTraining {
+                training: Training::Hot
+            }
+        ),
+        "MU-160"
     );
+    pass_all(&mut s, &[]);
+    assert_eq!(s.phase, Phase::SetupTraining);
     assert_eq!(
         rule_of(
             &s,
@@ -1015,6 +1054,7 @@ fn ex27_choosing_training_first_trainer_and_limits() {
     for e in Mush::setup(&Default::default(), 3, &mut ScriptedRng::dice(&[1])).expect("setup") {
         Mush::evolve(&mut s, &e);
     }
+    pass_all(&mut s, &[]);
     ok(
         &mut s,
         1,
@@ -1059,7 +1099,7 @@ fn ex28_rerolling_the_weather() {
         .movement(3, 1)
         .last_in_order()
         .done();
-    let ev = ok(&mut s, 3, EndMovement, &[6]);
+    let ev = ok(&mut s, 3, EndMovement {}, &[6]);
     assert!(ev.iter().any(
         |e| matches!(e, Event::RoundStarted { round: 2, initiative } if initiative.number() == 1)
     ));
@@ -1067,12 +1107,12 @@ fn ex28_rerolling_the_weather() {
         s.reroll.as_ref().map(|w| (w.value, w.roller, w.polled)),
         Some((6, seat(1), seat(1)))
     );
-    ok(&mut s, 1, PassReroll, &[]);
-    ok(&mut s, 2, BuyReroll, &[2]);
+    ok(&mut s, 1, PassReroll {}, &[]);
+    ok(&mut s, 2, BuyReroll {}, &[2]);
     assert_eq!(s.players[1].tokens, 17);
-    ok(&mut s, 1, PassReroll, &[]);
-    ok(&mut s, 2, PassReroll, &[]);
-    let ev = ok(&mut s, 3, PassReroll, &[]);
+    ok(&mut s, 1, PassReroll {}, &[]);
+    ok(&mut s, 2, PassReroll {}, &[]);
+    let ev = ok(&mut s, 3, PassReroll {}, &[]);
     assert!(ev.iter().any(|e| matches!(
         e,
         Event::BiddingOpened {
@@ -1137,20 +1177,20 @@ fn ex30_seam_paths_depend_on_the_layout() {
 #[test]
 fn ex31_fatigue_cap_and_the_next_turn() {
     let mut s = Fx::new().weather(6).at(1, "anc_b3").fatigue(1, 7).done();
-    let ev = ok(&mut s, 1, DeclareMove, &[]);
+    let ev = ok(&mut s, 1, DeclareMove {}, &[]);
     assert_eq!(move_declared(&ev).2, Colour::Blue);
     pass_all(&mut s, &[1]);
     let ev = ok(&mut s, 1, step("anc_b4", 0), &[]);
     assert_eq!(fatigue_added(&ev), Some((2, 8)));
     let s = Fx::new().at(1, "anc_b4").fatigue(1, 8).done();
-    assert_eq!(rule_of(&s, 1, DeclareMove), "MU-047");
+    assert_eq!(rule_of(&s, 1, DeclareMove {}), "MU-047");
 }
 
 // MU-055, MU-076, MU-115
 #[test]
 fn ex32_the_weather_is_fixed_at_declaration_even_across_a_seam() {
     let mut s = Fx::new().weather(3).at(1, "anc_b7").fatigue(1, 7).done();
-    ok(&mut s, 1, DeclareMove, &[]);
+    ok(&mut s, 1, DeclareMove {}, &[]);
     pass_all(&mut s, &[1]);
     assert_eq!((s.mv.mp, s.mv.weather), (3, Some(Weather::Hot)));
     ok(&mut s, 1, step("anc_b8", 0), &[]);
@@ -1162,7 +1202,7 @@ fn ex32_the_weather_is_fixed_at_declaration_even_across_a_seam() {
     assert_eq!(fatigue_added(&ev), Some((1, 8)));
 }
 
-// MU-071
+// MU-071, MU-163 (EX-33 as amended: Yentna's draw_6 draws 6)
 #[test]
 fn ex33_stopping_early_to_rest_next_turn_in_a_village() {
     let mut s = Fx::new()
@@ -1171,7 +1211,7 @@ fn ex33_stopping_early_to_rest_next_turn_in_a_village() {
         .movement(1, 3)
         .done();
     ok(&mut s, 1, step("anc_b6", 0), &[]);
-    let ev = ok(&mut s, 1, EndMovement, &[]);
+    let ev = ok(&mut s, 1, EndMovement {}, &[]);
     assert!(ev.iter().any(|e| matches!(
         e,
         Event::MovementEnded {
@@ -1201,6 +1241,7 @@ fn ex33_stopping_early_to_rest_next_turn_in_a_village() {
     );
     assert!(
         ev.iter()
-            .any(|e| matches!(e, Event::Rested { drawn: 4, .. }))
+            .any(|e| matches!(e, Event::Rested { drawn: 6, .. }))
     );
+    assert_eq!(next.players[0].tokens, 26);
 }

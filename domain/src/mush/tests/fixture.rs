@@ -43,6 +43,8 @@ impl Fx {
         for i in 0..usize::from(n) {
             s.players[i].training = Some(trainings[i % 3]);
         }
+        // Skip the first-trainer re-roll window (MU-167) and training: straight to round 1.
+        s.reroll = None;
         s.chooser = None;
         s.round = 1;
         s.initiative = Some(seat(1));
@@ -143,7 +145,13 @@ impl Fx {
         self.s.phase = Phase::EarlyRiser;
         self
     }
-    pub fn done(self) -> State {
+    pub fn done(mut self) -> State {
+        // The mover's turn (or early-riser step) began where its sled stands (MU-164).
+        if self.s.mv.origin.is_none()
+            && let Some(mover) = self.s.mover()
+        {
+            self.s.mv.origin = Some(self.s.players[mover.index()].space);
+        }
         Mush::check_invariants(&self.s).expect("fixture invariants");
         self.s
     }
@@ -194,9 +202,9 @@ pub fn pass_all(s: &mut State, dice: &[u32]) -> Vec<Event> {
         assert!(guard < 100, "window never closes");
         let who = Mush::prompts(s)[0].seat;
         let cmd = if s.phase == Phase::RerollWindow {
-            Command::PassReroll
+            Command::PassReroll {}
         } else {
-            Command::PassReduction
+            Command::PassReduction {}
         };
         let events = Mush::decide(s, who, &cmd, &mut rng).expect("pass accepted");
         for e in &events {

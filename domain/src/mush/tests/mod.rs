@@ -3,6 +3,7 @@
 //! ("legal is exact"), the simulation and the generated board picture.
 
 mod erased;
+mod errata;
 mod examples;
 mod fixture;
 mod properties;

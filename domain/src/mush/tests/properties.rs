@@ -1,7 +1,7 @@
 //! Properties: "legal is exact" on random reachable states, and the simulation.
 
 use crate::engine::{ChaChaRng, Game, Rng, RngExt, Seat, seeded};
-use crate::mush::board::{self, LinkId, SpaceId};
+use crate::mush::board::{self, LinkId, SegmentId, SpaceId};
 use crate::mush::command::Command;
 use crate::mush::state::*;
 use crate::mush::{LayoutChoice, Mush, Options};
@@ -44,10 +44,10 @@ fn mutations(cmd: &Command, s: &State) -> Vec<Command> {
             Command::SubmitBid { amount: amount + 1 },
             Command::SubmitBid { amount: u32::MAX },
         ],
-        Command::ReduceDice { count } => vec![
-            Command::ReduceDice { count: count + 1 },
-            Command::ReduceDice { count: 0 },
-            Command::ReduceDice { count: 255 },
+        Command::ReduceDice { tokens } => vec![
+            Command::ReduceDice { tokens: tokens + 1 },
+            Command::ReduceDice { tokens: 0 },
+            Command::ReduceDice { tokens: 255 },
         ],
         Command::Step { to, modifier } => vec![
             Command::Step {
@@ -99,32 +99,32 @@ fn all_kinds() -> Vec<Command> {
         Command::ChooseTraining {
             training: Training::Mixed,
         },
-        Command::BuyReroll,
-        Command::PassReroll,
+        Command::BuyReroll {},
+        Command::PassReroll {},
         Command::SubmitBid { amount: 0 },
-        Command::BuyOvertake,
+        Command::BuyOvertake {},
         Command::EarlyRiserStep {
             to: sp,
             modifier: 0,
         },
-        Command::SkipEarlyRiser,
+        Command::SkipEarlyRiser {},
         Command::PlaceAvalanche { link: l },
         Command::MoveAvalanche {
             from_link: l,
             to_link: l,
         },
         Command::RemoveAvalanche { link: l },
-        Command::DeclareMove,
+        Command::DeclareMove {},
         Command::DeclareRest {
             option: RestOption::Remove1,
         },
-        Command::ReduceDice { count: 1 },
-        Command::PassReduction,
+        Command::ReduceDice { tokens: 1 },
+        Command::PassReduction {},
         Command::Step {
             to: sp,
             modifier: 0,
         },
-        Command::EndMovement,
+        Command::EndMovement {},
     ]
 }
 
@@ -185,7 +185,7 @@ fn legal_is_exact_on_random_reachable_states() {
                     Command::RemoveAvalanche {
                         link: LinkId::new(a, b),
                     },
-                    Command::ReduceDice { count: m },
+                    Command::ReduceDice { tokens: m },
                     Command::SubmitBid {
                         amount: rng.below(u32::MAX),
                     },
@@ -214,12 +214,43 @@ fn simulation_of_a_few_hundred_games_keeps_invariants() {
     assert!(rounds["max"].as_u64().expect("max") < u64::from(crate::mush::sim::MAX_ROUNDS));
 }
 
-/// `cargo test -p domain --release -- --ignored mush_simulation_10000 --nocapture`
+/// The three layouts the errata's simulations report on (MU-168 adds the two-segment one).
+fn reported_layouts() -> [(&'static str, Vec<SegmentId>); 3] {
+    let data = board::data();
+    [
+        ("first_game", data.first_game_layout.clone()),
+        ("base", data.base_layout.clone()),
+        ("two_segments", vec![SegmentId::Anchorage, SegmentId::Nome]),
+    ]
+}
+
+/// CI: a hundred games on each reported layout, pooling included (MU-166, MU-168).
+#[test]
+fn simulation_per_layout_keeps_invariants() {
+    for (name, layout) in reported_layouts() {
+        let stats = crate::mush::sim::simulate_layouts(100, 7, &[layout]).expect(name);
+        assert_eq!(stats["games"], 100, "{name}");
+        assert!(
+            stats["pooling"]["dice_removed"].as_u64().expect("dice") > 0,
+            "{name}: no die was ever removed"
+        );
+    }
+}
+
+/// 10,000 games per reported layout:
+/// `cargo test -p domain --lib -- --ignored mush_simulation_10000 --nocapture`
 #[test]
 #[ignore]
 fn mush_simulation_10000() {
-    let stats = crate::mush::simulate(10_000, 2026).expect("simulation");
-    println!("{}", serde_json::to_string_pretty(&stats).expect("json"));
+    for (name, layout) in reported_layouts() {
+        let start = std::time::Instant::now();
+        let stats = crate::mush::sim::simulate_layouts(10_000, 2026, &[layout]).expect(name);
+        println!(
+            "{name} ({:.1} s)\n{}",
+            start.elapsed().as_secs_f64(),
+            serde_json::to_string_pretty(&stats).expect("json")
+        );
+    }
 }
 
 /// Replay throughput of `evolve` (the server's hot path). Run in release:

@@ -55,7 +55,7 @@ fn mu003_mu145_clockwise_and_the_polar_bear() {
         .movement(2, 1)
         .last_in_order()
         .done();
-    let ev = ok(&mut s, 2, EndMovement, &[4]);
+    let ev = ok(&mut s, 2, EndMovement {}, &[4]);
     assert!(
         ev.iter()
             .any(|e| matches!(e, Event::InitiativePassed { to } if to.number() == 1))
@@ -67,7 +67,7 @@ fn mu003_mu145_clockwise_and_the_polar_bear() {
     );
     // Reduction polling for an active seat 3 starts at seat 1 (its left neighbour).
     let mut s = Fx::new().turn_start(3).done();
-    ok(&mut s, 3, DeclareMove, &[]);
+    ok(&mut s, 3, DeclareMove {}, &[]);
     assert_eq!(s.reduction.as_ref().map(|r| r.polled), Some(seat(1)));
 }
 
@@ -76,7 +76,7 @@ fn mu003_mu145_clockwise_and_the_polar_bear() {
 fn mu004_team_is_a_fatigue_count() {
     for f in 0..8u8 {
         let mut s = Fx::new().fatigue(1, f).done();
-        let ev = ok(&mut s, 1, DeclareMove, &[]);
+        let ev = ok(&mut s, 1, DeclareMove {}, &[]);
         assert!(
             ev.iter()
                 .any(|e| matches!(e, Event::MoveDeclared { dice, .. } if *dice == 8 - f))
@@ -88,7 +88,7 @@ fn mu004_team_is_a_fatigue_count() {
 #[test]
 fn mu005_payments_need_the_full_amount() {
     let s = Fx::new().tokens(1, 3).movement(1, 2).done();
-    assert_eq!(rule_of(&s, 1, BuyOvertake), "MU-082");
+    assert_eq!(rule_of(&s, 1, BuyOvertake {}), "MU-082");
     let s = Fx::new().tokens(1, 4).done();
     assert_eq!(
         rule_of(
@@ -101,8 +101,8 @@ fn mu005_payments_need_the_full_amount() {
         "MU-105"
     );
     let mut s = Fx::new().tokens(2, 3).done();
-    ok(&mut s, 1, DeclareMove, &[]);
-    assert_eq!(rule_of(&s, 2, ReduceDice { count: 2 }), "MU-136");
+    ok(&mut s, 1, DeclareMove {}, &[]);
+    assert_eq!(rule_of(&s, 2, ReduceDice { tokens: 4 }), "MU-005");
     assert!(s.players.iter().all(|p| p.tokens <= 20));
 }
 
@@ -143,7 +143,8 @@ fn mu006_mu140_tokens_move_only_through_listed_uses() {
                     e,
                     Event::BidsRevealed { .. }
                         | Event::RerollBought { .. }
-                        | Event::DiceReduced { .. }
+                        | Event::TokensPooled { .. }
+                        | Event::PoolRefunded { .. }
                         | Event::StepAttempted { .. }
                         | Event::AvalanchePlaced { .. }
                         | Event::AvalancheMoved { .. }
@@ -247,11 +248,11 @@ fn mu008_public_state_in_every_view() {
     );
 }
 
-// MU-010, MU-011: the graph of every one of the 15 legal layouts is a DAG where every space
-// reaches NOME; any other list is refused.
+// MU-010, MU-011, MU-168: the graph of every one of the 16 legal layouts is a DAG where every
+// space reaches NOME; any other list is refused.
 #[test]
 fn mu010_mu011_layouts_and_graphs() {
-    assert_eq!(board::all_layouts().len(), 15);
+    assert_eq!(board::all_layouts().len(), 16);
     for g in &board::data().layouts {
         for (i, on) in g.in_layout.iter().enumerate() {
             if *on {
@@ -271,7 +272,9 @@ fn mu010_mu011_layouts_and_graphs() {
     use SegmentId::*;
     let bad: Vec<Vec<SegmentId>> = vec![
         vec![Nome, Koyuk, Anchorage],
-        vec![Anchorage, Nome],
+        vec![Nome, Anchorage],
+        vec![Anchorage],
+        vec![],
         vec![Anchorage, Koyuk, Koyuk, Nome],
         vec![Koyuk, Nome],
         vec![Anchorage, Koyuk],
@@ -302,7 +305,7 @@ fn mu010_mu011_layouts_and_graphs() {
     );
 }
 
-// MU-012, MU-083: sleds may share a space; ending on an occupied space costs nothing extra.
+// MU-012, MU-164: sleds may share a space; ending on an occupied space costs nothing extra.
 #[test]
 fn mu012_sleds_share_spaces() {
     let mut s = Fx::new()
@@ -311,7 +314,7 @@ fn mu012_sleds_share_spaces() {
         .tokens(1, 4)
         .movement(1, 1)
         .done();
-    ok(&mut s, 1, BuyOvertake, &[]);
+    ok(&mut s, 1, BuyOvertake {}, &[]);
     ok(&mut s, 1, step("anc_b4", 0), &[]);
     assert_eq!(
         (s.players[0].space, s.players[1].space),
@@ -341,7 +344,7 @@ fn mu013_forward_along_live_links_only() {
 #[test]
 fn mu030_mu040_mu161_round_structure() {
     let mut s = Fx::new().movement(3, 1).last_in_order().done();
-    let ev = ok(&mut s, 3, EndMovement, &[2]);
+    let ev = ok(&mut s, 3, EndMovement {}, &[2]);
     let kinds: Vec<String> = ev.iter().map(Mush::event_type).collect();
     assert_eq!(
         kinds,
@@ -363,7 +366,7 @@ fn mu030_mu040_mu161_round_structure() {
     let kinds: Vec<String> = ev.iter().map(Mush::event_type).collect();
     assert_eq!(kinds, ["bid_submitted", "bids_revealed", "turn_order_set"]);
     assert_eq!(s.phase, Phase::EarlyRiser);
-    let ev = ok(&mut s, 2, SkipEarlyRiser, &[]);
+    let ev = ok(&mut s, 2, SkipEarlyRiser {}, &[]);
     assert!(matches!(ev.last(), Some(Event::TurnStarted { seat }) if seat.number() == 2));
     // MU-040: then the others in turn order: P2 (the only bidder), then the 0-bidders from the
     // initiative player (P2) clockwise: P3, P1.
@@ -383,7 +386,7 @@ fn mu030_mu040_mu161_round_structure() {
 #[test]
 fn mu032_weather_before_bids() {
     let mut s = Fx::new().movement(3, 1).last_in_order().done();
-    ok(&mut s, 3, EndMovement, &[5]);
+    ok(&mut s, 3, EndMovement {}, &[5]);
     assert_eq!(s.phase, Phase::RerollWindow);
     assert_eq!(rule_of(&s, 1, SubmitBid { amount: 1 }), "MU-160");
     pass_all(&mut s, &[]);
@@ -412,7 +415,7 @@ fn mu045_mu046_mu050_turn_start() {
         &[],
     );
     assert_eq!((s.phase, s.players[0].tokens), (Phase::TurnStart, 10));
-    assert_eq!(rule_of(&s, 2, DeclareMove), "MU-046");
+    assert_eq!(rule_of(&s, 2, DeclareMove {}), "MU-046");
     let mut rest = s.clone();
     let ev = ok(
         &mut rest,
@@ -423,7 +426,7 @@ fn mu045_mu046_mu050_turn_start() {
         &[],
     );
     assert!(matches!(ev.last(), Some(Event::TurnStarted { seat }) if seat.number() == 2));
-    ok(&mut s, 1, DeclareMove, &[]);
+    ok(&mut s, 1, DeclareMove {}, &[]);
     assert_eq!(
         rule_of(
             &s,
@@ -441,17 +444,17 @@ fn mu045_mu046_mu050_turn_start() {
 #[test]
 fn mu060_reduction_window_sets_the_dice() {
     let mut s = Fx::new().done();
-    ok(&mut s, 1, DeclareMove, &[]);
-    assert_eq!(rule_of(&s, 2, ReduceDice { count: 0 }), "MU-134");
-    ok(&mut s, 2, ReduceDice { count: 1 }, &[]);
-    let ev = ok(&mut s, 3, PassReduction, &[]);
+    ok(&mut s, 1, DeclareMove {}, &[]);
+    assert_eq!(rule_of(&s, 2, ReduceDice { tokens: 0 }), "MU-134");
+    ok(&mut s, 2, ReduceDice { tokens: 2 }, &[]);
+    let ev = ok(&mut s, 3, PassReduction {}, &[]);
     assert!(
         ev.is_empty()
             || !ev
                 .iter()
                 .any(|e| matches!(e, Event::ReductionClosed { .. }))
     );
-    let ev = ok(&mut s, 2, PassReduction, &[1, 1, 1, 1, 1, 1, 1]);
+    let ev = ok(&mut s, 2, PassReduction {}, &[1, 1, 1, 1, 1, 1, 1]);
     assert!(ev.iter().any(|e| matches!(
         e,
         Event::ReductionClosed {
@@ -504,7 +507,7 @@ fn mu074_mu075_bonus_points_and_movement_end() {
         .fatigue(3, 5)
         .turn_start(3)
         .done();
-    ok(&mut s, 3, DeclareMove, &[]);
+    ok(&mut s, 3, DeclareMove {}, &[]);
     pass_all(&mut s, &[5, 6, 5]);
     assert_eq!(s.mv.mp, 2);
     let ev = ok(&mut s, 3, step("nom_a3", 0), &[4]);
@@ -518,7 +521,7 @@ fn mu074_mu075_bonus_points_and_movement_end() {
         .movement(1, 2)
         .done();
     let legal = Mush::legal(&s, seat(1));
-    assert_eq!(legal, vec![EndMovement]);
+    assert_eq!(legal, vec![EndMovement {}]);
     assert_eq!(Mush::prompts(&s)[0].seat, seat(1));
 }
 
@@ -541,7 +544,7 @@ fn mu104_avalanche_reroll_keeps_the_modifier() {
         .movement(1, 2)
         .done();
     ok(&mut s, 1, step("anc_b4", 3), &[2]);
-    let ev = ok(&mut s, 1, BuyReroll, &[3]);
+    let ev = ok(&mut s, 1, BuyReroll {}, &[3]);
     assert!(ev.iter().any(|e| matches!(
         e,
         Event::AvalancheRolled {
@@ -575,7 +578,7 @@ fn mu104_avalanche_reroll_keeps_the_modifier() {
 #[test]
 fn mu107_avalanche_timing() {
     let mut s = Fx::new().done();
-    ok(&mut s, 1, DeclareMove, &[]);
+    ok(&mut s, 1, DeclareMove {}, &[]);
     assert_eq!(
         rule_of(
             &s,
@@ -652,12 +655,12 @@ fn mu126_nome_has_no_rest() {
 fn mu132_reroll_window_polls_in_order() {
     let mut s = Fx::new().at(1, "anc_a5").movement(1, 1).done();
     ok(&mut s, 1, step("anc_a6", 0), &[5]);
-    assert_eq!(rule_of(&s, 2, BuyReroll), "MU-132");
-    assert_eq!(rule_of(&s, 3, PassReroll), "MU-132");
-    ok(&mut s, 1, PassReroll, &[]);
-    assert_eq!(rule_of(&s, 1, PassReroll), "MU-132");
-    ok(&mut s, 2, PassReroll, &[]);
-    ok(&mut s, 3, PassReroll, &[]);
+    assert_eq!(rule_of(&s, 2, BuyReroll {}), "MU-132");
+    assert_eq!(rule_of(&s, 3, PassReroll {}), "MU-132");
+    ok(&mut s, 1, PassReroll {}, &[]);
+    assert_eq!(rule_of(&s, 1, PassReroll {}), "MU-132");
+    ok(&mut s, 2, PassReroll {}, &[]);
+    ok(&mut s, 3, PassReroll {}, &[]);
     assert_eq!(
         s.phase,
         Phase::TurnStart,
@@ -689,10 +692,10 @@ fn mu160_who_may_act() {
     let s = Fx::new().done();
     let ghost = Seat::new(4).expect("seat");
     let err =
-        Mush::decide(&s, ghost, &DeclareMove, &mut ScriptedRng::dice(&[])).expect_err("refused");
+        Mush::decide(&s, ghost, &DeclareMove {}, &mut ScriptedRng::dice(&[])).expect_err("refused");
     assert_eq!(err.rule, "MU-160");
-    assert_eq!(rule_of(&s, 1, PassReroll), "MU-160");
-    assert_eq!(rule_of(&s, 2, PassReduction), "MU-160");
+    assert_eq!(rule_of(&s, 1, PassReroll {}), "MU-160");
+    assert_eq!(rule_of(&s, 2, PassReduction {}), "MU-160");
     assert_eq!(
         rule_of(
             &s,
@@ -704,8 +707,13 @@ fn mu160_who_may_act() {
         "MU-160"
     );
     let fresh = State::default();
-    let err = Mush::decide(&fresh, seat(1), &DeclareMove, &mut ScriptedRng::dice(&[]))
-        .expect_err("refused");
+    let err = Mush::decide(
+        &fresh,
+        seat(1),
+        &DeclareMove {},
+        &mut ScriptedRng::dice(&[]),
+    )
+    .expect_err("refused");
     assert_eq!(err.rule, "MU-160");
     // Absurd numbers never panic.
     let s = Fx::new().bidding().done();
