@@ -65,7 +65,7 @@ fn arrive(s: &mut State, piece: Piece, arrival: Option<u8>, triggers_end: bool) 
     if triggers_end && s.trigger.is_none() {
         s.trigger = Some(match piece {
             Piece::Pawn { .. } => Trigger::Player,
-            Piece::Englishman => Trigger::Englishman,
+            Piece::Englishman {} => Trigger::Englishman,
         });
     }
 }
@@ -596,7 +596,7 @@ pub fn evolve(s: &mut State, e: &Event) {
             }
         }
         Event::PieceMovedByKinclaith { piece, from, to } => match piece {
-            Piece::Englishman => s.englishman = *to,
+            Piece::Englishman {} => s.englishman = *to,
             Piece::Pawn { seat } => {
                 if seat_ok(s, *seat) {
                     s.pawns[seat.index()] = *to;

@@ -21,7 +21,7 @@ pub fn activation_actions(s: &State, seat: Seat, marker: MarkerId) -> Vec<Action
     };
     match (marker.family(), marker.kind()) {
         (Family::Whisky, _) => push(Action::Buy { marker: None }),
-        (Family::Brown, _) => push(Action::Collect),
+        (Family::Brown, _) => push(Action::Collect {}),
         (Family::Blue, Kind::Pub) => {
             for w in s.whiskies_of(seat) {
                 push(Action::Sell {
@@ -111,7 +111,7 @@ fn use_candidates(s: &State, seat: Seat, out: &mut Vec<Command>) {
                 let pieces = s
                     .all()
                     .map(|seat| Piece::Pawn { seat })
-                    .chain([Piece::Englishman]);
+                    .chain([Piece::Englishman {}]);
                 for piece in pieces {
                     for direction in [Direction::Forward, Direction::Backward] {
                         add(UseParams {
@@ -151,7 +151,7 @@ fn context_candidates(s: &State, seat: Seat) -> Vec<Command> {
             for b in s.held_by(seat).filter(|m| m.kind() == Kind::Banff) {
                 out.push(Command::Veto { banff: b });
             }
-            out.push(Command::PassVeto);
+            out.push(Command::PassVeto {});
         }
         return out;
     }
@@ -165,7 +165,7 @@ fn context_candidates(s: &State, seat: Seat) -> Vec<Command> {
     }
     if !s.taxes.is_empty() {
         if s.taxes.first() == Some(&seat) {
-            out.push(Command::PayTax);
+            out.push(Command::PayTax {});
             for w in s.whiskies_of(seat) {
                 out.push(Command::DiscardWhisky { whisky: w });
             }
@@ -180,7 +180,7 @@ fn context_candidates(s: &State, seat: Seat) -> Vec<Command> {
             {
                 out.push(Command::ReplaceSetupMarker { marker: m });
             }
-            out.push(Command::PassReplacement);
+            out.push(Command::PassReplacement {});
         }
         Phase::GroupBidding => {
             for amount in 0..=s.supply[seat.index()].min(board().c.starting_malt) {
@@ -219,7 +219,7 @@ fn context_candidates(s: &State, seat: Seat) -> Vec<Command> {
                 for n in 1..=affordable_steps(s, seat) {
                     out.push(Command::Step { n });
                 }
-                out.push(Command::FinishMovement);
+                out.push(Command::FinishMovement {});
                 use_candidates(s, seat, &mut out);
                 for m in s.markers_at(s.pawn(seat)) {
                     for action in activation_actions(s, seat, m) {
@@ -227,10 +227,10 @@ fn context_candidates(s: &State, seat: Seat) -> Vec<Command> {
                     }
                     out.push(Command::Activate {
                         marker: m,
-                        action: Action::Decline,
+                        action: Action::Decline {},
                     });
                 }
-                out.push(Command::EndTurn);
+                out.push(Command::EndTurn {});
             }
         }
         Phase::EndOfRound => {
@@ -294,7 +294,7 @@ pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
 fn kind_of(c: &Command) -> &'static str {
     match c {
         Command::ReplaceSetupMarker { .. } => "replace_setup_marker",
-        Command::PassReplacement => "pass_replacement",
+        Command::PassReplacement {} => "pass_replacement",
         Command::SubmitGroupBid { .. } => "submit_group_bid",
         Command::ProposeOrder { .. } => "propose_order",
         Command::AcceptOrder { .. } => "accept_order",
@@ -302,14 +302,14 @@ fn kind_of(c: &Command) -> &'static str {
         Command::ChooseWhiskyGroup { .. } => "choose_whisky_group",
         Command::SubmitMaltChoice { .. } => "submit_malt_choice",
         Command::Step { .. } => "step",
-        Command::FinishMovement => "finish_movement",
+        Command::FinishMovement {} => "finish_movement",
         Command::UseWhisky { .. } => "use_whisky",
         Command::Activate { .. } => "activate",
-        Command::EndTurn => "end_turn",
+        Command::EndTurn {} => "end_turn",
         Command::Veto { .. } => "veto",
-        Command::PassVeto => "pass_veto",
+        Command::PassVeto {} => "pass_veto",
         Command::SubmitDuelBid { .. } => "submit_duel_bid",
-        Command::PayTax => "pay_tax",
+        Command::PayTax {} => "pay_tax",
         Command::DiscardWhisky { .. } => "discard_whisky",
         Command::ChooseEnglishmanMarker { .. } => "choose_englishman_marker",
         Command::OfferTrade { .. } => "offer_trade",

@@ -324,7 +324,7 @@ pub(super) fn activation_check(ctx: &mut Ctx, seat: Seat) {
         ctx.emit(Event::ActivationDeclared {
             seat,
             marker: markers[0],
-            action: Action::Collect,
+            action: Action::Collect {},
             automatic: true,
         });
         return;

@@ -60,7 +60,7 @@ pub(super) fn seat_or(s: &State, seat: Seat, rule: &'static str) -> Res {
 
 pub(super) fn piece_space(s: &State, piece: Piece) -> Option<u8> {
     match piece {
-        Piece::Englishman => Some(s.englishman),
+        Piece::Englishman {} => Some(s.englishman),
         Piece::Pawn { seat } => s.has_seat(seat).then(|| s.pawn(seat)),
     }
 }
@@ -114,7 +114,7 @@ pub fn check(s: &State, actor: Seat, command: &Command) -> Res {
                 format!("{banff} is already used")
             })
         }
-        Command::PassVeto => check_window(s, actor),
+        Command::PassVeto {} => check_window(s, actor),
         Command::SubmitDuelBid { amount } => {
             let d = s
                 .duel
@@ -134,7 +134,7 @@ pub fn check(s: &State, actor: Seat, command: &Command) -> Res {
                 "a duel bid comes from your supply only".into()
             })
         }
-        Command::PayTax | Command::DiscardWhisky { .. } => {
+        Command::PayTax {} | Command::DiscardWhisky { .. } => {
             ensure(s.decls.is_empty() && s.duel.is_none(), "WR-122", || {
                 "no tax decision is open now".into()
             })?;
@@ -142,7 +142,7 @@ pub fn check(s: &State, actor: Seat, command: &Command) -> Res {
                 "it is not your tax decision".into()
             })?;
             match command {
-                Command::PayTax => {
+                Command::PayTax {} => {
                     let t = s.whisky_count(actor) * board().c.tax_per_whisky;
                     ensure(s.supply[actor.index()] >= t, "WR-120", || {
                         format!(
@@ -201,7 +201,7 @@ pub(super) fn check_phase_command(s: &State, actor: Seat, command: &Command) -> 
                 "the reserve is empty".into()
             })
         }
-        Command::PassReplacement => check_d1(s, actor),
+        Command::PassReplacement {} => check_d1(s, actor),
         Command::SubmitGroupBid { amount } => {
             ensure(s.phase == Phase::GroupBidding, "WR-149", || {
                 "group bids are not open".into()
@@ -274,13 +274,13 @@ pub(super) fn check_phase_command(s: &State, actor: Seat, command: &Command) -> 
                 format!("only {can} step(s) are affordable now")
             })
         }
-        Command::FinishMovement => {
+        Command::FinishMovement {} => {
             check_active(s, actor, "WR-042")?;
             check_movement(s)
         }
         Command::UseWhisky { whisky, params } => check_use(s, actor, *whisky, params),
         Command::Activate { marker, action } => check_activate(s, actor, *marker, action),
-        Command::EndTurn => {
+        Command::EndTurn {} => {
             check_active(s, actor, "WR-042")?;
             let step = s.turn.as_ref().map(|t| t.step);
             ensure(step == Some(TurnStep::PostActivation), "WR-046", || {
@@ -494,14 +494,14 @@ pub fn action_legal(s: &State, actor: Seat, marker: MarkerId, action: &Action) -
                 format!("a whisky marker costs {}", c.whisky_marker_price)
             })
         }
-        (Family::Whisky, _, Action::Decline) => Ok(()),
+        (Family::Whisky, _, Action::Decline {}) => Ok(()),
         (Family::Whisky, _, _) => Err(rv("WR-063", "a whisky marker is bought or declined")),
-        (Family::Brown, _, Action::Collect) => Ok(()),
+        (Family::Brown, _, Action::Collect {}) => Ok(()),
         (Family::Brown, _, _) => Err(rv(
             "WR-061",
             "a brown marker is collected automatically, it cannot be declined",
         )),
-        (Family::Blue, _, Action::Decline) => Ok(()),
+        (Family::Blue, _, Action::Decline {}) => Ok(()),
         (Family::Blue, Kind::Pub, Action::Sell { whisky, .. }) => ensure(
             s.holds(actor, *whisky) && whisky.is_whisky(),
             "WR-074",

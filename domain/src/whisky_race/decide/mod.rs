@@ -87,7 +87,7 @@ pub(super) fn execute(ctx: &mut Ctx, actor: Seat, command: &Command, rng: &mut d
                 replacement,
             });
         }
-        Command::PassReplacement => ctx.emit(Event::SetupReplacementPassed { seat: actor }),
+        Command::PassReplacement {} => ctx.emit(Event::SetupReplacementPassed { seat: actor }),
         Command::SubmitGroupBid { amount } => {
             let (salt, commitment) = commit(rng, *amount);
             ctx.emit(Event::GroupBidCommitted {
@@ -171,7 +171,7 @@ pub(super) fn execute(ctx: &mut Ctx, actor: Seat, command: &Command, rng: &mut d
                 one_step(ctx, actor);
             }
         }
-        Command::FinishMovement => {
+        Command::FinishMovement {} => {
             // WR-053, WR-055: every affordable step, then the movement step ends.
             while affordable_steps(&ctx.s, actor) > 0 {
                 one_step(ctx, actor);
@@ -184,7 +184,7 @@ pub(super) fn execute(ctx: &mut Ctx, actor: Seat, command: &Command, rng: &mut d
             params: params.clone(),
         }),
         Command::Activate { marker, action } => match (marker.family(), action) {
-            (_, Action::Decline) => ctx.emit(Event::ActivationDeclined {
+            (_, Action::Decline {}) => ctx.emit(Event::ActivationDeclined {
                 seat: actor,
                 marker: Some(*marker),
                 automatic: false,
@@ -207,7 +207,7 @@ pub(super) fn execute(ctx: &mut Ctx, actor: Seat, command: &Command, rng: &mut d
                 automatic: false,
             }),
         },
-        Command::EndTurn => {
+        Command::EndTurn {} => {
             let unused_malt = s.chosen[actor.index()];
             ctx.emit(Event::TurnEnded {
                 seat: actor,
@@ -218,7 +218,7 @@ pub(super) fn execute(ctx: &mut Ctx, actor: Seat, command: &Command, rng: &mut d
             seat: actor,
             banff: *banff,
         }),
-        Command::PassVeto => ctx.emit(Event::VetoPassed { seat: actor }),
+        Command::PassVeto {} => ctx.emit(Event::VetoPassed { seat: actor }),
         Command::SubmitDuelBid { amount } => {
             let (salt, commitment) = commit(rng, *amount);
             ctx.emit(Event::DuelBidCommitted {
@@ -229,7 +229,7 @@ pub(super) fn execute(ctx: &mut Ctx, actor: Seat, command: &Command, rng: &mut d
                 forced: false,
             });
         }
-        Command::PayTax => {
+        Command::PayTax {} => {
             let amount = s.whisky_count(actor) * board().c.tax_per_whisky;
             ctx.emit(Event::TaxPaid {
                 seat: actor,
@@ -296,7 +296,7 @@ pub(super) fn one_step(ctx: &mut Ctx, seat: Seat) {
 pub(super) fn arrival(ctx: &mut Ctx, piece: Piece) {
     let arrival = match piece {
         Piece::Pawn { .. } => Some(ctx.s.arrivals + 1),
-        Piece::Englishman => None,
+        Piece::Englishman {} => None,
     };
     let triggers_end = ctx.s.trigger.is_none();
     ctx.emit(Event::FinishReached {
@@ -365,6 +365,6 @@ pub(super) fn move_englishman(ctx: &mut Ctx, n: u8, dir: i32, cause: EnglishmanC
         cause,
     });
     if to == ctx.s.finish() && from != to {
-        arrival(ctx, Piece::Englishman);
+        arrival(ctx, Piece::Englishman {});
     }
 }

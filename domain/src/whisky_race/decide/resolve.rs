@@ -80,12 +80,14 @@ pub(super) fn effect(ctx: &mut Ctx, d: &Decl) {
 
 pub(super) fn activation_effect(ctx: &mut Ctx, seat: Seat, marker: MarkerId, action: &Action) {
     match action {
-        Action::Collect if marker.kind().is_malt_source() => ctx.emit(Event::MaltSourceCollected {
-            seat,
-            marker,
-            amount: marker.kind().value(),
-        }),
-        Action::Collect => ctx.emit(Event::CheckpointTaken { seat, marker }),
+        Action::Collect {} if marker.kind().is_malt_source() => {
+            ctx.emit(Event::MaltSourceCollected {
+                seat,
+                marker,
+                amount: marker.kind().value(),
+            })
+        }
+        Action::Collect {} => ctx.emit(Event::CheckpointTaken { seat, marker }),
         Action::Sell { whisky, reward } => ctx.emit(Event::WhiskySold {
             seat,
             whisky: *whisky,
@@ -119,7 +121,7 @@ pub(super) fn activation_effect(ctx: &mut Ctx, seat: Seat, marker: MarkerId, act
             seat,
             whisky: *whisky,
         }),
-        Action::Buy { .. } | Action::Decline => {}
+        Action::Buy { .. } | Action::Decline {} => {}
     }
 }
 

@@ -75,7 +75,7 @@ fn tc01_turn_order_by_chosen_malt() {
 fn tc02_plain_movement() {
     let mut t = Table::standard(3);
     t.pawn(1, 10).chosen(1, 2).turns(&[1]);
-    let ev = t.send(1, Command::FinishMovement);
+    let ev = t.send(1, Command::FinishMovement {});
     let costs: Vec<u32> = ev
         .iter()
         .filter_map(|e| {
@@ -107,14 +107,14 @@ fn tc03_squabbling_costs() {
         .chosen(1, 3)
         .turns(&[1]);
     t.reject(1, Command::Step { n: 2 }, "WR-054");
-    let ev = t.send(1, Command::FinishMovement);
+    let ev = t.send(1, Command::FinishMovement {});
     assert_eq!((t.pawn_of(1), t.chosen_of(1)), (11, 1));
     // Not alone (Green on 11): no activation although pub#1 lies there.
     assert!(has_event(&ev, |e| matches!(
         e,
         Event::ActivationSkipped { space: 11, .. }
     )));
-    let ev = t.send(1, Command::EndTurn);
+    let ev = t.send(1, Command::EndTurn {});
     assert!(has_event(&ev, |e| matches!(
         e,
         Event::TurnEnded { unused_malt: 1, .. }
@@ -127,7 +127,7 @@ fn tc03_squabbling_costs() {
         .pawn(3, 11)
         .chosen(1, 4)
         .turns(&[1]);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     assert_eq!((t.pawn_of(1), t.chosen_of(1)), (12, 0));
 }
 
@@ -140,7 +140,7 @@ fn tc04_three_pawns_on_one_space() {
         .pawn(3, 13)
         .chosen(1, 2)
         .turns(&[1]);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     assert_eq!((t.pawn_of(1), t.chosen_of(1)), (13, 1));
     let mut t = Table::standard(3);
     t.pawn(1, 13)
@@ -148,7 +148,7 @@ fn tc04_three_pawns_on_one_space() {
         .pawn(3, 13)
         .chosen(1, 3)
         .turns(&[1]);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     assert_eq!((t.pawn_of(1), t.chosen_of(1)), (14, 0));
 }
 
@@ -175,13 +175,13 @@ fn tc05_englishman_jumps_and_taxes() {
     ));
     assert_eq!(t.blocking(), vec![1]);
     let legal = WhiskyRace::legal(&t.s, seat(1));
-    assert!(legal.contains(&Command::PayTax));
-    t.send(1, Command::PayTax);
+    assert!(legal.contains(&Command::PayTax {}));
+    t.send(1, Command::PayTax {});
     assert_eq!(t.supply_of(1), 4);
     // Green owes 3 (the used whisky counts) with supply 1: only discarding.
     assert_eq!(t.blocking(), vec![2]);
-    t.reject(2, Command::PayTax, "WR-120");
-    assert!(!WhiskyRace::legal(&t.s, seat(2)).contains(&Command::PayTax));
+    t.reject(2, Command::PayTax {}, "WR-120");
+    assert!(!WhiskyRace::legal(&t.s, seat(2)).contains(&Command::PayTax {}));
     let ev = t.send(
         2,
         Command::DiscardWhisky {
@@ -201,7 +201,7 @@ fn tc05_englishman_jumps_and_taxes() {
 
 fn arrive_alone(t: &mut Table, who: u8, from: u8, chosen: u32, order: &[u8]) -> Vec<Event> {
     t.pawn(who, from).chosen(who, chosen).turns(order);
-    t.send(who, Command::FinishMovement)
+    t.send(who, Command::FinishMovement {})
 }
 
 // TC-06 — WR-058, WR-063, WR-067, WR-068, WR-070
@@ -328,8 +328,8 @@ fn tc09_tie_without_agreement() {
     assert_eq!((t.chosen_of(1), t.chosen_of(2)), (0, 0));
     assert_eq!(t.s.order, vec![seat(3)]);
     assert_eq!((t.pawn_of(1), t.pawn_of(2)), (0, 0));
-    t.send(3, Command::FinishMovement);
-    t.send(3, Command::EndTurn);
+    t.send(3, Command::FinishMovement {});
+    t.send(3, Command::EndTurn {});
     // WR-034: they still receive income.
     assert_eq!((t.supply_of(1), t.supply_of(2)), (11, 11));
 }
@@ -424,7 +424,7 @@ fn tc11_planning_validation_and_forced_choices() {
 fn tc12_no_squabbling_on_the_start_space() {
     let mut t = Table::standard(6);
     t.chosen(1, 1).turns(&[1]);
-    let ev = t.send(1, Command::FinishMovement);
+    let ev = t.send(1, Command::FinishMovement {});
     assert!(has_event(&ev, |e| matches!(
         e,
         Event::PawnStepped {
@@ -443,7 +443,7 @@ fn tc13_reaching_the_finish_the_round_is_completed() {
     let mut t = Table::standard(3);
     t.s.round = 9;
     t.englishman(40).pawn(1, 48).chosen(1, 5).turns(&[1, 2, 3]);
-    let ev = t.send(1, Command::FinishMovement);
+    let ev = t.send(1, Command::FinishMovement {});
     assert_eq!((t.pawn_of(1), t.chosen_of(1)), (50, 3));
     assert!(has_event(&ev, |e| matches!(
         e,
@@ -454,16 +454,16 @@ fn tc13_reaching_the_finish_the_round_is_completed() {
         }
     )));
     assert_eq!(t.s.trigger, Some(Trigger::Player));
-    let ev = t.send(1, Command::EndTurn);
+    let ev = t.send(1, Command::EndTurn {});
     assert!(has_event(&ev, |e| matches!(
         e,
         Event::TurnEnded { unused_malt: 3, .. }
     )));
     assert_eq!(t.s.active(), Some(seat(2)), "WR-131: the round goes on");
-    t.send(2, Command::FinishMovement);
-    t.send(2, Command::EndTurn);
-    t.send(3, Command::FinishMovement);
-    let ev = t.send(3, Command::EndTurn);
+    t.send(2, Command::FinishMovement {});
+    t.send(2, Command::EndTurn {});
+    t.send(3, Command::FinishMovement {});
+    let ev = t.send(3, Command::EndTurn {});
     assert!(has_event(&ev, |e| matches!(
         e,
         Event::EnglishmanMoved { .. }
@@ -541,14 +541,14 @@ fn tc15_englishman_first_tax_on_the_final_move_tied_leaders() {
     assert!(has_event(&ev, |e| matches!(
         e,
         Event::FinishReached {
-            piece: Piece::Englishman,
+            piece: Piece::Englishman {},
             triggers_end: true,
             ..
         }
     )));
     assert_eq!(t.s.trigger, Some(Trigger::Englishman));
     assert_eq!(t.blocking(), vec![1]);
-    let ev = t.send(1, Command::PayTax);
+    let ev = t.send(1, Command::PayTax {});
     assert!(
         has_event(&ev, |e| matches!(e, Event::TaxNotOwed { .. })),
         "B owes nothing"
@@ -693,8 +693,8 @@ fn tc21_kinclaith_after_the_activation_no_second_activation() {
     t.send(1, use_w("kinclaith#1", kin(pawn(1), Direction::Forward)));
     assert_eq!(t.pawn_of(1), 19);
     assert!(t.s.is_used(m("kinclaith#1")));
-    t.reject(1, activate("pub#4", Action::Decline), "WR-065");
-    t.send(1, Command::EndTurn);
+    t.reject(1, activate("pub#4", Action::Decline {}), "WR-065");
+    t.send(1, Command::EndTurn {});
 }
 
 // TC-22 — WR-054, WR-113, WR-053
@@ -713,7 +713,7 @@ fn tc22_kinclaith_in_mid_movement_escapes_a_crowd() {
     assert_eq!((t.pawn_of(1), t.chosen_of(1)), (13, 2));
     t.send(1, use_w("kinclaith#1", kin(pawn(1), Direction::Forward)));
     assert_eq!((t.pawn_of(1), t.chosen_of(1)), (15, 2));
-    let ev = t.send(1, Command::FinishMovement);
+    let ev = t.send(1, Command::FinishMovement {});
     assert_eq!((t.pawn_of(1), t.chosen_of(1)), (17, 0));
     assert!(has_event(&ev, |e| matches!(
         e,
@@ -732,8 +732,8 @@ fn tc23_benromach_against_a_pending_player() {
         .supply(2, 6)
         .chosen(2, 4);
     t.turns(&[3, 1, 2]);
-    t.send(3, Command::FinishMovement);
-    t.send(3, Command::EndTurn);
+    t.send(3, Command::FinishMovement {});
+    t.send(3, Command::EndTurn {});
     assert_eq!(t.s.active(), Some(seat(1)));
     t.send(1, use_w("benromach#1", UseParams::default()));
     assert_eq!(t.supply_of(3), 3);
@@ -769,7 +769,7 @@ fn tc25_coleraine_needs_a_real_overtaking() {
         .supply(2, 7)
         .pawn(5, 26);
     t.turns(&[1]);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     assert_eq!((t.pawn_of(1), t.chosen_of(1)), (24, 0));
     t.reject(1, use_w("coleraine#2", target(4)), "WR-086");
     t.reject(1, use_w("coleraine#2", target(5)), "WR-086");
@@ -794,7 +794,7 @@ fn tc26_table() -> Table {
         .pawn(2, 22);
     t.give(3, "banff#2", false).pawn(3, 10);
     t.turns(&[1]);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     assert_eq!((t.pawn_of(1), t.chosen_of(1)), (24, 0));
     t.send(1, use_w("convalmore#2", target_take(2, "kinclaith#2")));
     // Q has no Banff: skipped; R is offered the window.
@@ -829,7 +829,7 @@ fn tc26_convalmore_banff_vetoes_a_continuous_whisky() {
 
     // Variant: R passes.
     let mut t = tc26_table();
-    t.send(3, Command::PassVeto);
+    t.send(3, Command::PassVeto {});
     assert!(t.has(1, "kinclaith#2") && t.s.is_used(m("kinclaith#2")) && t.has(1, "kinclaith#1"));
     assert!(t.has(2, "convalmore#2") && !t.s.is_used(m("convalmore#2")) && t.has(2, "glen_mhor#2"));
 }
@@ -861,7 +861,7 @@ fn tc27_banff_suspends_brora_for_one_round() {
         use_w("kinclaith#2", kin(pawn(2), Direction::Forward)),
         "WR-083",
     );
-    let ev = t.send(2, Command::EndTurn);
+    let ev = t.send(2, Command::EndTurn {});
     assert!(has_event(
         &ev,
         |e| matches!(e, Event::IncomePaid { amounts } if amounts[0] == 4)
@@ -979,7 +979,7 @@ fn tc31_holy_place_reactivation_and_reuse_in_the_same_turn() {
     t.turns(&[1]);
     t.send(1, use_w("kinclaith#1", kin(pawn(1), Direction::Forward)));
     assert_eq!(t.pawn_of(1), 35);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     assert_eq!((t.pawn_of(1), t.chosen_of(1)), (38, 0));
     t.send(
         1,
@@ -1038,12 +1038,12 @@ fn tc32_veto_and_counter_veto() {
     assert!(t.s.is_used(m("banff#1")) && t.s.is_used(m("banff#2")));
 
     let mut t = tc32_table();
-    t.send(3, Command::PassVeto);
+    t.send(3, Command::PassVeto {});
     assert!(t.s.decls.is_empty());
     assert_eq!(t.s.loc_of(m("pub#1")), Loc::Space { space: 11 });
     assert!(t.has(1, "glen_mhor#1"));
     assert_eq!(t.s.vp_markers[0], 0);
-    t.reject(1, activate("pub#1", Action::Decline), "WR-065");
+    t.reject(1, activate("pub#1", Action::Decline {}), "WR-065");
 }
 
 // TC-33 — WR-092
@@ -1182,7 +1182,7 @@ fn tc36_englishman_marker_backward_skipping_and_taxing() {
         |e| matches!(e, Event::EnglishmanMoved { from: 30, to: 26, met, cause: EnglishmanCause::EnglishmanMarker } if *met == vec![seat(2), seat(3)])
     ));
     assert_eq!(t.blocking(), vec![2]);
-    let ev = t.send(2, Command::PayTax);
+    let ev = t.send(2, Command::PayTax {});
     assert_eq!(
         (t.supply_of(2), t.chosen_of(2)),
         (3, 3),
@@ -1214,12 +1214,12 @@ fn tc37_kinclaith_on_the_englishman() {
         let reserve = t.s.reserve().len();
         let ev = t.send(
             1,
-            use_w("kinclaith#1", kin(Piece::Englishman, Direction::Forward)),
+            use_w("kinclaith#1", kin(Piece::Englishman {}, Direction::Forward)),
         );
         assert!(has_event(&ev, |e| matches!(
             e,
             Event::PieceMovedByKinclaith {
-                piece: Piece::Englishman,
+                piece: Piece::Englishman {},
                 from: 30,
                 to: 32
             }
@@ -1248,7 +1248,7 @@ fn tc38_kinclaith_on_another_pawn_makes_the_mover_alone() {
     assert_eq!((t.pawn_of(1), t.chosen_of(1)), (26, 0));
     t.send(1, use_w("kinclaith#1", kin(pawn(2), Direction::Forward)));
     assert_eq!(t.pawn_of(2), 28);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     t.send(1, activate("pub#2", sell("glen_mhor#1", Reward::Malt)));
     assert_eq!(t.supply_of(1), 12);
 }
@@ -1293,7 +1293,10 @@ fn tc39_kinclaith_limits() {
     t.englishman(50);
     t.reject(
         1,
-        use_w("kinclaith#1", kin(Piece::Englishman, Direction::Backward)),
+        use_w(
+            "kinclaith#1",
+            kin(Piece::Englishman {}, Direction::Backward),
+        ),
         "WR-112",
     );
 }
@@ -1370,7 +1373,7 @@ fn tc41_discarding_instead_of_paying() {
     let mut t = Table::standard(3);
     t.strip(1).strip(2).englishman(20).pawn(3, 20).supply(3, 1);
     t.end_round();
-    t.reject(3, Command::PayTax, "WR-120");
+    t.reject(3, Command::PayTax {}, "WR-120");
 }
 
 // TC-42 — WR-125
@@ -1415,7 +1418,7 @@ fn tc44_reaching_the_finish_by_the_englishman_marker_during_a_turn() {
         .pawn(1, 31)
         .chosen(1, 1)
         .turns(&[1, 2]);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     let ev = t.send(
         1,
         activate(
@@ -1435,9 +1438,9 @@ fn tc44_reaching_the_finish_by_the_englishman_marker_during_a_turn() {
         }
     )));
     assert_eq!(t.s.trigger, Some(Trigger::Englishman));
-    t.send(1, Command::EndTurn);
+    t.send(1, Command::EndTurn {});
     // The round goes on; Q reaches the finish later and ranks first among the players.
-    let ev = t.send(2, Command::FinishMovement);
+    let ev = t.send(2, Command::FinishMovement {});
     assert!(has_event(&ev, |e| matches!(
         e,
         Event::FinishReached {
@@ -1446,7 +1449,7 @@ fn tc44_reaching_the_finish_by_the_englishman_marker_during_a_turn() {
             ..
         }
     )));
-    t.send(2, Command::EndTurn);
+    t.send(2, Command::EndTurn {});
     assert!(t.s.is_over());
     let lines = view::score_lines(&t.s);
     assert_eq!((lines[1].place, lines[1].race), (1, -4));

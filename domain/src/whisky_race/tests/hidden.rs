@@ -73,7 +73,7 @@ fn observe(t: &mut Table) -> String {
                 markers: vec![],
             },
         },
-        Command::FinishMovement,
+        Command::FinishMovement {},
     ]
     .into_iter()
     .map(|c| {

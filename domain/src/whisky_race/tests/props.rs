@@ -121,8 +121,8 @@ fn mutations(c: &Command, rng: &mut ChaChaRng) -> Vec<Command> {
                 Action::Buy { .. } => Action::Buy {
                     marker: Some(any_marker(rng)),
                 },
-                Action::Collect => Action::Decline,
-                Action::Decline => Action::Collect,
+                Action::Collect {} => Action::Decline {},
+                Action::Decline {} => Action::Collect {},
             };
             out.push(Command::Activate {
                 marker: *marker,
@@ -155,11 +155,11 @@ fn mutations(c: &Command, rng: &mut ChaChaRng) -> Vec<Command> {
 /// subset by design (see `legal.rs`) and are not required to be listed.
 fn legal_is_exact(s: &State, rng: &mut ChaChaRng) -> Result<(), String> {
     let fixed = [
-        Command::PassVeto,
-        Command::PayTax,
-        Command::EndTurn,
-        Command::FinishMovement,
-        Command::PassReplacement,
+        Command::PassVeto {},
+        Command::PayTax {},
+        Command::EndTurn {},
+        Command::FinishMovement {},
+        Command::PassReplacement {},
         Command::Step { n: 1 },
         Command::RefuseAgreement { group: 1 },
         Command::SubmitMaltChoice { amount: 1 },
@@ -264,7 +264,7 @@ proptest! {
             Command::SubmitDuelBid { amount: n },
             Command::AcceptOrder { group: n as u8, proposal: n },
             Command::ChooseWhiskyGroup { group: n as u8 },
-            Command::UseWhisky { whisky: m0, params: UseParams { target: Some(Seat::new(seat).expect("seat")), take: Some(m0), brora: Some(m0), piece: Some(Piece::Englishman), direction: Some(Direction::Backward) } },
+            Command::UseWhisky { whisky: m0, params: UseParams { target: Some(Seat::new(seat).expect("seat")), take: Some(m0), brora: Some(m0), piece: Some(Piece::Englishman {}), direction: Some(Direction::Backward) } },
             Command::Activate { marker: m0, action: Action::MoveEnglishman { direction: Direction::Forward, distance: n as u8 } },
             Command::OfferTrade { to: Seat::new(seat).expect("seat"), give: Bundle { malt: n, markers: vec![m0, m0] }, receive: Bundle { malt: n, markers: vec![] } },
             Command::AcceptTrade { offer: n },

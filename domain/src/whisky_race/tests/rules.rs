@@ -33,7 +33,7 @@ fn wr001_wr002_player_count_and_unknown_seats() {
     }
     let mut t = Table::standard(3);
     t.reject(4, Command::SubmitMaltChoice { amount: 3 }, "WR-002");
-    t.reject(6, Command::PassVeto, "WR-002");
+    t.reject(6, Command::PassVeto {}, "WR-002");
     assert!(WhiskyRace::legal(&t.s, seat(5)).is_empty());
 }
 
@@ -73,7 +73,7 @@ fn wr010_to_wr017_standard_setup() {
     }
     // WR-017: nothing is accepted before the setup events.
     let mut rng = crate::engine::ScriptedRng::new([]);
-    let err = WhiskyRace::decide(&State::default(), seat(1), &Command::PassVeto, &mut rng)
+    let err = WhiskyRace::decide(&State::default(), seat(1), &Command::PassVeto {}, &mut rng)
         .expect_err("refused");
     assert_eq!(err.rule, "WR-017");
 }
@@ -86,9 +86,9 @@ fn wr018_wr042_round_structure_and_turn_sequence() {
     assert_eq!(t.s.phase, Phase::TieNegotiation);
     t.send(1, Command::RefuseAgreement { group: 1 });
     assert_eq!(t.s.order, vec![seat(3)]);
-    t.reject(1, Command::FinishMovement, "WR-042");
-    t.send(3, Command::FinishMovement);
-    let ev = t.send(3, Command::EndTurn);
+    t.reject(1, Command::FinishMovement {}, "WR-042");
+    t.send(3, Command::FinishMovement {});
+    let ev = t.send(3, Command::EndTurn {});
     let kinds: Vec<String> = ev.iter().map(WhiskyRace::event_type).collect();
     let pos = |k: &str| {
         kinds
@@ -187,7 +187,7 @@ fn wr003_englishman_halts_on_track_end() {
     let mut t = Table::standard(3);
     t.englishman(2).pawn(2, 1).pawn(3, 40);
     t.pawn(1, 31).chosen(1, 1).turns(&[1]);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     let ev = t.send(
         1,
         Command::Activate {
@@ -238,7 +238,7 @@ fn wr009_forced_decisions_except_turn_progress() {
     t.chosen(1, 0).turns(&[1]);
     assert_eq!(t.turn().step, TurnStep::Movement);
     assert_eq!(t.blocking(), vec![1]);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     assert_eq!(t.turn().step, TurnStep::PostActivation);
     assert_eq!(t.blocking(), vec![1], "EndTurn is never automatic");
 }
@@ -274,16 +274,16 @@ fn wr041_trading_keeps_state_and_brora_follows() {
 #[test]
 fn wr043_wr044_wr046_turn_steps() {
     let mut t = Table::standard(3);
-    t.reject(1, Command::EndTurn, "WR-042");
+    t.reject(1, Command::EndTurn {}, "WR-042");
     t.chosen(1, 1).turns(&[1]);
-    t.reject(1, Command::EndTurn, "WR-046");
+    t.reject(1, Command::EndTurn {}, "WR-046");
     t.pawn(1, 25);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     assert_eq!(t.turn().step, TurnStep::Activation);
     t.reject(1, use_w("kinclaith#1", kin_self(1)), "WR-044");
     t.reject(1, Command::Step { n: 1 }, "WR-043");
-    t.reject(1, Command::FinishMovement, "WR-043");
-    t.reject(1, Command::EndTurn, "WR-046");
+    t.reject(1, Command::FinishMovement {}, "WR-043");
+    t.reject(1, Command::EndTurn {}, "WR-046");
 }
 
 // WR-047, WR-051: steps go forward one space, paid from chosen malt to the bank.
@@ -302,7 +302,7 @@ fn wr047_wr051_steps_paid_to_bank() {
 fn wr059_activation_without_moving() {
     let mut t = Table::standard(3);
     t.pawn(1, 17).chosen(1, 0).turns(&[1]);
-    let ev = t.send(1, Command::FinishMovement);
+    let ev = t.send(1, Command::FinishMovement {});
     assert!(!has_event(&ev, |e| matches!(e, Event::PawnStepped { .. })));
     assert!(has_event(&ev, |e| matches!(
         e,
@@ -315,12 +315,12 @@ fn wr059_activation_without_moving() {
 fn wr061_wr072_checkpoint_taken_automatically() {
     let mut t = Table::standard(3);
     t.pawn(1, 7).chosen(1, 1).turns(&[1]);
-    let ev = t.send(1, Command::FinishMovement);
+    let ev = t.send(1, Command::FinishMovement {});
     assert!(has_event(&ev, |e| matches!(
         e,
         Event::ActivationDeclared {
             automatic: true,
-            action: Action::Collect,
+            action: Action::Collect {},
             ..
         }
     )));
@@ -345,7 +345,7 @@ fn wr062_wr084_wr087_declare_window_resolve() {
         .strip(1)
         .give(1, "glen_mhor#1", false);
     t.pawn(1, 10).chosen(1, 1).turns(&[1]);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     let ev = t.send(
         1,
         Command::Activate {
@@ -378,7 +378,7 @@ fn wr062_wr084_wr087_declare_window_resolve() {
         },
         "WR-040",
     );
-    t.send(2, Command::PassVeto);
+    t.send(2, Command::PassVeto {});
     assert_eq!(t.s.vp_markers[0], 1);
     // WR-084: unneeded parameters are refused.
     let mut t = Table::standard(3);
@@ -405,16 +405,16 @@ fn wr066_wr073_wr117_markers_stay() {
         .strip(1)
         .give(1, "glen_mhor#1", false)
         .turns(&[1]);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     t.send(
         1,
         Command::Activate {
             marker: m("pub#1"),
-            action: Action::Decline,
+            action: Action::Decline {},
         },
     );
     assert_eq!(t.s.loc_of(m("pub#1")), Loc::Space { space: 11 }, "WR-073");
-    t.send(1, Command::EndTurn);
+    t.send(1, Command::EndTurn {});
     let dropped = t.log.iter().rev().find_map(|e| {
         if let Event::MarkerDrawn { marker, space } = e {
             Some((*marker, *space))
@@ -448,7 +448,7 @@ fn wr069_wr080_buying_rules() {
         },
         "WR-069",
     );
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     t.reject(
         1,
         Command::Activate {
@@ -484,7 +484,7 @@ fn wr069_wr080_buying_rules() {
         .pawn(1, 37)
         .chosen(1, 1)
         .turns(&[1]);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     t.reject(
         1,
         Command::Activate {
@@ -502,7 +502,7 @@ fn wr069_wr080_buying_rules() {
 fn wr078_end_of_round_move_unaffected() {
     let mut t = Table::standard(3);
     t.englishman(20).pawn(1, 31).chosen(1, 1).turns(&[1]);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     t.send(
         1,
         Command::Activate {
@@ -514,7 +514,7 @@ fn wr078_end_of_round_move_unaffected() {
         },
     );
     assert_eq!(t.s.englishman, 21);
-    let ev = t.send(1, Command::EndTurn);
+    let ev = t.send(1, Command::EndTurn {});
     assert!(has_event(&ev, |e| matches!(
         e,
         Event::EnglishmanMoved {
@@ -572,7 +572,7 @@ fn wr102_convalmore_changes_hands() {
         .chosen(2, 3)
         .pawn(3, 30)
         .turns(&[1, 2, 3]);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     assert_eq!(t.pawn_of(1), 22);
     let swap = UseParams {
         target: Some(seat(2)),
@@ -581,14 +581,14 @@ fn wr102_convalmore_changes_hands() {
     };
     t.send(1, use_w("convalmore#2", swap));
     assert!(t.has(2, "convalmore#2") && t.has(1, "glen_mhor#2"));
-    t.send(1, Command::EndTurn);
-    t.send(2, Command::FinishMovement);
+    t.send(1, Command::EndTurn {});
+    t.send(2, Command::FinishMovement {});
     assert_eq!(t.pawn_of(2), 23);
     t.send(
         2,
         Command::Activate {
             marker: m("coleraine#1"),
-            action: Action::Decline,
+            action: Action::Decline {},
         },
     );
     let back = UseParams {
@@ -605,7 +605,7 @@ fn wr102_convalmore_changes_hands() {
 fn wr115_wr116_finished_englishman_is_frozen() {
     let mut t = Table::standard(3);
     t.englishman(50).pawn(1, 31).chosen(1, 1).turns(&[1]);
-    let ev = t.send(1, Command::FinishMovement);
+    let ev = t.send(1, Command::FinishMovement {});
     // The marker's only action is impossible, so the activation is declined automatically.
     assert!(has_event(&ev, |e| matches!(
         e,
@@ -626,14 +626,14 @@ fn wr115_wr116_finished_englishman_is_frozen() {
         use_w(
             "kinclaith#1",
             UseParams {
-                piece: Some(Piece::Englishman),
+                piece: Some(Piece::Englishman {}),
                 direction: Some(Direction::Backward),
                 ..UseParams::default()
             },
         ),
         "WR-112",
     );
-    t.send(1, Command::EndTurn);
+    t.send(1, Command::EndTurn {});
     assert_eq!(t.s.englishman, 50);
 }
 
@@ -666,6 +666,6 @@ fn wr040_named_brora_is_locked_during_the_window() {
         },
         "WR-040",
     );
-    t.send(3, Command::PassVeto);
+    t.send(3, Command::PassVeto {});
     assert_eq!(t.s.suspended, vec![m("brora#1")]);
 }

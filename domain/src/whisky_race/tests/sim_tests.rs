@@ -91,6 +91,38 @@ fn command_and_event_json_shapes() {
     assert!(serde_json::from_str::<Options>(r#"{"nope":true}"#).is_err());
 }
 
+/// Commands and options refuse unknown fields at every level, parameterless commands included;
+/// parameterless commands still serialize as `{"type": …}` alone.
+#[test]
+fn commands_and_options_reject_unknown_fields() {
+    let refused = [
+        r#"{"type":"pass_veto","banff":"banff#1"}"#,
+        r#"{"type":"end_turn","now":true}"#,
+        r#"{"type":"pay_tax","amount":0}"#,
+        r#"{"type":"finish_movement","x":1}"#,
+        r#"{"type":"pass_replacement","x":1}"#,
+        r#"{"type":"step","n":1,"m":2}"#,
+        r#"{"type":"submit_malt_choice","amount":3,"seat":2}"#,
+        r#"{"type":"offer_trade","to":2,"give":{"malt":1,"gold":5},"receive":{}}"#,
+        r#"{"type":"use_whisky","whisky":"kinclaith#1","params":{"piece":{"kind":"englishman","x":1},"direction":"forward"}}"#,
+        r#"{"type":"use_whisky","whisky":"benromach#1","params":{"bonus":1}}"#,
+        r#"{"type":"activate","marker":"pub#1","action":{"type":"decline","why":"no"}}"#,
+        r#"{"type":"activate","marker":"pub#1","action":{"type":"sell","whisky":"glen_mhor#1","reward":"vp","twice":true}}"#,
+    ];
+    for json in refused {
+        let err = serde_json::from_str::<Command>(json).expect_err(json);
+        assert!(err.to_string().contains("unknown field"), "{json}: {err}");
+    }
+    assert!(serde_json::from_str::<Options>(r#"{"random_setup":true,"fast":true}"#).is_err());
+    for (command, json) in [
+        (Command::PassVeto {}, r#"{"type":"pass_veto"}"#),
+        (Command::EndTurn {}, r#"{"type":"end_turn"}"#),
+    ] {
+        assert_eq!(serde_json::to_string(&command).expect("json"), json);
+        assert_eq!(serde_json::from_str::<Command>(json).expect("back"), command);
+    }
+}
+
 /// A naive client (first prompt, first legal command) always finishes the game.
 #[test]
 fn first_prompt_first_legal_finishes() {
