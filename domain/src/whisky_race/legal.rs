@@ -164,7 +164,7 @@ fn context_candidates(s: &State, seat: Seat) -> Vec<Command> {
         return out;
     }
     if !s.taxes.is_empty() {
-        if s.taxes.first() == Some(&seat) {
+        if s.taxes.first().map(|t| t.seat) == Some(seat) {
             out.push(Command::PayTax {});
             for w in s.whiskies_of(seat) {
                 out.push(Command::DiscardWhisky { whisky: w });
@@ -260,22 +260,38 @@ fn trade_candidates(s: &State, seat: Seat) -> Vec<Command> {
         }
     }
     if !s.offers.iter().any(|o| o.from == seat) {
+        let mut offers = Vec::new();
         for to in s.all().filter(|t| *t != seat) {
             let one = Bundle {
                 malt: 1,
                 markers: Vec::new(),
             };
-            out.push(Command::OfferTrade {
+            offers.push(Command::OfferTrade {
                 to,
                 give: Bundle::default(),
                 receive: one.clone(),
             });
-            out.push(Command::OfferTrade {
+            offers.push(Command::OfferTrade {
                 to,
                 give: one,
                 receive: Bundle::default(),
             });
         }
+        offers.retain(|c| check(s, seat, c).is_ok());
+        // Whenever trading is open a seat with no offer of its own may offer: if neither
+        // representative fits (e.g. its sealed choice leaves it no malt, WR-156, and nobody else
+        // has any), the empty offer stands for the family, so that the kinds in the public
+        // prompts never depend on a sealed amount.
+        if offers.is_empty()
+            && let Some(to) = s.all().find(|t| *t != seat)
+        {
+            offers.push(Command::OfferTrade {
+                to,
+                give: Bundle::default(),
+                receive: Bundle::default(),
+            });
+        }
+        out.extend(offers);
     }
     out
 }
@@ -319,13 +335,31 @@ fn kind_of(c: &Command) -> &'static str {
     }
 }
 
+/// The state with every sealed amount replaced by 0: what everybody may know. Prompts are
+/// public, so they are computed from it: whether a seat may still accept or make an offer
+/// during planning must not tell the others how much it chose (WR-156, §4.2).
+fn public_projection(s: &State) -> std::borrow::Cow<'_, State> {
+    if s.sealed.iter().all(Option::is_none) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut public = s.clone();
+    for sealed in public.sealed.iter_mut().flatten() {
+        sealed.amount = 0;
+    }
+    std::borrow::Cow::Owned(public)
+}
+
 /// `Game::prompts`: every seat with at least one legal command, with the kinds it may send.
 /// Blocking contexts come first in each kind list; trade kinds (never blocking) follow.
+/// Computed on the public projection: a seat's own `legal` (which it alone sees) may lack an
+/// `accept_trade` its prompt shows, when its sealed choice makes that acceptance unaffordable.
 pub fn prompts(s: &State) -> Vec<Prompt> {
     let mut out = Vec::new();
     if matches!(s.phase, Phase::Over | Phase::NotStarted) {
         return out;
     }
+    let public = public_projection(s);
+    let s: &State = &public;
     for seat in s.all() {
         let mut kinds: Vec<&'static str> = Vec::new();
         for c in legal(s, seat) {
@@ -354,7 +388,7 @@ pub fn waits_for(s: &State, seat: Seat) -> bool {
             || (seat == d.defender && d.bids[1].is_none());
     }
     if let Some(first) = s.taxes.first() {
-        return *first == seat;
+        return first.seat == seat;
     }
     match s.phase {
         Phase::SetupReplacement => s.order.get(s.next) == Some(&seat),

@@ -67,6 +67,23 @@ pub fn check_invariants(s: &State) -> Result<(), String> {
             return Err(format!("{seat} is off the track"));
         }
     }
+    // WR-156: a sealed seat's pending offers always fit beside its choice, so accepting one of
+    // them can never fail because of the secret.
+    for seat in s.all() {
+        if let Some(chosen) = s.sealed_choice(seat)
+            && chosen + s.offered_malt(seat) > s.supply[seat.index()]
+        {
+            return Err(format!(
+                "{seat}'s pending offers do not fit beside its sealed choice"
+            ));
+        }
+    }
+    // WR-155: whiskies owed on stay in the taxed player's hands until he settles.
+    for tax in &s.taxes {
+        if let Some(m) = tax.whiskies.iter().find(|m| !s.holds(tax.seat, **m)) {
+            return Err(format!("{m} left {} before the tax was settled", tax.seat));
+        }
+    }
     if s.englishman > b.finish {
         return Err("the Englishman is off the track".into());
     }

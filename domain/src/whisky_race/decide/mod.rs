@@ -189,17 +189,14 @@ pub(super) fn execute(ctx: &mut Ctx, actor: Seat, command: &Command, rng: &mut d
                 marker: Some(*marker),
                 automatic: false,
             }),
-            // WR-067, WR-070: buying a whisky marker opens no veto window.
+            // WR-067, WR-070: buying a whisky marker from its own space opens no veto window.
             (Family::Whisky, Action::Buy { .. }) => ctx.emit(Event::WhiskyBought {
                 seat: actor,
                 marker: *marker,
                 price: board().c.whisky_marker_price,
             }),
-            (_, Action::Buy { marker: Some(m) }) => ctx.emit(Event::WhiskyBought {
-                seat: actor,
-                marker: *m,
-                price: board().c.holy_place_whisky_price,
-            }),
+            // Every location-marker activation is declared and opens a veto window, the
+            // holy-place purchase included (WR-062, WR-158).
             _ => ctx.emit(Event::ActivationDeclared {
                 seat: actor,
                 marker: *marker,
@@ -230,7 +227,8 @@ pub(super) fn execute(ctx: &mut Ctx, actor: Seat, command: &Command, rng: &mut d
             });
         }
         Command::PayTax {} => {
-            let amount = s.whisky_count(actor) * board().c.tax_per_whisky;
+            // WR-155: the amount fixed when the Englishman met him.
+            let amount = s.taxes.first().map_or(0, |t| t.amount);
             ctx.emit(Event::TaxPaid {
                 seat: actor,
                 amount,
@@ -361,9 +359,22 @@ pub(super) fn move_englishman(ctx: &mut Ctx, n: u8, dir: i32, cause: EnglishmanC
     ctx.emit(Event::EnglishmanMoved {
         from,
         to,
-        met,
+        met: met.clone(),
         cause,
     });
+    // WR-119, WR-155: each met player's tax is fixed now, on the whiskies he holds now.
+    for seat in met {
+        let whiskies: Vec<MarkerId> = ctx.s.whiskies_of(seat).collect();
+        if whiskies.is_empty() {
+            ctx.emit(Event::TaxNotOwed { seat });
+        } else {
+            ctx.emit(Event::TaxAssessed {
+                seat,
+                amount: whiskies.len() as u32 * board().c.tax_per_whisky,
+                whiskies,
+            });
+        }
+    }
     if to == ctx.s.finish() && from != to {
         arrival(ctx, Piece::Englishman {});
     }

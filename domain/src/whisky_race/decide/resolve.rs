@@ -121,7 +121,13 @@ pub(super) fn activation_effect(ctx: &mut Ctx, seat: Seat, marker: MarkerId, act
             seat,
             whisky: *whisky,
         }),
-        Action::Buy { .. } | Action::Decline {} => {}
+        // WR-080, WR-158: the holy-place purchase happens once its veto window closed.
+        Action::Buy { marker: Some(m) } => ctx.emit(Event::WhiskyBought {
+            seat,
+            marker: *m,
+            price: board().c.holy_place_whisky_price,
+        }),
+        Action::Buy { marker: None } | Action::Decline {} => {}
     }
 }
 

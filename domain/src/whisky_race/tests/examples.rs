@@ -384,7 +384,7 @@ fn tc10_three_way_tie_one_refusal() {
     assert_eq!(t.s.order, vec![seat(4), seat(1), seat(2), seat(3)]);
 }
 
-// TC-11 — WR-019, WR-020, WR-021, WR-022, WR-023, WR-038
+// TC-11 — WR-019, WR-020, WR-021, WR-022, WR-023; WR-156 replaces the planning part of WR-038
 #[test]
 fn tc11_planning_validation_and_forced_choices() {
     let mut t = Table::standard(4);
@@ -405,14 +405,29 @@ fn tc11_planning_validation_and_forced_choices() {
     t.reject(1, Command::SubmitMaltChoice { amount: 6 }, "WR-019");
     t.send(1, Command::SubmitMaltChoice { amount: 5 });
     t.reject(1, Command::SubmitMaltChoice { amount: 4 }, "WR-021");
+    // WR-156: trading is open during planning, but P's whole supply is chosen.
     t.reject(
         1,
         Command::OfferTrade {
             to: seat(4),
-            give: Bundle::default(),
+            give: Bundle {
+                malt: 1,
+                markers: vec![],
+            },
             receive: Bundle::default(),
         },
-        "WR-038",
+        "WR-156",
+    );
+    t.send(
+        1,
+        Command::OfferTrade {
+            to: seat(4),
+            give: Bundle::default(),
+            receive: Bundle {
+                malt: 1,
+                markers: vec![],
+            },
+        },
     );
     assert_eq!(t.supply_of(1), 5, "WR-022: supply moves only at the reveal");
     t.send(4, Command::SubmitMaltChoice { amount: 2 });
@@ -538,6 +553,15 @@ fn tc15_englishman_first_tax_on_the_final_move_tied_leaders() {
         &ev,
         |e| matches!(e, Event::EnglishmanMoved { to: 50, met, .. } if *met == vec![seat(1), seat(2)])
     ));
+    // WR-155: both taxes are fixed at the meeting; B owes nothing.
+    assert!(has_event(
+        &ev,
+        |e| matches!(e, Event::TaxAssessed { seat: s, amount: 2, .. } if *s == seat(1))
+    ));
+    assert!(has_event(
+        &ev,
+        |e| matches!(e, Event::TaxNotOwed { seat: s } if *s == seat(2))
+    ));
     assert!(has_event(&ev, |e| matches!(
         e,
         Event::FinishReached {
@@ -549,10 +573,6 @@ fn tc15_englishman_first_tax_on_the_final_move_tied_leaders() {
     assert_eq!(t.s.trigger, Some(Trigger::Englishman));
     assert_eq!(t.blocking(), vec![1]);
     let ev = t.send(1, Command::PayTax {});
-    assert!(
-        has_event(&ev, |e| matches!(e, Event::TaxNotOwed { .. })),
-        "B owes nothing"
-    );
     assert!(has_event(&ev, |e| matches!(
         e,
         Event::MarkerDrawn { space: 50, .. }
@@ -756,28 +776,43 @@ fn tc24_benromach_against_players_who_lost_their_turn() {
     assert_eq!((t.supply_of(1), t.supply_of(2), t.supply_of(3)), (6, 6, 11));
 }
 
-// TC-25 — WR-086, WR-100
-#[test]
-fn tc25_coleraine_needs_a_real_overtaking() {
+fn tc25_table() -> Table {
     let mut t = Table::standard(5);
     t.strip(1)
         .give(1, "coleraine#2", false)
         .pawn(1, 21)
         .chosen(1, 5)
         .pawn(4, 21)
+        .supply(4, 9)
         .pawn(2, 23)
         .supply(2, 7)
+        .pawn(3, 24)
         .pawn(5, 26);
     t.turns(&[1]);
     t.send(1, Command::FinishMovement {});
+    // Leaving 21 costs 2 (S), 22 costs 1, 23 costs 2 (Q): P@24 c0, level with seat 3.
     assert_eq!((t.pawn_of(1), t.chosen_of(1)), (24, 0));
-    t.reject(1, use_w("coleraine#2", target(4)), "WR-086");
-    t.reject(1, use_w("coleraine#2", target(5)), "WR-086");
+    t
+}
+
+// TC-25 — WR-157 (replaces WR-086), WR-100: start_P ≤ space_X < space_P at the declaration.
+#[test]
+fn tc25_coleraine_needs_a_real_overtaking() {
+    let mut t = tc25_table();
+    // Seat 3 is level with P at 24, seat 5 is ahead: neither was passed (WR-157).
+    t.reject(1, use_w("coleraine#2", target(3)), "WR-157");
+    t.reject(1, use_w("coleraine#2", target(5)), "WR-157");
     let before = t.supply_of(1);
     t.send(1, use_w("coleraine#2", target(2)));
     assert_eq!(t.supply_of(2), 4);
     assert_eq!(t.supply_of(1), before + 3);
     assert!(t.s.is_used(m("coleraine#2")));
+
+    // WR-157: S shared P's starting space 21 and P left him behind: S was overtaken.
+    let mut t = tc25_table();
+    let before = t.supply_of(1);
+    t.send(1, use_w("coleraine#2", target(4)));
+    assert_eq!((t.supply_of(4), t.supply_of(1)), (5, before + 4));
 }
 
 fn tc26_table() -> Table {
@@ -966,7 +1001,8 @@ fn tc30_duel_bids_come_from_supply_only() {
     t.send(2, Command::SubmitDuelBid { amount: 2 });
 }
 
-// TC-31 — WR-079, WR-083
+// TC-31 — WR-079, WR-083, WR-160 (replaces WR-079's exemption): the reactivated whisky is
+// usable this very turn, but as the turn's one whisky use.
 #[test]
 fn tc31_holy_place_reactivation_and_reuse_in_the_same_turn() {
     let mut t = Table::standard(3);
@@ -991,6 +1027,39 @@ fn tc31_holy_place_reactivation_and_reuse_in_the_same_turn() {
         ),
     );
     assert!(!t.s.is_used(m("kinclaith#1")));
+    // WR-160: P already used a whisky this turn: no second use, not even the reactivated one.
+    t.reject(
+        1,
+        use_w("kinclaith#1", kin(pawn(2), Direction::Backward)),
+        "WR-083",
+    );
+    t.reject(
+        1,
+        use_w("glen_mhor#1", target_take(2, "glen_mhor#2")),
+        "WR-083",
+    );
+    assert_eq!(t.pawn_of(2), 45);
+
+    // Vice versa: with no whisky used yet, the reactivated one is this turn's use.
+    let mut t = Table::standard(3);
+    t.strip(1)
+        .give(1, "kinclaith#1", true)
+        .give(1, "glen_mhor#1", false)
+        .pawn(1, 35)
+        .chosen(1, 3)
+        .pawn(2, 45);
+    t.turns(&[1]);
+    t.send(1, Command::FinishMovement {});
+    assert_eq!(t.pawn_of(1), 38);
+    t.send(
+        1,
+        activate(
+            "holy_place#1",
+            Action::Reactivate {
+                whisky: m("kinclaith#1"),
+            },
+        ),
+    );
     t.send(1, use_w("kinclaith#1", kin(pawn(2), Direction::Backward)));
     assert_eq!(t.pawn_of(2), 43);
     assert!(t.s.is_used(m("kinclaith#1")));
@@ -1301,7 +1370,7 @@ fn tc39_kinclaith_limits() {
     );
 }
 
-// TC-40 — WR-035, WR-036, WR-037, WR-038, WR-039, WR-040
+// TC-40 — WR-035, WR-036, WR-037, WR-038, WR-039, WR-040; WR-156 opens planning to trades
 #[test]
 fn tc40_trading_rules() {
     let offer = |to: u8, give: Bundle, receive: Bundle| Command::OfferTrade {
@@ -1314,7 +1383,11 @@ fn tc40_trading_rules() {
         markers: vec![],
     };
     let mut t = Table::standard(3);
-    t.reject(1, offer(2, malt(1), Bundle::default()), "WR-038");
+    // WR-156: during planning (here before anybody chose) trading is open.
+    t.send(1, offer(2, malt(1), Bundle::default()));
+    t.send(2, Command::AcceptTrade { offer: 0 });
+    assert_eq!((t.supply_of(1), t.supply_of(2)), (11, 13));
+    t.supply(1, 12).supply(2, 12);
     t.give(2, "checkpoint_1#1", false);
     t.plan(&[5, 5, 3]);
     t.send(
@@ -1328,7 +1401,7 @@ fn tc40_trading_rules() {
             },
         ),
     );
-    t.send(2, Command::AcceptTrade { offer: 0 });
+    t.send(2, Command::AcceptTrade { offer: 1 });
     assert!(t.has(1, "checkpoint_1#1"));
     assert_eq!((t.supply_of(1), t.supply_of(2)), (4, 10));
     // WR-005/WR-036: chosen malt (5) does not count for what can be given.

@@ -119,7 +119,10 @@ fn commands_and_options_reject_unknown_fields() {
         (Command::EndTurn {}, r#"{"type":"end_turn"}"#),
     ] {
         assert_eq!(serde_json::to_string(&command).expect("json"), json);
-        assert_eq!(serde_json::from_str::<Command>(json).expect("back"), command);
+        assert_eq!(
+            serde_json::from_str::<Command>(json).expect("back"),
+            command
+        );
     }
 }
 
