@@ -168,6 +168,15 @@ fn legal_is_exact(s: &State, rng: &mut ChaChaRng) -> Result<(), String> {
         Command::ChooseWhiskyGroup { group: 1 },
     ];
     let mut pool: Vec<Command> = fixed.to_vec();
+    // Every answer to every pending offer, from every seat: during planning an acceptance may
+    // be refused for the acceptor's own sealed choice only (WR-156).
+    for o in &s.offers {
+        pool.extend([
+            Command::AcceptTrade { offer: o.id },
+            Command::DeclineTrade { offer: o.id },
+            Command::WithdrawTrade { offer: o.id },
+        ]);
+    }
     let legal_by_seat: Vec<Vec<Command>> = (1..=6u8)
         .map(|n| WhiskyRace::legal(s, Seat::new(n).expect("seat")))
         .collect();
@@ -220,12 +229,14 @@ fn random_game(seed: u64, seats: u8, options: Options, every: usize) -> Result<u
         let prompts = WhiskyRace::prompts(&s);
         let p = &prompts[rng.index(prompts.len())];
         let legal = WhiskyRace::legal(&s, p.seat);
-        // Skip most trade noise so that games progress.
+        // Skip most trade noise so that games progress; but trade during planning (WR-156),
+        // where the sealed choices make acceptances interesting.
         let game: Vec<&Command> = legal
             .iter()
             .filter(|c| !matches!(c, Command::OfferTrade { .. }))
             .collect();
-        let pick = if game.is_empty() {
+        let planning_trade = s.phase == state::Phase::Planning && rng.below(3) == 0;
+        let pick = if game.is_empty() || planning_trade {
             &legal[rng.index(legal.len())]
         } else {
             game[rng.index(game.len())]
