@@ -101,6 +101,7 @@ fn start_game(s: &mut State, seats: u8, options: &super::Options) {
         initial_malt: u64::from(b.c.starting_malt) * n as u64,
         forward_steps: vec![0; n],
         kinclaith_shift: vec![0; n],
+        planning_trades: vec![0; n],
         ..State::default()
     };
     // WR-012 (starting whiskies) unless the group-bidding variant replaces them (WR-147).
@@ -149,6 +150,19 @@ fn count_use(s: &mut State, seat: Seat) {
     }
 }
 
+/// The seat that sent a trade command, from its event (statistics).
+fn trader(s: &State, e: &Event) -> Option<Seat> {
+    let offer = |id: &u32| s.offers.iter().find(|o| o.id == *id);
+    match e {
+        Event::TradeOffered { from, .. } => Some(*from),
+        Event::TradeAccepted { offer: id } | Event::TradeDeclined { offer: id } => {
+            offer(id).map(|o| o.to)
+        }
+        Event::TradeWithdrawn { offer: id } => offer(id).map(|o| o.from),
+        _ => None,
+    }
+}
+
 /// Settles the tax of `seat` (WR-120): it leaves the queue.
 fn settle_tax(s: &mut State, seat: Seat) {
     s.taxes.retain(|t| t.seat != seat);
@@ -164,8 +178,11 @@ pub fn evolve(s: &mut State, e: &Event) {
             | Event::TradeWithdrawn { .. }
     ) {
         s.trade_events += 1;
-        if s.phase == Phase::Planning {
-            s.planning_trade_events += 1;
+        if s.phase == Phase::Planning
+            && let Some(seat) = trader(s, e)
+            && let Some(n) = s.planning_trades.get_mut(seat.index())
+        {
+            *n += 1;
         }
     }
     match e {

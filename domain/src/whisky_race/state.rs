@@ -233,9 +233,10 @@ pub struct State {
     pub turns_played: u32,
     /// Trade events so far (statistics and the greedy bot's heuristic).
     pub trade_events: u32,
-    /// Trade events during planning phases (WR-156; statistics and the greedy bot).
+    /// Trade commands each seat made during planning phases (offers, acceptances, declines,
+    /// withdrawals; WR-156; statistics).
     #[serde(default)]
-    pub planning_trade_events: u32,
+    pub planning_trades: Vec<u32>,
     /// Banff vetoes declared (statistics).
     #[serde(default)]
     pub vetoes: u32,

@@ -126,6 +126,9 @@ pub fn simulate(games: u64, seed: u64) -> Result<serde_json::Value, SimFailure> 
     let mut draws = 0u64;
     let (mut greedy_games, mut greedy_wins, mut greedy_expected) = (0u64, 0u64, 0.0f64);
     let (mut random_seat_games, mut random_wins) = (0u64, 0u64);
+    let (mut planning_trades, mut planning_trade_games, mut greedy_planning_trades) =
+        (0u64, 0u64, 0u64);
+    let (mut vetoes, mut multi_banff_vetoes, mut multi_banff_games) = (0u64, 0u64, 0u64);
     for g in 0..games {
         let game_seed = seed.wrapping_mul(1_000_003).wrapping_add(g);
         let seats = 3 + (g % 4) as u8;
@@ -146,6 +149,16 @@ pub fn simulate(games: u64, seed: u64) -> Result<serde_json::Value, SimFailure> 
         rounds.push(u64::from(played.state.round));
         turns.push(u64::from(played.state.turns_played));
         *by_rounds.entry(played.state.round).or_default() += 1;
+        let st = &played.state;
+        let game_planning_trades: u64 = st.planning_trades.iter().map(|n| u64::from(*n)).sum();
+        planning_trades += game_planning_trades;
+        planning_trade_games += u64::from(game_planning_trades > 0);
+        if let Some(i) = greedy_seat {
+            greedy_planning_trades += u64::from(st.planning_trades[i]);
+        }
+        vetoes += u64::from(st.vetoes);
+        multi_banff_vetoes += u64::from(st.multi_banff_vetoes);
+        multi_banff_games += u64::from(st.multi_banff_vetoes > 0);
         seats_hist[usize::from(seats)] += 1;
         if played.state.trigger == Some(super::event::Trigger::Englishman) {
             englishman_first += 1;
@@ -201,6 +214,16 @@ pub fn simulate(games: u64, seed: u64) -> Result<serde_json::Value, SimFailure> 
             "seat_games": random_seat_games,
             "wins": random_wins,
             "win_pct": pct(random_wins, random_seat_games),
+        },
+        "planning_trades": {
+            "trade_commands": planning_trades,
+            "by_greedy_bots": greedy_planning_trades,
+            "games_with_some": planning_trade_games,
+        },
+        "banff_vetoes": {
+            "vetoes": vetoes,
+            "by_a_seat_holding_two_unused_banffs": multi_banff_vetoes,
+            "games_with_such_a_veto": multi_banff_games,
         },
     }))
 }

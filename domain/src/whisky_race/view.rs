@@ -447,7 +447,9 @@ pub fn heuristic(s: &State, seat: Seat) -> i64 {
     let brora = s.held_by(seat).filter(|m| m.kind() == Kind::Brora).count() as i64;
     let finished = if s.arrival[i].is_some() { 8 } else { 0 };
     // Trading is a no-op for this bot: each trade event costs, so it never stalls a decision
-    // it owes by answering offers instead (random bots do the trading).
+    // it owes by answering offers instead. When it is prompted for trades only (e.g. during
+    // planning once its choice is sealed, WR-156) it still trades: it takes the least costly
+    // command, a gift before anything else.
     let trades = 40 * i64::from(s.trade_events);
     4 * i64::from(s.pawns[i])
         + 2 * i64::from(s.supply[i])

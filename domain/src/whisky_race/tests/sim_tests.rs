@@ -8,6 +8,10 @@ use super::super::*;
 fn simulation_of_a_few_hundred_games() {
     let stats = simulate(240, 2024).unwrap_or_else(|f| panic!("{f}"));
     assert_eq!(stats["games"], 240);
+    // The bots trade during planning (WR-156) and veto with a second Banff in hand (WR-159).
+    assert!(stats["planning_trades"]["trade_commands"].as_u64() > Some(0));
+    assert!(stats["planning_trades"]["by_greedy_bots"].as_u64() > Some(0));
+    assert!(stats["banff_vetoes"]["by_a_seat_holding_two_unused_banffs"].as_u64() > Some(0));
     assert!(stats["rounds"]["max"].as_u64().unwrap_or(999) <= u64::from(stats::MAX_ROUNDS));
     println!(
         "{}",
