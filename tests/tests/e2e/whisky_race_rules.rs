@@ -200,12 +200,13 @@ async fn wr156_planning_trades_over_http_reveal_no_sealed_choice() {
             json!({"type": "accept_trade", "offer": 0}),
         )
         .await;
-        let answer: Vec<Value> = accepted["events"]
+        let mut answer: Vec<Value> = accepted["events"]
             .as_array()
             .unwrap()
             .iter()
             .map(|e| json!([e["type"], e["data"]]))
             .collect();
+        answer.push(accepted["next"].clone());
         let supplies: Vec<Value> = view(&app, &id, &p[1]).await["players"]
             .as_array()
             .unwrap()

@@ -224,6 +224,14 @@ fn random_game(seed: u64, seats: u8, options: Options, every: usize) -> Result<u
         }
         if step % every == 0 {
             legal_is_exact(&s, &mut rng).map_err(|e| format!("seed {seed} step {step}: {e}"))?;
+            // Snapshots: the state survives its JSON (taxes due, sealed choices, offers…).
+            let json = serde_json::to_value(&s).map_err(|e| e.to_string())?;
+            let back: State = serde_json::from_value(json.clone()).map_err(|e| e.to_string())?;
+            if serde_json::to_value(&back).map_err(|e| e.to_string())? != json {
+                return Err(format!(
+                    "seed {seed} step {step}: the state JSON does not round-trip"
+                ));
+            }
             checked += 1;
         }
         let prompts = WhiskyRace::prompts(&s);

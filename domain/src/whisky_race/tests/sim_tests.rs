@@ -19,12 +19,16 @@ fn simulation_of_a_few_hundred_games() {
     );
 }
 
-/// The 10,000-game run quoted in the docs:
-/// `cargo test -p domain --release simulation_ten_thousand -- --ignored --nocapture`.
+/// The 10,000-game runs quoted in the docs (seed 1 unless `SIM_SEED` says otherwise):
+/// `SIM_SEED=1 cargo test -p domain --release simulation_ten_thousand -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn simulation_ten_thousand() {
-    let stats = simulate(10_000, 1).unwrap_or_else(|f| panic!("{f}"));
+    let seed = std::env::var("SIM_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    let stats = simulate(10_000, seed).unwrap_or_else(|f| panic!("{f}"));
     println!(
         "{}",
         serde_json::to_string_pretty(&stats).unwrap_or_default()
