@@ -21,7 +21,8 @@ pub fn activation_actions(s: &State, seat: Seat, marker: MarkerId) -> Vec<Action
     };
     match (marker.family(), marker.kind()) {
         (Family::Whisky, _) => push(Action::Buy { marker: None }),
-        (Family::Brown, _) => push(Action::Collect {}),
+        // WR-161: brown markers are applied by the engine, never chosen.
+        (Family::Brown, _) => {}
         (Family::Blue, Kind::Pub) => {
             for w in s.whiskies_of(seat) {
                 push(Action::Sell {
