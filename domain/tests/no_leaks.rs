@@ -6,8 +6,12 @@
 //! does not (a salt, a card id in another hand, a deck order), and that the seat has not seen in
 //! any event shown to it so far. (Sealed amounts are numbers; they are covered because their
 //! salts are secret until the reveal, and by each game's own hidden-information tests.)
+//!
+//! Whisky Race trades during planning (WR-156), so there sealed amounts are also checked by
+//! counterfactual: the games include trades from every seat during planning, and at every
+//! planning step each other seat must see exactly the same whatever a sealed amount was.
 
-use domain::engine::{RngExt, Seat, Viewer, seeded};
+use domain::engine::{Rng, RngExt, Seat, Viewer, seeded};
 use domain::{AnyGame, AnyState, games};
 use serde_json::{Value, json};
 use std::collections::HashSet;
@@ -48,7 +52,174 @@ fn options_for(kind: &str, i: u64) -> (Value, u8) {
     }
 }
 
-fn check_game(game: &dyn AnyGame, seed: u64, max_commands: usize) -> usize {
+/// Whisky Race trades during planning (WR-156), counted per seat: `[offers, acceptances,
+/// declines, refused]`, plus the counterfactual comparisons made.
+#[derive(Default)]
+struct PlanningTrades {
+    by_seat: [[usize; 4]; 6],
+    comparisons: usize,
+}
+
+/// Whisky Race, WR-156: during planning every seat in turn also trades — an offer of a random
+/// amount (refused when its own sealed choice cannot cover it), an acceptance or a decline of
+/// what it was offered — through the same `decide` as everything else.
+fn whisky_planning_trade(
+    state: &mut Box<dyn AnyState>,
+    game: &dyn AnyGame,
+    log: &mut Vec<Value>,
+    step: usize,
+    seats: u8,
+    rng: &mut domain::engine::ChaChaRng,
+    stats: &mut PlanningTrades,
+) {
+    let snapshot = state.to_json();
+    if snapshot["phase"] != "planning" {
+        return;
+    }
+    let seat = Seat::from_index(step % usize::from(seats));
+    let me = u64::from(seat.number());
+    let to_me: Vec<u64> = snapshot["offers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["to"] == me)
+        .map(|o| o["id"].as_u64().unwrap())
+        .collect();
+    let supply = |s: Seat| snapshot["supply"][s.index()].as_u64().unwrap() as u32;
+    let (kind, command) = match (rng.index(3), to_me.is_empty()) {
+        (1, false) => (
+            1,
+            json!({"type": "accept_trade", "offer": to_me[rng.index(to_me.len())]}),
+        ),
+        (2, false) => (
+            2,
+            json!({"type": "decline_trade", "offer": to_me[rng.index(to_me.len())]}),
+        ),
+        _ => {
+            let others: Vec<Seat> = Seat::all(seats).filter(|s| *s != seat).collect();
+            let to = others[rng.index(others.len())];
+            let give = rng.below(supply(seat) + 1);
+            let receive = rng.below(supply(to).min(3) + 1);
+            let command = json!({"type": "offer_trade", "to": to.number(),
+                "give": {"malt": give}, "receive": {"malt": receive}});
+            (0, command)
+        }
+    };
+    match state.decide(seat, &command, rng) {
+        Ok(events) => {
+            stats.by_seat[seat.index()][kind] += 1;
+            for e in events {
+                state
+                    .apply(&e.payload, game.event_schema_version())
+                    .unwrap();
+                log.push(e.payload);
+            }
+        }
+        Err(_) => stats.by_seat[seat.index()][3] += 1,
+    }
+}
+
+/// What `seat` can fetch or learn by acting, during a Whisky Race planning phase: its view, the
+/// public prompts, its legal list, and the answers to trade commands it could send now.
+fn whisky_observation(state: &dyn AnyState, seat: Seat, seats: u8) -> String {
+    let snapshot = state.to_json();
+    let mut probes: Vec<Value> = Vec::new();
+    for o in snapshot["offers"].as_array().unwrap() {
+        let id = o["id"].clone();
+        probes.push(json!({"type": "accept_trade", "offer": id}));
+        probes.push(json!({"type": "decline_trade", "offer": id}));
+        probes.push(json!({"type": "withdraw_trade", "offer": id}));
+    }
+    let mine = snapshot["supply"][seat.index()].as_u64().unwrap();
+    for to in Seat::all(seats).filter(|s| *s != seat) {
+        let theirs = snapshot["supply"][to.index()].as_u64().unwrap();
+        for receive in [0, 1, theirs / 2, theirs] {
+            for give in [0, mine] {
+                probes.push(json!({"type": "offer_trade", "to": to.number(),
+                    "give": {"malt": give}, "receive": {"malt": receive}}));
+            }
+        }
+    }
+    let answers: Vec<String> = probes
+        .iter()
+        .map(|c| match state.decide(seat, c, &mut seeded(1)) {
+            // An answer that completes the planning carries the reveal: from there on all
+            // amounts are public (WR-022), so only what precedes it must not differ.
+            Ok(events) => serde_json::to_string(
+                &events
+                    .iter()
+                    .map(|e| &e.payload)
+                    .take_while(|e| e["type"] != "malt_revealed")
+                    .collect::<Vec<_>>(),
+            )
+            .unwrap(),
+            Err(e) => e.to_string(),
+        })
+        .collect();
+    format!(
+        "{}|{}|{}|{answers:?}",
+        state.view(Viewer::Seat(seat)),
+        serde_json::to_string(&state.prompts()).unwrap(),
+        Value::Array(state.legal(seat))
+    )
+}
+
+/// WR-156, §4.2, by counterfactual: the same planning state with another seat's sealed amount
+/// replaced by any other amount it could have chosen (the lowest and the highest its supply
+/// and its own pending offers allow) looks exactly the same to every other seat.
+fn whisky_sealed_counterfactuals(
+    game: &dyn AnyGame,
+    state: &dyn AnyState,
+    seats: u8,
+    seed: u64,
+    step: usize,
+) -> usize {
+    let snapshot = state.to_json();
+    if snapshot["phase"] != "planning" {
+        return 0;
+    }
+    let mut compared = 0;
+    for owner in Seat::all(seats) {
+        let Some(amount) = snapshot["sealed"][owner.index()]["amount"].as_u64() else {
+            continue;
+        };
+        let supply = snapshot["supply"][owner.index()].as_u64().unwrap();
+        let offered: u64 = snapshot["offers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|o| o["from"] == u64::from(owner.number()))
+            .map(|o| o["give"]["malt"].as_u64().unwrap())
+            .sum();
+        let lowest = u64::from(supply > 0);
+        let highest = supply.saturating_sub(offered);
+        for other in [lowest, highest] {
+            if other == amount || other > highest {
+                continue;
+            }
+            let mut changed = snapshot.clone();
+            changed["sealed"][owner.index()]["amount"] = json!(other);
+            let twin = game.state_from_json(&changed).expect("state");
+            for viewer in Seat::all(seats).filter(|s| *s != owner) {
+                assert_eq!(
+                    whisky_observation(state, viewer, seats),
+                    whisky_observation(&*twin, viewer, seats),
+                    "whisky_race seed {seed} step {step}: {viewer} can tell whether {owner} \
+                     sealed {amount} or {other}"
+                );
+                compared += 1;
+            }
+        }
+    }
+    compared
+}
+
+fn check_game(
+    game: &dyn AnyGame,
+    seed: u64,
+    max_commands: usize,
+    planning: &mut PlanningTrades,
+) -> usize {
     let mut checked = 0;
     let (options, seats) = options_for(game.kind(), seed);
     let options = game.normalize_options(&options).expect("options");
@@ -113,6 +284,13 @@ fn check_game(game: &dyn AnyGame, seed: u64, max_commands: usize) -> usize {
                 }
             }
         }
+        if game.kind() == "whisky_race" {
+            planning.comparisons += whisky_sealed_counterfactuals(game, &*state, seats, seed, step);
+            whisky_planning_trade(&mut state, game, &mut log, step, seats, &mut rng, planning);
+            if state.outcome().is_some() {
+                return checked;
+            }
+        }
         let prompts = state.prompts();
         let seat = prompts[rng.index(prompts.len())].seat;
         let legal = state.legal(seat);
@@ -133,7 +311,10 @@ fn check_game(game: &dyn AnyGame, seed: u64, max_commands: usize) -> usize {
 #[test]
 fn no_seat_ever_sees_another_seats_secrets_in_any_game() {
     for game in games() {
-        let checked: usize = (0..12).map(|seed| check_game(*game, seed, 150)).sum();
+        let mut planning = PlanningTrades::default();
+        let checked: usize = (0..12)
+            .map(|seed| check_game(*game, seed, 150, &mut planning))
+            .sum();
         // The check must have had secrets to look for, or it proves nothing.
         assert!(
             checked > 0,
@@ -141,5 +322,28 @@ fn no_seat_ever_sees_another_seats_secrets_in_any_game() {
             game.kind()
         );
         eprintln!("{}: {checked} (seat, secret) pairs checked", game.kind());
+        if game.kind() == "whisky_race" {
+            // Every seat of a 3-seat table offered, accepted, declined and was refused during
+            // planning, and sealed amounts were swapped under the others' eyes.
+            for (i, [offers, accepts, declines, refused]) in
+                planning.by_seat.iter().take(3).enumerate()
+            {
+                eprintln!(
+                    "whisky_race planning trades of seat {}: {offers} offers, {accepts} \
+                     acceptances, {declines} declines, {refused} refused",
+                    i + 1
+                );
+                assert!(
+                    *offers > 0 && *accepts > 0 && *declines > 0 && *refused > 0,
+                    "seat {} did not trade in every way during planning",
+                    i + 1
+                );
+            }
+            assert!(planning.comparisons > 0, "no sealed amount was swapped");
+            eprintln!(
+                "whisky_race: {} counterfactual comparisons of sealed planning amounts",
+                planning.comparisons
+            );
+        }
     }
 }

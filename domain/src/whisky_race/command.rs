@@ -23,12 +23,12 @@ impl Direction {
 
 /// A piece on the track: a player's pawn or the Englishman.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Piece {
     /// The pawn of a seat.
     Pawn { seat: Seat },
     /// The Englishman (neutral red pawn).
-    Englishman,
+    Englishman {},
 }
 
 /// Pub reward (WR-074).
@@ -43,7 +43,7 @@ pub enum Reward {
 
 /// What an activated marker does (spec §5.3).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Action {
     /// Whisky marker: buy it for 4 malt (WR-067). Holy place: buy `marker`, a whisky marker lying
     /// anywhere on the board, for 8 malt (WR-080).
@@ -52,7 +52,7 @@ pub enum Action {
         marker: Option<MarkerId>,
     },
     /// Brown marker: collect the malt source or take the checkpoint (WR-071, WR-072).
-    Collect,
+    Collect {},
     /// Pub: sell one held whisky for a 5-VP marker or 12 malt (WR-074).
     Sell { whisky: MarkerId, reward: Reward },
     /// St Culabans feast: swap two markers lying on different spaces (WR-075).
@@ -65,11 +65,12 @@ pub enum Action {
     /// Holy place: turn one of your used single-use whiskies face up again (WR-079).
     Reactivate { whisky: MarkerId },
     /// Whisky or blue marker: do nothing (WR-063).
-    Decline,
+    Decline {},
 }
 
 /// What one side of a trade gives (WR-035).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Bundle {
     /// Malt from supply.
     #[serde(default)]
@@ -87,6 +88,7 @@ impl Bundle {
 
 /// Parameters of a whisky use (spec §5.2); which ones are needed depends on the whisky.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct UseParams {
     /// Coleraine, Convalmore, Glen Mhor: the targeted player.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -105,14 +107,16 @@ pub struct UseParams {
     pub direction: Option<Direction>,
 }
 
-/// A command of Scottish Highland Whisky Race.
+/// A command of Scottish Highland Whisky Race. Unknown fields are refused everywhere in a
+/// command; variants without parameters are empty structs because serde lets unit variants of
+/// an internally tagged enum ignore extra fields.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Command {
     /// D1 (random setup): replace one marker on the board by a fresh draw (WR-146).
     ReplaceSetupMarker { marker: MarkerId },
     /// D1 (random setup): keep the board as it is (WR-146).
-    PassReplacement,
+    PassReplacement {},
     /// D2 (group bidding): secret bid of 0..supply malt (WR-149).
     SubmitGroupBid { amount: u32 },
     /// D3/D6: propose an order for your tie group (a permutation of its members) (WR-027).
@@ -128,7 +132,7 @@ pub enum Command {
     /// D7: exactly `n` affordable steps forward (WR-054).
     Step { n: u32 },
     /// D7: every remaining affordable step, then the activation check (WR-055, WR-058).
-    FinishMovement,
+    FinishMovement {},
     /// D7/D9: declare the use of one of your whiskies (WR-084).
     UseWhisky {
         whisky: MarkerId,
@@ -138,15 +142,15 @@ pub enum Command {
     /// D8: activate one marker of your space (WR-060, WR-062).
     Activate { marker: MarkerId, action: Action },
     /// D9: end your turn; leftover chosen malt goes to the bank (WR-045, WR-046).
-    EndTurn,
+    EndTurn {},
     /// D10: veto the pending declaration with one of your unused Banffs (WR-089, WR-090).
     Veto { banff: MarkerId },
     /// D10: let the pending declaration pass (WR-089).
-    PassVeto,
+    PassVeto {},
     /// D11: secret duel bid of 0..supply malt (WR-105).
     SubmitDuelBid { amount: u32 },
     /// D12: pay the customs tax (1 malt per whisky held) from supply (WR-120).
-    PayTax,
+    PayTax {},
     /// D12: give up one whisky instead of paying (WR-120).
     DiscardWhisky { whisky: MarkerId },
     /// D13 (Englishman offer): choose the marker placed under the Englishman (WR-153).

@@ -96,7 +96,8 @@ pub enum Event {
     },
     /// Englishman offer: markers drawn face up (WR-153, WR-154, R5).
     EnglishmanOfferDrawn { markers: Vec<MarkerId> },
-    /// A round begins with its planning phase (WR-017, WR-018). Pending trade offers are cancelled (WR-038).
+    /// A round begins with its planning phase (WR-017, WR-018). Pending trade offers stay
+    /// pending: trading is open during planning (WR-156).
     RoundStarted { round: u32 },
     /// A sealed malt choice (WR-019..WR-021). Others see only the commitment, unless forced (WR-023).
     MaltCommitted {
@@ -155,9 +156,11 @@ pub enum Event {
         arrival: Option<u8>,
         triggers_end: bool,
     },
-    /// The activation check found the player not alone or on a space without marker (WR-058).
+    /// The activation check has nothing (more) to activate: the player is not alone, or no
+    /// marker is left on his space once its brown markers have applied (WR-058, WR-161).
     ActivationSkipped { seat: Seat, space: u8 },
-    /// D8 opens: the player must choose one marker of his space and its action (WR-060).
+    /// D8 opens: the player must choose one whisky or blue marker of his space and its action
+    /// (WR-060); brown markers have already applied (WR-161).
     ActivationPending {
         seat: Seat,
         space: u8,
@@ -170,13 +173,15 @@ pub enum Event {
         marker: Option<MarkerId>,
         automatic: bool,
     },
-    /// A whisky marker was bought (WR-067, WR-080); no veto window (WR-070).
+    /// A whisky marker was bought: from its own space, with no veto window (WR-067, WR-070), or
+    /// at the holy place once the activation's veto window closed without veto (WR-080, WR-158).
     WhiskyBought {
         seat: Seat,
         marker: MarkerId,
         price: u32,
     },
-    /// A location-marker activation declared; a veto window follows (WR-062, WR-087).
+    /// A location-marker activation declared, a holy-place purchase included (WR-158); a veto
+    /// window follows (WR-062, WR-087). Brown markers are declared automatically (WR-161).
     ActivationDeclared {
         seat: Seat,
         marker: MarkerId,
@@ -272,9 +277,16 @@ pub enum Event {
         met: Vec<Seat>,
         cause: EnglishmanCause,
     },
-    /// A met player owes nothing (no whisky held) (WR-119).
+    /// A met player held no whisky when the Englishman met him: he owes nothing (WR-119, WR-155).
     TaxNotOwed { seat: Seat },
-    /// Customs tax paid from supply (WR-120).
+    /// The tax of a met player, fixed when the Englishman met him: `amount` for the `whiskies`
+    /// he held then, which cannot leave his hands until he pays or discards (WR-155).
+    TaxAssessed {
+        seat: Seat,
+        amount: u32,
+        whiskies: Vec<MarkerId>,
+    },
+    /// Customs tax paid from supply: the amount fixed when he was met (WR-120, WR-155).
     TaxPaid { seat: Seat, amount: u32 },
     /// A whisky was discarded to the reserve instead of paying the tax (WR-120).
     WhiskyDiscarded {

@@ -1,7 +1,7 @@
 //! `evolve`: applies one event in place. Total: never fails, never draws, never panics on a
 //! history produced by `decide` (out-of-range values are ignored or saturated).
 
-use super::board::{Kind, MarkerId, board};
+use super::board::{Family, Kind, MarkerId, board};
 use super::command::Piece;
 use super::event::{Event, Trigger};
 use super::state::*;
@@ -65,7 +65,7 @@ fn arrive(s: &mut State, piece: Piece, arrival: Option<u8>, triggers_end: bool) 
     if triggers_end && s.trigger.is_none() {
         s.trigger = Some(match piece {
             Piece::Pawn { .. } => Trigger::Player,
-            Piece::Englishman => Trigger::Englishman,
+            Piece::Englishman {} => Trigger::Englishman,
         });
     }
 }
@@ -97,11 +97,11 @@ fn start_game(s: &mut State, seats: u8, options: &super::Options) {
         sealed: vec![None; n],
         revealed: vec![None; n],
         lost_turn: vec![false; n],
-        declared: vec![false; n],
         arrival: vec![None; n],
         initial_malt: u64::from(b.c.starting_malt) * n as u64,
         forward_steps: vec![0; n],
         kinclaith_shift: vec![0; n],
+        planning_trades: vec![0; n],
         ..State::default()
     };
     // WR-012 (starting whiskies) unless the group-bidding variant replaces them (WR-147).
@@ -128,10 +128,9 @@ fn start_turn(s: &mut State, seat: Seat) {
         seat,
         start_space: s.pawns[seat.index()],
         step: TurnStep::Movement,
-        exempt: None,
+        whisky_used: false,
         convalmore_blocked: None,
     });
-    s.declared.iter_mut().for_each(|d| *d = false);
     s.took_turn.push(seat);
     s.next += 1;
     s.turns_played += 1;
@@ -139,6 +138,34 @@ fn start_turn(s: &mut State, seat: Seat) {
 
 fn pop_decl(s: &mut State) -> Option<Decl> {
     s.decls.pop()
+}
+
+/// WR-083, WR-159: a whisky use (a veto included) counts against the per-turn limit only for
+/// the active player, during his own turn.
+fn count_use(s: &mut State, seat: Seat) {
+    if let Some(t) = s.turn.as_mut()
+        && t.seat == seat
+    {
+        t.whisky_used = true;
+    }
+}
+
+/// The seat that sent a trade command, from its event (statistics).
+fn trader(s: &State, e: &Event) -> Option<Seat> {
+    let offer = |id: &u32| s.offers.iter().find(|o| o.id == *id);
+    match e {
+        Event::TradeOffered { from, .. } => Some(*from),
+        Event::TradeAccepted { offer: id } | Event::TradeDeclined { offer: id } => {
+            offer(id).map(|o| o.to)
+        }
+        Event::TradeWithdrawn { offer: id } => offer(id).map(|o| o.from),
+        _ => None,
+    }
+}
+
+/// Settles the tax of `seat` (WR-120): it leaves the queue.
+fn settle_tax(s: &mut State, seat: Seat) {
+    s.taxes.retain(|t| t.seat != seat);
 }
 
 /// Applies one event.
@@ -151,6 +178,12 @@ pub fn evolve(s: &mut State, e: &Event) {
             | Event::TradeWithdrawn { .. }
     ) {
         s.trade_events += 1;
+        if s.phase == Phase::Planning
+            && let Some(seat) = trader(s, e)
+            && let Some(n) = s.planning_trades.get_mut(seat.index())
+        {
+            *n += 1;
+        }
     }
     match e {
         Event::GameStarted { seats, options, .. } => start_game(s, *seats, options),
@@ -250,8 +283,7 @@ pub fn evolve(s: &mut State, e: &Event) {
         }
         Event::RoundStarted { round } => {
             s.round = *round;
-            s.phase = Phase::Planning;
-            s.offers.clear(); // WR-038: trading closes for the planning phase.
+            s.phase = Phase::Planning; // Offers stay pending: trading is open (WR-156).
             s.sealed.iter_mut().for_each(|x| *x = None);
             s.revealed.iter_mut().for_each(|x| *x = None);
             s.lost_turn.iter_mut().for_each(|x| *x = false);
@@ -391,8 +423,11 @@ pub fn evolve(s: &mut State, e: &Event) {
                 offered: None,
                 cursor: *seat,
             });
-            // WR-064: the activation check is used up whatever happens next.
-            if let Some(t) = s.turn.as_mut() {
+            // WR-064: the activation check is used up whatever happens next — except by a brown
+            // marker, which applies on top of the player's choice (WR-161).
+            if marker.family() != Family::Brown
+                && let Some(t) = s.turn.as_mut()
+            {
                 t.step = TurnStep::PostActivation;
             }
         }
@@ -401,17 +436,7 @@ pub fn evolve(s: &mut State, e: &Event) {
             whisky,
             params,
         } => {
-            if let Some(d) = s.declared.get_mut(seat.index()) {
-                // WR-079: the exempt reuse of a reactivated whisky does not consume the limit.
-                let exempt = s.turn.as_ref().is_some_and(|t| t.exempt == Some(*whisky));
-                if exempt {
-                    if let Some(t) = s.turn.as_mut() {
-                        t.exempt = None;
-                    }
-                } else {
-                    *d = true;
-                }
-            }
+            count_use(s, *seat);
             s.decls.push(Decl {
                 seat: *seat,
                 what: Declared::Use {
@@ -438,8 +463,14 @@ pub fn evolve(s: &mut State, e: &Event) {
                 d.offered = None;
                 d.cursor = *seat;
             }
-            if let Some(d) = s.declared.get_mut(seat.index()) {
-                *d = true;
+            count_use(s, *seat);
+            s.vetoes += 1;
+            let unused_banffs = s
+                .held_by(*seat)
+                .filter(|m| m.kind() == Kind::Banff && !s.is_used(*m))
+                .count();
+            if unused_banffs >= 2 {
+                s.multi_banff_vetoes += 1;
             }
             s.decls.push(Decl {
                 seat: *seat,
@@ -500,11 +531,9 @@ pub fn evolve(s: &mut State, e: &Event) {
             set_loc(s, *marker_b, Loc::Space { space: *space_a });
         }
         Event::WhiskyReactivated { whisky, .. } => {
+            // WR-079, WR-160: usable again, within the turn's one whisky use.
             if let Some(u) = s.used.get_mut(whisky.index()) {
                 *u = false;
-            }
-            if let Some(t) = s.turn.as_mut() {
-                t.exempt = Some(*whisky);
             }
         }
         Event::BroraSuspended { brora } => {
@@ -596,7 +625,7 @@ pub fn evolve(s: &mut State, e: &Event) {
             }
         }
         Event::PieceMovedByKinclaith { piece, from, to } => match piece {
-            Piece::Englishman => s.englishman = *to,
+            Piece::Englishman {} => s.englishman = *to,
             Piece::Pawn { seat } => {
                 if seat_ok(s, *seat) {
                     s.pawns[seat.index()] = *to;
@@ -604,9 +633,8 @@ pub fn evolve(s: &mut State, e: &Event) {
                 }
             }
         },
-        Event::EnglishmanMoved { to, met, cause, .. } => {
+        Event::EnglishmanMoved { to, cause, .. } => {
             s.englishman = *to;
-            s.taxes = met.clone();
             if *cause == super::event::EnglishmanCause::EndOfRound {
                 s.phase = Phase::EndOfRound;
                 s.eor = Eor::Draw;
@@ -617,22 +645,23 @@ pub fn evolve(s: &mut State, e: &Event) {
                 t.step = TurnStep::Activation;
             }
         }
-        Event::TaxNotOwed { .. } => {
-            if !s.taxes.is_empty() {
-                s.taxes.remove(0);
-            }
-        }
+        Event::TaxNotOwed { .. } => {}
+        Event::TaxAssessed {
+            seat,
+            amount,
+            whiskies,
+        } => s.taxes.push(TaxDue {
+            seat: *seat,
+            amount: *amount,
+            whiskies: whiskies.clone(),
+        }),
         Event::TaxPaid { seat, amount } => {
             pay_bank(s, *seat, *amount);
-            if !s.taxes.is_empty() {
-                s.taxes.remove(0);
-            }
+            settle_tax(s, *seat);
         }
-        Event::WhiskyDiscarded { whisky, .. } => {
+        Event::WhiskyDiscarded { seat, whisky, .. } => {
             set_loc(s, *whisky, Loc::Reserve);
-            if !s.taxes.is_empty() {
-                s.taxes.remove(0);
-            }
+            settle_tax(s, *seat);
         }
         Event::TurnEnded { seat, .. } => {
             if seat_ok(s, *seat) {

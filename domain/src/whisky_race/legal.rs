@@ -21,7 +21,8 @@ pub fn activation_actions(s: &State, seat: Seat, marker: MarkerId) -> Vec<Action
     };
     match (marker.family(), marker.kind()) {
         (Family::Whisky, _) => push(Action::Buy { marker: None }),
-        (Family::Brown, _) => push(Action::Collect),
+        // WR-161: brown markers are applied by the engine, never chosen.
+        (Family::Brown, _) => {}
         (Family::Blue, Kind::Pub) => {
             for w in s.whiskies_of(seat) {
                 push(Action::Sell {
@@ -111,7 +112,7 @@ fn use_candidates(s: &State, seat: Seat, out: &mut Vec<Command>) {
                 let pieces = s
                     .all()
                     .map(|seat| Piece::Pawn { seat })
-                    .chain([Piece::Englishman]);
+                    .chain([Piece::Englishman {}]);
                 for piece in pieces {
                     for direction in [Direction::Forward, Direction::Backward] {
                         add(UseParams {
@@ -151,7 +152,7 @@ fn context_candidates(s: &State, seat: Seat) -> Vec<Command> {
             for b in s.held_by(seat).filter(|m| m.kind() == Kind::Banff) {
                 out.push(Command::Veto { banff: b });
             }
-            out.push(Command::PassVeto);
+            out.push(Command::PassVeto {});
         }
         return out;
     }
@@ -164,8 +165,8 @@ fn context_candidates(s: &State, seat: Seat) -> Vec<Command> {
         return out;
     }
     if !s.taxes.is_empty() {
-        if s.taxes.first() == Some(&seat) {
-            out.push(Command::PayTax);
+        if s.taxes.first().map(|t| t.seat) == Some(seat) {
+            out.push(Command::PayTax {});
             for w in s.whiskies_of(seat) {
                 out.push(Command::DiscardWhisky { whisky: w });
             }
@@ -180,7 +181,7 @@ fn context_candidates(s: &State, seat: Seat) -> Vec<Command> {
             {
                 out.push(Command::ReplaceSetupMarker { marker: m });
             }
-            out.push(Command::PassReplacement);
+            out.push(Command::PassReplacement {});
         }
         Phase::GroupBidding => {
             for amount in 0..=s.supply[seat.index()].min(board().c.starting_malt) {
@@ -219,7 +220,7 @@ fn context_candidates(s: &State, seat: Seat) -> Vec<Command> {
                 for n in 1..=affordable_steps(s, seat) {
                     out.push(Command::Step { n });
                 }
-                out.push(Command::FinishMovement);
+                out.push(Command::FinishMovement {});
                 use_candidates(s, seat, &mut out);
                 for m in s.markers_at(s.pawn(seat)) {
                     for action in activation_actions(s, seat, m) {
@@ -227,10 +228,10 @@ fn context_candidates(s: &State, seat: Seat) -> Vec<Command> {
                     }
                     out.push(Command::Activate {
                         marker: m,
-                        action: Action::Decline,
+                        action: Action::Decline {},
                     });
                 }
-                out.push(Command::EndTurn);
+                out.push(Command::EndTurn {});
             }
         }
         Phase::EndOfRound => {
@@ -260,22 +261,38 @@ fn trade_candidates(s: &State, seat: Seat) -> Vec<Command> {
         }
     }
     if !s.offers.iter().any(|o| o.from == seat) {
+        let mut offers = Vec::new();
         for to in s.all().filter(|t| *t != seat) {
             let one = Bundle {
                 malt: 1,
                 markers: Vec::new(),
             };
-            out.push(Command::OfferTrade {
+            offers.push(Command::OfferTrade {
                 to,
                 give: Bundle::default(),
                 receive: one.clone(),
             });
-            out.push(Command::OfferTrade {
+            offers.push(Command::OfferTrade {
                 to,
                 give: one,
                 receive: Bundle::default(),
             });
         }
+        offers.retain(|c| check(s, seat, c).is_ok());
+        // Whenever trading is open a seat with no offer of its own may offer: if neither
+        // representative fits (e.g. its sealed choice leaves it no malt, WR-156, and nobody else
+        // has any), the empty offer stands for the family, so that the kinds in the public
+        // prompts never depend on a sealed amount.
+        if offers.is_empty()
+            && let Some(to) = s.all().find(|t| *t != seat)
+        {
+            offers.push(Command::OfferTrade {
+                to,
+                give: Bundle::default(),
+                receive: Bundle::default(),
+            });
+        }
+        out.extend(offers);
     }
     out
 }
@@ -294,7 +311,7 @@ pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
 fn kind_of(c: &Command) -> &'static str {
     match c {
         Command::ReplaceSetupMarker { .. } => "replace_setup_marker",
-        Command::PassReplacement => "pass_replacement",
+        Command::PassReplacement {} => "pass_replacement",
         Command::SubmitGroupBid { .. } => "submit_group_bid",
         Command::ProposeOrder { .. } => "propose_order",
         Command::AcceptOrder { .. } => "accept_order",
@@ -302,14 +319,14 @@ fn kind_of(c: &Command) -> &'static str {
         Command::ChooseWhiskyGroup { .. } => "choose_whisky_group",
         Command::SubmitMaltChoice { .. } => "submit_malt_choice",
         Command::Step { .. } => "step",
-        Command::FinishMovement => "finish_movement",
+        Command::FinishMovement {} => "finish_movement",
         Command::UseWhisky { .. } => "use_whisky",
         Command::Activate { .. } => "activate",
-        Command::EndTurn => "end_turn",
+        Command::EndTurn {} => "end_turn",
         Command::Veto { .. } => "veto",
-        Command::PassVeto => "pass_veto",
+        Command::PassVeto {} => "pass_veto",
         Command::SubmitDuelBid { .. } => "submit_duel_bid",
-        Command::PayTax => "pay_tax",
+        Command::PayTax {} => "pay_tax",
         Command::DiscardWhisky { .. } => "discard_whisky",
         Command::ChooseEnglishmanMarker { .. } => "choose_englishman_marker",
         Command::OfferTrade { .. } => "offer_trade",
@@ -319,13 +336,31 @@ fn kind_of(c: &Command) -> &'static str {
     }
 }
 
+/// The state with every sealed amount replaced by 0: what everybody may know. Prompts are
+/// public, so they are computed from it: whether a seat may still accept or make an offer
+/// during planning must not tell the others how much it chose (WR-156, §4.2).
+fn public_projection(s: &State) -> std::borrow::Cow<'_, State> {
+    if s.sealed.iter().all(Option::is_none) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut public = s.clone();
+    for sealed in public.sealed.iter_mut().flatten() {
+        sealed.amount = 0;
+    }
+    std::borrow::Cow::Owned(public)
+}
+
 /// `Game::prompts`: every seat with at least one legal command, with the kinds it may send.
 /// Blocking contexts come first in each kind list; trade kinds (never blocking) follow.
+/// Computed on the public projection: a seat's own `legal` (which it alone sees) may lack an
+/// `accept_trade` its prompt shows, when its sealed choice makes that acceptance unaffordable.
 pub fn prompts(s: &State) -> Vec<Prompt> {
     let mut out = Vec::new();
     if matches!(s.phase, Phase::Over | Phase::NotStarted) {
         return out;
     }
+    let public = public_projection(s);
+    let s: &State = &public;
     for seat in s.all() {
         let mut kinds: Vec<&'static str> = Vec::new();
         for c in legal(s, seat) {
@@ -354,7 +389,7 @@ pub fn waits_for(s: &State, seat: Seat) -> bool {
             || (seat == d.defender && d.bids[1].is_none());
     }
     if let Some(first) = s.taxes.first() {
-        return *first == seat;
+        return first.seat == seat;
     }
     match s.phase {
         Phase::SetupReplacement => s.order.get(s.next) == Some(&seat),

@@ -50,7 +50,7 @@ pub struct Options {
 
 impl Game for WhiskyRace {
     const KIND: &'static str = "whisky_race";
-    const RULES_VERSION: &'static str = "whisky_race/1.0.0";
+    const RULES_VERSION: &'static str = "whisky_race/1.1.0";
     type Options = Options;
     type State = State;
     type Command = Command;

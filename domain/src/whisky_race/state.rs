@@ -68,11 +68,14 @@ pub enum TurnStep {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Turn {
     pub seat: Seat,
-    /// Space at the beginning of the turn (WR-086).
+    /// Space at the beginning of the turn (WR-157).
     pub start_space: u8,
     pub step: TurnStep,
-    /// Whisky reactivated at the holy place, whose next use is exempt from the limit (WR-079).
-    pub exempt: Option<MarkerId>,
+    /// The active player declared his one whisky use of the turn, a counter-veto included
+    /// (WR-083). It binds him during his own turn only (WR-159), and a whisky reactivated at the
+    /// holy place is no exception (WR-160).
+    #[serde(default)]
+    pub whisky_used: bool,
     /// A Convalmore whose swap was vetoed this turn (WR-092).
     pub convalmore_blocked: Option<MarkerId>,
 }
@@ -145,6 +148,15 @@ pub struct Tie {
     pub status: TieStatus,
 }
 
+/// A met player's customs tax, fixed when the Englishman met him (WR-155): `amount` for the
+/// `whiskies` he held then, which cannot leave his hands until it is settled.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaxDue {
+    pub seat: Seat,
+    pub amount: u32,
+    pub whiskies: Vec<MarkerId>,
+}
+
 /// A pending trade offer (WR-037).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Offer {
@@ -196,13 +208,12 @@ pub struct State {
     pub turn: Option<Turn>,
     /// Seats that actually took a turn this round, in order (WR-153).
     pub took_turn: Vec<Seat>,
-    /// Whisky use declared by each seat in the current player-turn (WR-083).
-    pub declared: Vec<bool>,
     /// Declaration stack, innermost last (§3.13).
     pub decls: Vec<Decl>,
     pub duel: Option<Duel>,
-    /// Met players still to decide their tax, in meeting order (WR-122).
-    pub taxes: Vec<Seat>,
+    /// Met players still to settle their tax, in meeting order (WR-122), each with the tax
+    /// fixed when he was met (WR-155).
+    pub taxes: Vec<TaxDue>,
     pub eor: Eor,
     /// Arrival index at the finish of each seat (WR-130).
     pub arrival: Vec<Option<u8>>,
@@ -222,6 +233,16 @@ pub struct State {
     pub turns_played: u32,
     /// Trade events so far (statistics and the greedy bot's heuristic).
     pub trade_events: u32,
+    /// Trade commands each seat made during planning phases (offers, acceptances, declines,
+    /// withdrawals; WR-156; statistics).
+    #[serde(default)]
+    pub planning_trades: Vec<u32>,
+    /// Banff vetoes declared (statistics).
+    #[serde(default)]
+    pub vetoes: u32,
+    /// Banff vetoes declared by a seat holding two unused Banffs (WR-159; statistics).
+    #[serde(default)]
+    pub multi_banff_vetoes: u32,
 }
 
 impl State {
@@ -281,16 +302,72 @@ impl State {
     pub fn active(&self) -> Option<Seat> {
         self.turn.as_ref().map(|t| t.seat)
     }
-    pub fn holds_unused_banff(&self, seat: Seat) -> bool {
+    /// Unused Banffs of `seat` that are not already declared in the pending veto chain.
+    pub fn vetoing_banffs(&self, seat: Seat) -> impl Iterator<Item = MarkerId> + '_ {
         self.held_by(seat)
-            .any(|m| m.kind() == Kind::Banff && !self.is_used(m))
+            .filter(|m| m.kind() == Kind::Banff && !self.is_used(*m) && !self.locked(*m))
     }
-    /// Trading is closed during secret commitments and after the game (WR-038).
+    /// Trading is open « à tout moment » (WR-039), planning included (WR-156); it is closed
+    /// only during the sealed bids of a duel or of the group-bidding variant, and after the
+    /// game (WR-038).
     pub fn trading_open(&self) -> bool {
         !matches!(
             self.phase,
-            Phase::NotStarted | Phase::Planning | Phase::GroupBidding | Phase::Over
+            Phase::NotStarted | Phase::GroupBidding | Phase::Over
         ) && self.duel.is_none()
+    }
+    /// The seat's sealed planning choice, while it is still secret (WR-156).
+    pub fn sealed_choice(&self, seat: Seat) -> Option<u32> {
+        if self.phase != Phase::Planning {
+            return None;
+        }
+        self.sealed.get(seat.index())?.as_ref().map(|x| x.amount)
+    }
+    /// Malt the seat's own pending offers give.
+    pub fn offered_malt(&self, seat: Seat) -> u32 {
+        self.offers
+            .iter()
+            .filter(|o| o.from == seat)
+            .map(|o| o.give.malt)
+            .sum()
+    }
+    /// Malt the seat owes to a holy-place purchase it declared and that has not resolved yet
+    /// (WR-158): it cannot be traded away meanwhile.
+    pub fn committed_malt(&self, seat: Seat) -> u32 {
+        let holy = board().c.holy_place_whisky_price;
+        self.decls
+            .iter()
+            .filter(|d| {
+                d.seat == seat
+                    && matches!(
+                        d.what,
+                        Declared::Activation {
+                            action: Action::Buy { marker: Some(_) },
+                            ..
+                        }
+                    )
+            })
+            .count() as u32
+            * holy
+    }
+    /// WR-156: the malt `seat` may still give in a trade it offers or accepts. Once it has
+    /// sealed its planning choice: its supply minus that choice (chosen malt is never traded,
+    /// WR-036) minus what its own pending offers already give. Counting the offers keeps every
+    /// pending offer of a sealed seat affordable, so that another seat accepting it can never be
+    /// refused because of the sealed amount (which would reveal it).
+    pub fn tradeable_malt(&self, seat: Seat) -> u32 {
+        let supply = self.supply[seat.index()].saturating_sub(self.committed_malt(seat));
+        match self.sealed_choice(seat) {
+            Some(chosen) => supply.saturating_sub(chosen + self.offered_malt(seat)),
+            None => supply,
+        }
+    }
+    /// The seat whose unsettled tax is owed on `marker`, if any (WR-155).
+    pub fn owed_on(&self, marker: MarkerId) -> Option<Seat> {
+        self.taxes
+            .iter()
+            .find(|t| t.whiskies.contains(&marker))
+            .map(|t| t.seat)
     }
     /// Markers named by unresolved declarations (WR-040).
     pub fn locked(&self, marker: MarkerId) -> bool {
@@ -301,6 +378,7 @@ impl State {
                         Action::Sell { whisky, .. } | Action::Reactivate { whisky } => {
                             *whisky == marker
                         }
+                        Action::Buy { marker: Some(m) } => *m == marker, // WR-158
                         _ => false,
                     }
             }

@@ -67,6 +67,23 @@ pub fn check_invariants(s: &State) -> Result<(), String> {
             return Err(format!("{seat} is off the track"));
         }
     }
+    // WR-156: a sealed seat's pending offers always fit beside its choice, so accepting one of
+    // them can never fail because of the secret.
+    for seat in s.all() {
+        if let Some(chosen) = s.sealed_choice(seat)
+            && chosen + s.offered_malt(seat) > s.supply[seat.index()]
+        {
+            return Err(format!(
+                "{seat}'s pending offers do not fit beside its sealed choice"
+            ));
+        }
+    }
+    // WR-155: whiskies owed on stay in the taxed player's hands until he settles.
+    for tax in &s.taxes {
+        if let Some(m) = tax.whiskies.iter().find(|m| !s.holds(tax.seat, **m)) {
+            return Err(format!("{m} left {} before the tax was settled", tax.seat));
+        }
+    }
     if s.englishman > b.finish {
         return Err("the Englishman is off the track".into());
     }
@@ -109,6 +126,9 @@ pub fn simulate(games: u64, seed: u64) -> Result<serde_json::Value, SimFailure> 
     let mut draws = 0u64;
     let (mut greedy_games, mut greedy_wins, mut greedy_expected) = (0u64, 0u64, 0.0f64);
     let (mut random_seat_games, mut random_wins) = (0u64, 0u64);
+    let (mut planning_trades, mut planning_trade_games, mut greedy_planning_trades) =
+        (0u64, 0u64, 0u64);
+    let (mut vetoes, mut multi_banff_vetoes, mut multi_banff_games) = (0u64, 0u64, 0u64);
     for g in 0..games {
         let game_seed = seed.wrapping_mul(1_000_003).wrapping_add(g);
         let seats = 3 + (g % 4) as u8;
@@ -129,6 +149,16 @@ pub fn simulate(games: u64, seed: u64) -> Result<serde_json::Value, SimFailure> 
         rounds.push(u64::from(played.state.round));
         turns.push(u64::from(played.state.turns_played));
         *by_rounds.entry(played.state.round).or_default() += 1;
+        let st = &played.state;
+        let game_planning_trades: u64 = st.planning_trades.iter().map(|n| u64::from(*n)).sum();
+        planning_trades += game_planning_trades;
+        planning_trade_games += u64::from(game_planning_trades > 0);
+        if let Some(i) = greedy_seat {
+            greedy_planning_trades += u64::from(st.planning_trades[i]);
+        }
+        vetoes += u64::from(st.vetoes);
+        multi_banff_vetoes += u64::from(st.multi_banff_vetoes);
+        multi_banff_games += u64::from(st.multi_banff_vetoes > 0);
         seats_hist[usize::from(seats)] += 1;
         if played.state.trigger == Some(super::event::Trigger::Englishman) {
             englishman_first += 1;
@@ -184,6 +214,16 @@ pub fn simulate(games: u64, seed: u64) -> Result<serde_json::Value, SimFailure> 
             "seat_games": random_seat_games,
             "wins": random_wins,
             "win_pct": pct(random_wins, random_seat_games),
+        },
+        "planning_trades": {
+            "trade_commands": planning_trades,
+            "by_greedy_bots": greedy_planning_trades,
+            "games_with_some": planning_trade_games,
+        },
+        "banff_vetoes": {
+            "vetoes": vetoes,
+            "by_a_seat_holding_two_unused_banffs": multi_banff_vetoes,
+            "games_with_such_a_veto": multi_banff_games,
         },
     }))
 }

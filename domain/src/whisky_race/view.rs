@@ -61,6 +61,15 @@ pub struct DuelView {
     pub my_bid: Option<u32>,
 }
 
+/// A met player's customs tax still to settle, fixed when he was met (WR-155).
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+pub struct TaxView {
+    pub seat: Seat,
+    pub amount: u32,
+    /// The whiskies he held when met: they cannot change hands until he pays or discards.
+    pub whiskies: Vec<MarkerId>,
+}
+
 #[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 pub struct TieView {
     pub group: u8,
@@ -126,7 +135,8 @@ pub struct View {
     pub suspended_broras: Vec<MarkerId>,
     pub declarations: Vec<DeclarationView>,
     pub duel: Option<DuelView>,
-    pub taxes_pending: Vec<Seat>,
+    /// Met players still to settle their tax, in meeting order (WR-122, WR-155).
+    pub taxes_pending: Vec<TaxView>,
     pub ties: Vec<TieView>,
     pub offers: Vec<OfferView>,
     pub trigger: Option<Trigger>,
@@ -232,7 +242,15 @@ pub fn view(s: &State, viewer: Viewer) -> View {
             })
             .collect(),
         duel,
-        taxes_pending: s.taxes.clone(),
+        taxes_pending: s
+            .taxes
+            .iter()
+            .map(|t| TaxView {
+                seat: t.seat,
+                amount: t.amount,
+                whiskies: t.whiskies.clone(),
+            })
+            .collect(),
         ties: s
             .ties
             .iter()
@@ -429,7 +447,9 @@ pub fn heuristic(s: &State, seat: Seat) -> i64 {
     let brora = s.held_by(seat).filter(|m| m.kind() == Kind::Brora).count() as i64;
     let finished = if s.arrival[i].is_some() { 8 } else { 0 };
     // Trading is a no-op for this bot: each trade event costs, so it never stalls a decision
-    // it owes by answering offers instead (random bots do the trading).
+    // it owes by answering offers instead. When it is prompted for trades only (e.g. during
+    // planning once its choice is sealed, WR-156) it still trades: it takes the least costly
+    // command, a gift before anything else.
     let trades = 40 * i64::from(s.trade_events);
     4 * i64::from(s.pawns[i])
         + 2 * i64::from(s.supply[i])

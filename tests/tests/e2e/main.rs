@@ -13,3 +13,4 @@ mod openapi;
 mod play;
 mod reliability;
 mod store;
+mod whisky_race_rules;

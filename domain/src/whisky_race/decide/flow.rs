@@ -75,15 +75,12 @@ pub(super) fn settle_once(ctx: &mut Ctx, rng: &mut dyn Rng) -> bool {
         }
         return false;
     }
-    // D12: customs tax.
-    if let Some(&seat) = s.taxes.first() {
-        let t = s.whisky_count(seat) * board().c.tax_per_whisky;
-        if t == 0 {
-            ctx.emit(Event::TaxNotOwed { seat });
-            return true;
-        }
+    // D12: customs tax, at the amount fixed when he was met (WR-155). WR-009: with a supply
+    // below it and a single whisky, discarding that whisky is the only option.
+    if let Some(tax) = s.taxes.first() {
+        let seat = tax.seat;
         let whiskies: Vec<MarkerId> = s.whiskies_of(seat).collect();
-        if s.supply[seat.index()] < t && whiskies.len() == 1 {
+        if s.supply[seat.index()] < tax.amount && whiskies.len() == 1 {
             ctx.emit(Event::WhiskyDiscarded {
                 seat,
                 whisky: whiskies[0],
@@ -159,10 +156,11 @@ pub(super) fn settle_once(ctx: &mut Ctx, rng: &mut dyn Rng) -> bool {
             true
         }
         Phase::Planning => {
-            // WR-023: supply 0 → 0, supply 1 → 1, automatically.
+            // WR-023: supply 0 → 0, supply 1 → 1, automatically — unless the seat's own
+            // pending offers give malt, which it must withdraw first (WR-156).
             for seat in s.all() {
                 let supply = s.supply[seat.index()];
-                if s.sealed[seat.index()].is_none() && supply <= 1 {
+                if s.sealed[seat.index()].is_none() && supply <= 1 && s.offered_malt(seat) == 0 {
                     let (salt, commitment) = commit(rng, supply);
                     ctx.emit(Event::MaltCommitted {
                         seat,
@@ -309,7 +307,10 @@ pub(super) fn finish_setup(ctx: &mut Ctx, rng: &mut dyn Rng) {
     ctx.emit(Event::RoundStarted { round: 1 });
 }
 
-/// WR-058..WR-063: the single activation check of the turn.
+/// WR-058..WR-063, WR-161: the single activation check of the turn. Every brown marker of the
+/// space applies automatically first, one declaration (and veto window) each; the check stays
+/// open meanwhile (a resolved or vetoed brown marker leaves the space). Then the player
+/// activates one of the other markers, if any.
 pub(super) fn activation_check(ctx: &mut Ctx, seat: Seat) {
     let s = &ctx.s;
     let space = s.pawn(seat);
@@ -319,12 +320,12 @@ pub(super) fn activation_check(ctx: &mut Ctx, seat: Seat) {
         ctx.emit(Event::ActivationSkipped { seat, space });
         return;
     }
-    if markers.len() == 1 && markers[0].family() == Family::Brown {
-        // WR-061: a lone brown marker activates automatically (a veto window still follows).
+    if let Some(brown) = markers.iter().find(|m| m.family() == Family::Brown) {
+        // WR-061, WR-161: never chosen, never declined; a veto window still follows (WR-087).
         ctx.emit(Event::ActivationDeclared {
             seat,
-            marker: markers[0],
-            action: Action::Collect,
+            marker: *brown,
+            action: Action::Collect {},
             automatic: true,
         });
         return;

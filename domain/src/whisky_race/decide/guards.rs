@@ -38,18 +38,27 @@ pub fn affordable_steps(s: &State, seat: Seat) -> u32 {
     n
 }
 
-/// WR-086: X is passed by the active player iff start_P < space_X < space_P.
+/// WR-157 (replaces WR-086's strict test): X is passed by the active player P iff
+/// start_P ≤ space_X < space_P at the declaration. A player who shared P's starting space and
+/// whom P left behind was overtaken; one level with P or ahead of him was not.
 pub fn is_passed(s: &State, target: Seat) -> bool {
     let Some(t) = &s.turn else { return false };
     target != t.seat
         && s.has_seat(target)
-        && t.start_space < s.pawn(target)
+        && t.start_space <= s.pawn(target)
         && s.pawn(target) < s.pawn(t.seat)
 }
 
-/// WR-088: eligible vetoer for the top declaration.
+/// WR-088, WR-159: an eligible vetoer for the top declaration is not its declarer and holds an
+/// unused Banff not already declared in this chain. The one-whisky-per-turn limit (WR-083)
+/// binds only the active player: during another player's turn a player may veto in every
+/// window, once per window (the window is offered to each seat once, WR-089).
 pub fn eligible_vetoer(s: &State, seat: Seat, declarer: Seat) -> bool {
-    seat != declarer && s.holds_unused_banff(seat) && !s.declared[seat.index()]
+    let limited = s
+        .turn
+        .as_ref()
+        .is_some_and(|t| t.seat == seat && t.whisky_used);
+    seat != declarer && s.vetoing_banffs(seat).next().is_some() && !limited
 }
 
 pub(super) fn seat_or(s: &State, seat: Seat, rule: &'static str) -> Res {
@@ -60,7 +69,7 @@ pub(super) fn seat_or(s: &State, seat: Seat, rule: &'static str) -> Res {
 
 pub(super) fn piece_space(s: &State, piece: Piece) -> Option<u8> {
     match piece {
-        Piece::Englishman => Some(s.englishman),
+        Piece::Englishman {} => Some(s.englishman),
         Piece::Pawn { seat } => s.has_seat(seat).then(|| s.pawn(seat)),
     }
 }
@@ -112,9 +121,13 @@ pub fn check(s: &State, actor: Seat, command: &Command) -> Res {
             )?;
             ensure(!s.is_used(*banff), "WR-082", || {
                 format!("{banff} is already used")
+            })?;
+            // WR-159: each Banff once; one already declared in this chain is being used.
+            ensure(!s.locked(*banff), "WR-159", || {
+                format!("{banff} is already declared in this veto chain")
             })
         }
-        Command::PassVeto => check_window(s, actor),
+        Command::PassVeto {} => check_window(s, actor),
         Command::SubmitDuelBid { amount } => {
             let d = s
                 .duel
@@ -134,16 +147,19 @@ pub fn check(s: &State, actor: Seat, command: &Command) -> Res {
                 "a duel bid comes from your supply only".into()
             })
         }
-        Command::PayTax | Command::DiscardWhisky { .. } => {
+        Command::PayTax {} | Command::DiscardWhisky { .. } => {
             ensure(s.decls.is_empty() && s.duel.is_none(), "WR-122", || {
                 "no tax decision is open now".into()
             })?;
-            ensure(s.taxes.first() == Some(&actor), "WR-122", || {
-                "it is not your tax decision".into()
-            })?;
+            ensure(
+                s.taxes.first().map(|t| t.seat) == Some(actor),
+                "WR-122",
+                || "it is not your tax decision".into(),
+            )?;
             match command {
-                Command::PayTax => {
-                    let t = s.whisky_count(actor) * board().c.tax_per_whisky;
+                Command::PayTax {} => {
+                    // WR-155: the amount fixed when the Englishman met him.
+                    let t = s.taxes.first().map_or(0, |t| t.amount);
                     ensure(s.supply[actor.index()] >= t, "WR-120", || {
                         format!(
                             "the tax is {t} and no partial payment is allowed; discard a whisky instead"
@@ -171,7 +187,11 @@ pub fn check(s: &State, actor: Seat, command: &Command) -> Res {
                 return Err(rv("WR-105", "duel bids are pending"));
             }
             if let Some(t) = s.taxes.first() {
-                return Err(rv("WR-122", format!("the customs tax of {t} is pending")));
+                let seat = t.seat;
+                return Err(rv(
+                    "WR-122",
+                    format!("the customs tax of {seat} is pending"),
+                ));
             }
             check_phase_command(s, actor, command)
         }
@@ -201,7 +221,7 @@ pub(super) fn check_phase_command(s: &State, actor: Seat, command: &Command) -> 
                 "the reserve is empty".into()
             })
         }
-        Command::PassReplacement => check_d1(s, actor),
+        Command::PassReplacement {} => check_d1(s, actor),
         Command::SubmitGroupBid { amount } => {
             ensure(s.phase == Phase::GroupBidding, "WR-149", || {
                 "group bids are not open".into()
@@ -263,6 +283,15 @@ pub(super) fn check_phase_command(s: &State, actor: Seat, command: &Command) -> 
             })?;
             ensure(*amount >= 1 || supply == 0, "WR-020", || {
                 "with malt in supply you must choose at least 1".into()
+            })?;
+            // WR-156, WR-036: malt promised by your own pending offers cannot also be chosen,
+            // so that those offers stay affordable whatever you chose.
+            let offered = s.offered_malt(actor);
+            ensure(*amount + offered <= supply, "WR-156", || {
+                format!(
+                    "your pending offers give {offered} malt: choose at most {} or withdraw an offer",
+                    supply.saturating_sub(offered)
+                )
             })
         }
         Command::Step { n } => {
@@ -274,13 +303,13 @@ pub(super) fn check_phase_command(s: &State, actor: Seat, command: &Command) -> 
                 format!("only {can} step(s) are affordable now")
             })
         }
-        Command::FinishMovement => {
+        Command::FinishMovement {} => {
             check_active(s, actor, "WR-042")?;
             check_movement(s)
         }
         Command::UseWhisky { whisky, params } => check_use(s, actor, *whisky, params),
         Command::Activate { marker, action } => check_activate(s, actor, *marker, action),
-        Command::EndTurn => {
+        Command::EndTurn {} => {
             check_active(s, actor, "WR-042")?;
             let step = s.turn.as_ref().map(|t| t.step);
             ensure(step == Some(TurnStep::PostActivation), "WR-046", || {
@@ -384,11 +413,10 @@ pub(super) fn check_use(s: &State, actor: Seat, whisky: MarkerId, p: &UseParams)
     ensure(t.convalmore_blocked != Some(whisky), "WR-092", || {
         "this Convalmore was vetoed this turn".into()
     })?;
-    ensure(
-        !s.declared[actor.index()] || t.exempt == Some(whisky),
-        "WR-083",
-        || "you already declared a whisky use this turn".into(),
-    )?;
+    // WR-083, WR-160: one whisky use per turn, a whisky reactivated at the holy place included.
+    ensure(!t.whisky_used, "WR-083", || {
+        "you already declared a whisky use this turn".into()
+    })?;
     // Parse, don't validate: parameters a whisky does not take are refused, so that every
     // accepted use has one canonical form (the one `legal` lists).
     let expected = match kind {
@@ -428,7 +456,7 @@ pub(super) fn check_use(s: &State, actor: Seat, whisky: MarkerId, p: &UseParams)
                 .target
                 .ok_or_else(|| rv("WR-100", "Coleraine needs a target player"))?;
             seat_or(s, target, "WR-100")?;
-            ensure(is_passed(s, target), "WR-086", || {
+            ensure(is_passed(s, target), "WR-157", || {
                 format!("you did not pass {target} this turn")
             })
         }
@@ -437,7 +465,7 @@ pub(super) fn check_use(s: &State, actor: Seat, whisky: MarkerId, p: &UseParams)
                 .target
                 .ok_or_else(|| rv("WR-101", "Convalmore needs a target player"))?;
             seat_or(s, target, "WR-101")?;
-            ensure(is_passed(s, target), "WR-086", || {
+            ensure(is_passed(s, target), "WR-157", || {
                 format!("you did not pass {target} this turn")
             })?;
             let take = p
@@ -494,14 +522,14 @@ pub fn action_legal(s: &State, actor: Seat, marker: MarkerId, action: &Action) -
                 format!("a whisky marker costs {}", c.whisky_marker_price)
             })
         }
-        (Family::Whisky, _, Action::Decline) => Ok(()),
+        (Family::Whisky, _, Action::Decline {}) => Ok(()),
         (Family::Whisky, _, _) => Err(rv("WR-063", "a whisky marker is bought or declined")),
-        (Family::Brown, _, Action::Collect) => Ok(()),
+        // WR-061, WR-161: brown markers apply automatically; they are never chosen or declined.
         (Family::Brown, _, _) => Err(rv(
-            "WR-061",
-            "a brown marker is collected automatically, it cannot be declined",
+            "WR-161",
+            "a brown marker applies automatically; it is never chosen or declined",
         )),
-        (Family::Blue, _, Action::Decline) => Ok(()),
+        (Family::Blue, _, Action::Decline {}) => Ok(()),
         (Family::Blue, Kind::Pub, Action::Sell { whisky, .. }) => ensure(
             s.holds(actor, *whisky) && whisky.is_whisky(),
             "WR-074",
@@ -600,14 +628,34 @@ pub(super) fn check_offer(
     ensure(to != actor, "WR-037", || {
         "a trade needs another player".into()
     })?;
-    ensure(give.malt <= s.supply[actor.index()], "WR-005", || {
-        "you can give malt from your supply only".into()
-    })?;
+    check_own_malt(s, actor, give.malt, "WR-005")?;
+    // The recipient's side is checked on public figures only: his sealed choice is his own
+    // business and is checked when he accepts (WR-156).
     ensure(receive.malt <= s.supply[to.index()], "WR-037", || {
         format!("{to} has not that much malt in supply")
     })?;
     check_bundle_markers(s, actor, give)?;
     check_bundle_markers(s, to, receive)
+}
+
+/// The actor gives `malt` in a trade (offering or accepting). Every refusal here is about the
+/// actor's own malt and goes to the actor only.
+pub(super) fn check_own_malt(s: &State, actor: Seat, malt: u32, rule: &'static str) -> Res {
+    let supply = s.supply[actor.index()];
+    ensure(malt <= supply, rule, || {
+        "you can give malt from your supply only".into()
+    })?;
+    ensure(
+        malt <= supply.saturating_sub(s.committed_malt(actor)),
+        "WR-158",
+        || "the malt of your declared holy-place purchase cannot be traded".into(),
+    )?;
+    let tradeable = s.tradeable_malt(actor);
+    ensure(malt <= tradeable, "WR-156", || {
+        format!(
+            "your sealed malt choice and your pending offers leave you {tradeable} malt to trade"
+        )
+    })
 }
 
 pub(super) fn check_bundle_markers(s: &State, owner: Seat, b: &Bundle) -> Res {
@@ -624,6 +672,12 @@ pub(super) fn check_bundle_markers(s: &State, owner: Seat, b: &Bundle) -> Res {
         ensure(!s.locked(*m), "WR-040", || {
             format!("{m} is named in a pending declaration")
         })?;
+        if let Some(taxed) = s.owed_on(*m) {
+            return Err(rv(
+                "WR-155",
+                format!("{taxed} owes the customs tax on {m}: it cannot change hands until paid"),
+            ));
+        }
     }
     Ok(())
 }
@@ -642,13 +696,19 @@ pub(super) fn check_accept(s: &State, actor: Seat, offer: u32) -> Res {
                 format!("no pending offer {offer} addressed to you"),
             )
         })?;
-    // WR-037: re-validate ownership and amounts at acceptance.
-    ensure(o.give.malt <= s.supply[o.from.index()], "WR-037", || {
+    // WR-037: re-validate ownership and amounts at acceptance, on public figures for the
+    // offerer: a sealed offerer's pending offers always fit beside his sealed choice (WR-156,
+    // `State::tradeable_malt`), so his secret never decides this answer.
+    let from = o.from;
+    ensure(o.give.malt <= s.supply[from.index()], "WR-037", || {
         "the offerer no longer has that malt".into()
     })?;
-    ensure(o.receive.malt <= s.supply[actor.index()], "WR-037", || {
-        "you no longer have that malt".into()
-    })?;
+    ensure(
+        o.give.malt <= s.supply[from.index()].saturating_sub(s.committed_malt(from)),
+        "WR-158",
+        || format!("{from}'s malt is committed to a declared holy-place purchase"),
+    )?;
+    check_own_malt(s, actor, o.receive.malt, "WR-037")?;
     check_bundle_markers(s, o.from, &o.give)?;
     check_bundle_markers(s, actor, &o.receive)
 }

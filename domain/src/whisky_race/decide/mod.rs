@@ -87,7 +87,7 @@ pub(super) fn execute(ctx: &mut Ctx, actor: Seat, command: &Command, rng: &mut d
                 replacement,
             });
         }
-        Command::PassReplacement => ctx.emit(Event::SetupReplacementPassed { seat: actor }),
+        Command::PassReplacement {} => ctx.emit(Event::SetupReplacementPassed { seat: actor }),
         Command::SubmitGroupBid { amount } => {
             let (salt, commitment) = commit(rng, *amount);
             ctx.emit(Event::GroupBidCommitted {
@@ -171,7 +171,7 @@ pub(super) fn execute(ctx: &mut Ctx, actor: Seat, command: &Command, rng: &mut d
                 one_step(ctx, actor);
             }
         }
-        Command::FinishMovement => {
+        Command::FinishMovement {} => {
             // WR-053, WR-055: every affordable step, then the movement step ends.
             while affordable_steps(&ctx.s, actor) > 0 {
                 one_step(ctx, actor);
@@ -184,22 +184,19 @@ pub(super) fn execute(ctx: &mut Ctx, actor: Seat, command: &Command, rng: &mut d
             params: params.clone(),
         }),
         Command::Activate { marker, action } => match (marker.family(), action) {
-            (_, Action::Decline) => ctx.emit(Event::ActivationDeclined {
+            (_, Action::Decline {}) => ctx.emit(Event::ActivationDeclined {
                 seat: actor,
                 marker: Some(*marker),
                 automatic: false,
             }),
-            // WR-067, WR-070: buying a whisky marker opens no veto window.
+            // WR-067, WR-070: buying a whisky marker from its own space opens no veto window.
             (Family::Whisky, Action::Buy { .. }) => ctx.emit(Event::WhiskyBought {
                 seat: actor,
                 marker: *marker,
                 price: board().c.whisky_marker_price,
             }),
-            (_, Action::Buy { marker: Some(m) }) => ctx.emit(Event::WhiskyBought {
-                seat: actor,
-                marker: *m,
-                price: board().c.holy_place_whisky_price,
-            }),
+            // Every location-marker activation is declared and opens a veto window, the
+            // holy-place purchase included (WR-062, WR-158).
             _ => ctx.emit(Event::ActivationDeclared {
                 seat: actor,
                 marker: *marker,
@@ -207,7 +204,7 @@ pub(super) fn execute(ctx: &mut Ctx, actor: Seat, command: &Command, rng: &mut d
                 automatic: false,
             }),
         },
-        Command::EndTurn => {
+        Command::EndTurn {} => {
             let unused_malt = s.chosen[actor.index()];
             ctx.emit(Event::TurnEnded {
                 seat: actor,
@@ -218,7 +215,7 @@ pub(super) fn execute(ctx: &mut Ctx, actor: Seat, command: &Command, rng: &mut d
             seat: actor,
             banff: *banff,
         }),
-        Command::PassVeto => ctx.emit(Event::VetoPassed { seat: actor }),
+        Command::PassVeto {} => ctx.emit(Event::VetoPassed { seat: actor }),
         Command::SubmitDuelBid { amount } => {
             let (salt, commitment) = commit(rng, *amount);
             ctx.emit(Event::DuelBidCommitted {
@@ -229,8 +226,9 @@ pub(super) fn execute(ctx: &mut Ctx, actor: Seat, command: &Command, rng: &mut d
                 forced: false,
             });
         }
-        Command::PayTax => {
-            let amount = s.whisky_count(actor) * board().c.tax_per_whisky;
+        Command::PayTax {} => {
+            // WR-155: the amount fixed when the Englishman met him.
+            let amount = s.taxes.first().map_or(0, |t| t.amount);
             ctx.emit(Event::TaxPaid {
                 seat: actor,
                 amount,
@@ -296,7 +294,7 @@ pub(super) fn one_step(ctx: &mut Ctx, seat: Seat) {
 pub(super) fn arrival(ctx: &mut Ctx, piece: Piece) {
     let arrival = match piece {
         Piece::Pawn { .. } => Some(ctx.s.arrivals + 1),
-        Piece::Englishman => None,
+        Piece::Englishman {} => None,
     };
     let triggers_end = ctx.s.trigger.is_none();
     ctx.emit(Event::FinishReached {
@@ -361,10 +359,23 @@ pub(super) fn move_englishman(ctx: &mut Ctx, n: u8, dir: i32, cause: EnglishmanC
     ctx.emit(Event::EnglishmanMoved {
         from,
         to,
-        met,
+        met: met.clone(),
         cause,
     });
+    // WR-119, WR-155: each met player's tax is fixed now, on the whiskies he holds now.
+    for seat in met {
+        let whiskies: Vec<MarkerId> = ctx.s.whiskies_of(seat).collect();
+        if whiskies.is_empty() {
+            ctx.emit(Event::TaxNotOwed { seat });
+        } else {
+            ctx.emit(Event::TaxAssessed {
+                seat,
+                amount: whiskies.len() as u32 * board().c.tax_per_whisky,
+                whiskies,
+            });
+        }
+    }
     if to == ctx.s.finish() && from != to {
-        arrival(ctx, Piece::Englishman);
+        arrival(ctx, Piece::Englishman {});
     }
 }

@@ -80,12 +80,14 @@ pub(super) fn effect(ctx: &mut Ctx, d: &Decl) {
 
 pub(super) fn activation_effect(ctx: &mut Ctx, seat: Seat, marker: MarkerId, action: &Action) {
     match action {
-        Action::Collect if marker.kind().is_malt_source() => ctx.emit(Event::MaltSourceCollected {
-            seat,
-            marker,
-            amount: marker.kind().value(),
-        }),
-        Action::Collect => ctx.emit(Event::CheckpointTaken { seat, marker }),
+        Action::Collect {} if marker.kind().is_malt_source() => {
+            ctx.emit(Event::MaltSourceCollected {
+                seat,
+                marker,
+                amount: marker.kind().value(),
+            })
+        }
+        Action::Collect {} => ctx.emit(Event::CheckpointTaken { seat, marker }),
         Action::Sell { whisky, reward } => ctx.emit(Event::WhiskySold {
             seat,
             whisky: *whisky,
@@ -119,7 +121,13 @@ pub(super) fn activation_effect(ctx: &mut Ctx, seat: Seat, marker: MarkerId, act
             seat,
             whisky: *whisky,
         }),
-        Action::Buy { .. } | Action::Decline => {}
+        // WR-080, WR-158: the holy-place purchase happens once its veto window closed.
+        Action::Buy { marker: Some(m) } => ctx.emit(Event::WhiskyBought {
+            seat,
+            marker: *m,
+            price: board().c.holy_place_whisky_price,
+        }),
+        Action::Buy { marker: None } | Action::Decline {} => {}
     }
 }
 

@@ -75,7 +75,7 @@ fn tc01_turn_order_by_chosen_malt() {
 fn tc02_plain_movement() {
     let mut t = Table::standard(3);
     t.pawn(1, 10).chosen(1, 2).turns(&[1]);
-    let ev = t.send(1, Command::FinishMovement);
+    let ev = t.send(1, Command::FinishMovement {});
     let costs: Vec<u32> = ev
         .iter()
         .filter_map(|e| {
@@ -107,14 +107,14 @@ fn tc03_squabbling_costs() {
         .chosen(1, 3)
         .turns(&[1]);
     t.reject(1, Command::Step { n: 2 }, "WR-054");
-    let ev = t.send(1, Command::FinishMovement);
+    let ev = t.send(1, Command::FinishMovement {});
     assert_eq!((t.pawn_of(1), t.chosen_of(1)), (11, 1));
     // Not alone (Green on 11): no activation although pub#1 lies there.
     assert!(has_event(&ev, |e| matches!(
         e,
         Event::ActivationSkipped { space: 11, .. }
     )));
-    let ev = t.send(1, Command::EndTurn);
+    let ev = t.send(1, Command::EndTurn {});
     assert!(has_event(&ev, |e| matches!(
         e,
         Event::TurnEnded { unused_malt: 1, .. }
@@ -127,7 +127,7 @@ fn tc03_squabbling_costs() {
         .pawn(3, 11)
         .chosen(1, 4)
         .turns(&[1]);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     assert_eq!((t.pawn_of(1), t.chosen_of(1)), (12, 0));
 }
 
@@ -140,7 +140,7 @@ fn tc04_three_pawns_on_one_space() {
         .pawn(3, 13)
         .chosen(1, 2)
         .turns(&[1]);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     assert_eq!((t.pawn_of(1), t.chosen_of(1)), (13, 1));
     let mut t = Table::standard(3);
     t.pawn(1, 13)
@@ -148,7 +148,7 @@ fn tc04_three_pawns_on_one_space() {
         .pawn(3, 13)
         .chosen(1, 3)
         .turns(&[1]);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     assert_eq!((t.pawn_of(1), t.chosen_of(1)), (14, 0));
 }
 
@@ -175,13 +175,13 @@ fn tc05_englishman_jumps_and_taxes() {
     ));
     assert_eq!(t.blocking(), vec![1]);
     let legal = WhiskyRace::legal(&t.s, seat(1));
-    assert!(legal.contains(&Command::PayTax));
-    t.send(1, Command::PayTax);
+    assert!(legal.contains(&Command::PayTax {}));
+    t.send(1, Command::PayTax {});
     assert_eq!(t.supply_of(1), 4);
     // Green owes 3 (the used whisky counts) with supply 1: only discarding.
     assert_eq!(t.blocking(), vec![2]);
-    t.reject(2, Command::PayTax, "WR-120");
-    assert!(!WhiskyRace::legal(&t.s, seat(2)).contains(&Command::PayTax));
+    t.reject(2, Command::PayTax {}, "WR-120");
+    assert!(!WhiskyRace::legal(&t.s, seat(2)).contains(&Command::PayTax {}));
     let ev = t.send(
         2,
         Command::DiscardWhisky {
@@ -201,7 +201,7 @@ fn tc05_englishman_jumps_and_taxes() {
 
 fn arrive_alone(t: &mut Table, who: u8, from: u8, chosen: u32, order: &[u8]) -> Vec<Event> {
     t.pawn(who, from).chosen(who, chosen).turns(order);
-    t.send(who, Command::FinishMovement)
+    t.send(who, Command::FinishMovement {})
 }
 
 // TC-06 — WR-058, WR-063, WR-067, WR-068, WR-070
@@ -328,8 +328,8 @@ fn tc09_tie_without_agreement() {
     assert_eq!((t.chosen_of(1), t.chosen_of(2)), (0, 0));
     assert_eq!(t.s.order, vec![seat(3)]);
     assert_eq!((t.pawn_of(1), t.pawn_of(2)), (0, 0));
-    t.send(3, Command::FinishMovement);
-    t.send(3, Command::EndTurn);
+    t.send(3, Command::FinishMovement {});
+    t.send(3, Command::EndTurn {});
     // WR-034: they still receive income.
     assert_eq!((t.supply_of(1), t.supply_of(2)), (11, 11));
 }
@@ -384,7 +384,7 @@ fn tc10_three_way_tie_one_refusal() {
     assert_eq!(t.s.order, vec![seat(4), seat(1), seat(2), seat(3)]);
 }
 
-// TC-11 — WR-019, WR-020, WR-021, WR-022, WR-023, WR-038
+// TC-11 — WR-019, WR-020, WR-021, WR-022, WR-023; WR-156 replaces the planning part of WR-038
 #[test]
 fn tc11_planning_validation_and_forced_choices() {
     let mut t = Table::standard(4);
@@ -405,14 +405,29 @@ fn tc11_planning_validation_and_forced_choices() {
     t.reject(1, Command::SubmitMaltChoice { amount: 6 }, "WR-019");
     t.send(1, Command::SubmitMaltChoice { amount: 5 });
     t.reject(1, Command::SubmitMaltChoice { amount: 4 }, "WR-021");
+    // WR-156: trading is open during planning, but P's whole supply is chosen.
     t.reject(
         1,
         Command::OfferTrade {
             to: seat(4),
-            give: Bundle::default(),
+            give: Bundle {
+                malt: 1,
+                markers: vec![],
+            },
             receive: Bundle::default(),
         },
-        "WR-038",
+        "WR-156",
+    );
+    t.send(
+        1,
+        Command::OfferTrade {
+            to: seat(4),
+            give: Bundle::default(),
+            receive: Bundle {
+                malt: 1,
+                markers: vec![],
+            },
+        },
     );
     assert_eq!(t.supply_of(1), 5, "WR-022: supply moves only at the reveal");
     t.send(4, Command::SubmitMaltChoice { amount: 2 });
@@ -424,7 +439,7 @@ fn tc11_planning_validation_and_forced_choices() {
 fn tc12_no_squabbling_on_the_start_space() {
     let mut t = Table::standard(6);
     t.chosen(1, 1).turns(&[1]);
-    let ev = t.send(1, Command::FinishMovement);
+    let ev = t.send(1, Command::FinishMovement {});
     assert!(has_event(&ev, |e| matches!(
         e,
         Event::PawnStepped {
@@ -443,7 +458,7 @@ fn tc13_reaching_the_finish_the_round_is_completed() {
     let mut t = Table::standard(3);
     t.s.round = 9;
     t.englishman(40).pawn(1, 48).chosen(1, 5).turns(&[1, 2, 3]);
-    let ev = t.send(1, Command::FinishMovement);
+    let ev = t.send(1, Command::FinishMovement {});
     assert_eq!((t.pawn_of(1), t.chosen_of(1)), (50, 3));
     assert!(has_event(&ev, |e| matches!(
         e,
@@ -454,16 +469,16 @@ fn tc13_reaching_the_finish_the_round_is_completed() {
         }
     )));
     assert_eq!(t.s.trigger, Some(Trigger::Player));
-    let ev = t.send(1, Command::EndTurn);
+    let ev = t.send(1, Command::EndTurn {});
     assert!(has_event(&ev, |e| matches!(
         e,
         Event::TurnEnded { unused_malt: 3, .. }
     )));
     assert_eq!(t.s.active(), Some(seat(2)), "WR-131: the round goes on");
-    t.send(2, Command::FinishMovement);
-    t.send(2, Command::EndTurn);
-    t.send(3, Command::FinishMovement);
-    let ev = t.send(3, Command::EndTurn);
+    t.send(2, Command::FinishMovement {});
+    t.send(2, Command::EndTurn {});
+    t.send(3, Command::FinishMovement {});
+    let ev = t.send(3, Command::EndTurn {});
     assert!(has_event(&ev, |e| matches!(
         e,
         Event::EnglishmanMoved { .. }
@@ -538,21 +553,26 @@ fn tc15_englishman_first_tax_on_the_final_move_tied_leaders() {
         &ev,
         |e| matches!(e, Event::EnglishmanMoved { to: 50, met, .. } if *met == vec![seat(1), seat(2)])
     ));
+    // WR-155: both taxes are fixed at the meeting; B owes nothing.
+    assert!(has_event(
+        &ev,
+        |e| matches!(e, Event::TaxAssessed { seat: s, amount: 2, .. } if *s == seat(1))
+    ));
+    assert!(has_event(
+        &ev,
+        |e| matches!(e, Event::TaxNotOwed { seat: s } if *s == seat(2))
+    ));
     assert!(has_event(&ev, |e| matches!(
         e,
         Event::FinishReached {
-            piece: Piece::Englishman,
+            piece: Piece::Englishman {},
             triggers_end: true,
             ..
         }
     )));
     assert_eq!(t.s.trigger, Some(Trigger::Englishman));
     assert_eq!(t.blocking(), vec![1]);
-    let ev = t.send(1, Command::PayTax);
-    assert!(
-        has_event(&ev, |e| matches!(e, Event::TaxNotOwed { .. })),
-        "B owes nothing"
-    );
+    let ev = t.send(1, Command::PayTax {});
     assert!(has_event(&ev, |e| matches!(
         e,
         Event::MarkerDrawn { space: 50, .. }
@@ -693,8 +713,8 @@ fn tc21_kinclaith_after_the_activation_no_second_activation() {
     t.send(1, use_w("kinclaith#1", kin(pawn(1), Direction::Forward)));
     assert_eq!(t.pawn_of(1), 19);
     assert!(t.s.is_used(m("kinclaith#1")));
-    t.reject(1, activate("pub#4", Action::Decline), "WR-065");
-    t.send(1, Command::EndTurn);
+    t.reject(1, activate("pub#4", Action::Decline {}), "WR-065");
+    t.send(1, Command::EndTurn {});
 }
 
 // TC-22 — WR-054, WR-113, WR-053
@@ -713,7 +733,7 @@ fn tc22_kinclaith_in_mid_movement_escapes_a_crowd() {
     assert_eq!((t.pawn_of(1), t.chosen_of(1)), (13, 2));
     t.send(1, use_w("kinclaith#1", kin(pawn(1), Direction::Forward)));
     assert_eq!((t.pawn_of(1), t.chosen_of(1)), (15, 2));
-    let ev = t.send(1, Command::FinishMovement);
+    let ev = t.send(1, Command::FinishMovement {});
     assert_eq!((t.pawn_of(1), t.chosen_of(1)), (17, 0));
     assert!(has_event(&ev, |e| matches!(
         e,
@@ -732,8 +752,8 @@ fn tc23_benromach_against_a_pending_player() {
         .supply(2, 6)
         .chosen(2, 4);
     t.turns(&[3, 1, 2]);
-    t.send(3, Command::FinishMovement);
-    t.send(3, Command::EndTurn);
+    t.send(3, Command::FinishMovement {});
+    t.send(3, Command::EndTurn {});
     assert_eq!(t.s.active(), Some(seat(1)));
     t.send(1, use_w("benromach#1", UseParams::default()));
     assert_eq!(t.supply_of(3), 3);
@@ -756,28 +776,43 @@ fn tc24_benromach_against_players_who_lost_their_turn() {
     assert_eq!((t.supply_of(1), t.supply_of(2), t.supply_of(3)), (6, 6, 11));
 }
 
-// TC-25 — WR-086, WR-100
-#[test]
-fn tc25_coleraine_needs_a_real_overtaking() {
+fn tc25_table() -> Table {
     let mut t = Table::standard(5);
     t.strip(1)
         .give(1, "coleraine#2", false)
         .pawn(1, 21)
         .chosen(1, 5)
         .pawn(4, 21)
+        .supply(4, 9)
         .pawn(2, 23)
         .supply(2, 7)
+        .pawn(3, 24)
         .pawn(5, 26);
     t.turns(&[1]);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
+    // Leaving 21 costs 2 (S), 22 costs 1, 23 costs 2 (Q): P@24 c0, level with seat 3.
     assert_eq!((t.pawn_of(1), t.chosen_of(1)), (24, 0));
-    t.reject(1, use_w("coleraine#2", target(4)), "WR-086");
-    t.reject(1, use_w("coleraine#2", target(5)), "WR-086");
+    t
+}
+
+// TC-25 — WR-157 (replaces WR-086), WR-100: start_P ≤ space_X < space_P at the declaration.
+#[test]
+fn tc25_coleraine_needs_a_real_overtaking() {
+    let mut t = tc25_table();
+    // Seat 3 is level with P at 24, seat 5 is ahead: neither was passed (WR-157).
+    t.reject(1, use_w("coleraine#2", target(3)), "WR-157");
+    t.reject(1, use_w("coleraine#2", target(5)), "WR-157");
     let before = t.supply_of(1);
     t.send(1, use_w("coleraine#2", target(2)));
     assert_eq!(t.supply_of(2), 4);
     assert_eq!(t.supply_of(1), before + 3);
     assert!(t.s.is_used(m("coleraine#2")));
+
+    // WR-157: S shared P's starting space 21 and P left him behind: S was overtaken.
+    let mut t = tc25_table();
+    let before = t.supply_of(1);
+    t.send(1, use_w("coleraine#2", target(4)));
+    assert_eq!((t.supply_of(4), t.supply_of(1)), (5, before + 4));
 }
 
 fn tc26_table() -> Table {
@@ -794,7 +829,7 @@ fn tc26_table() -> Table {
         .pawn(2, 22);
     t.give(3, "banff#2", false).pawn(3, 10);
     t.turns(&[1]);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     assert_eq!((t.pawn_of(1), t.chosen_of(1)), (24, 0));
     t.send(1, use_w("convalmore#2", target_take(2, "kinclaith#2")));
     // Q has no Banff: skipped; R is offered the window.
@@ -829,7 +864,7 @@ fn tc26_convalmore_banff_vetoes_a_continuous_whisky() {
 
     // Variant: R passes.
     let mut t = tc26_table();
-    t.send(3, Command::PassVeto);
+    t.send(3, Command::PassVeto {});
     assert!(t.has(1, "kinclaith#2") && t.s.is_used(m("kinclaith#2")) && t.has(1, "kinclaith#1"));
     assert!(t.has(2, "convalmore#2") && !t.s.is_used(m("convalmore#2")) && t.has(2, "glen_mhor#2"));
 }
@@ -861,7 +896,7 @@ fn tc27_banff_suspends_brora_for_one_round() {
         use_w("kinclaith#2", kin(pawn(2), Direction::Forward)),
         "WR-083",
     );
-    let ev = t.send(2, Command::EndTurn);
+    let ev = t.send(2, Command::EndTurn {});
     assert!(has_event(
         &ev,
         |e| matches!(e, Event::IncomePaid { amounts } if amounts[0] == 4)
@@ -966,7 +1001,8 @@ fn tc30_duel_bids_come_from_supply_only() {
     t.send(2, Command::SubmitDuelBid { amount: 2 });
 }
 
-// TC-31 — WR-079, WR-083
+// TC-31 — WR-079, WR-083, WR-160 (replaces WR-079's exemption): the reactivated whisky is
+// usable this very turn, but as the turn's one whisky use.
 #[test]
 fn tc31_holy_place_reactivation_and_reuse_in_the_same_turn() {
     let mut t = Table::standard(3);
@@ -979,7 +1015,7 @@ fn tc31_holy_place_reactivation_and_reuse_in_the_same_turn() {
     t.turns(&[1]);
     t.send(1, use_w("kinclaith#1", kin(pawn(1), Direction::Forward)));
     assert_eq!(t.pawn_of(1), 35);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     assert_eq!((t.pawn_of(1), t.chosen_of(1)), (38, 0));
     t.send(
         1,
@@ -991,6 +1027,39 @@ fn tc31_holy_place_reactivation_and_reuse_in_the_same_turn() {
         ),
     );
     assert!(!t.s.is_used(m("kinclaith#1")));
+    // WR-160: P already used a whisky this turn: no second use, not even the reactivated one.
+    t.reject(
+        1,
+        use_w("kinclaith#1", kin(pawn(2), Direction::Backward)),
+        "WR-083",
+    );
+    t.reject(
+        1,
+        use_w("glen_mhor#1", target_take(2, "glen_mhor#2")),
+        "WR-083",
+    );
+    assert_eq!(t.pawn_of(2), 45);
+
+    // Vice versa: with no whisky used yet, the reactivated one is this turn's use.
+    let mut t = Table::standard(3);
+    t.strip(1)
+        .give(1, "kinclaith#1", true)
+        .give(1, "glen_mhor#1", false)
+        .pawn(1, 35)
+        .chosen(1, 3)
+        .pawn(2, 45);
+    t.turns(&[1]);
+    t.send(1, Command::FinishMovement {});
+    assert_eq!(t.pawn_of(1), 38);
+    t.send(
+        1,
+        activate(
+            "holy_place#1",
+            Action::Reactivate {
+                whisky: m("kinclaith#1"),
+            },
+        ),
+    );
     t.send(1, use_w("kinclaith#1", kin(pawn(2), Direction::Backward)));
     assert_eq!(t.pawn_of(2), 43);
     assert!(t.s.is_used(m("kinclaith#1")));
@@ -1038,12 +1107,12 @@ fn tc32_veto_and_counter_veto() {
     assert!(t.s.is_used(m("banff#1")) && t.s.is_used(m("banff#2")));
 
     let mut t = tc32_table();
-    t.send(3, Command::PassVeto);
+    t.send(3, Command::PassVeto {});
     assert!(t.s.decls.is_empty());
     assert_eq!(t.s.loc_of(m("pub#1")), Loc::Space { space: 11 });
     assert!(t.has(1, "glen_mhor#1"));
     assert_eq!(t.s.vp_markers[0], 0);
-    t.reject(1, activate("pub#1", Action::Decline), "WR-065");
+    t.reject(1, activate("pub#1", Action::Decline {}), "WR-065");
 }
 
 // TC-33 — WR-092
@@ -1182,7 +1251,7 @@ fn tc36_englishman_marker_backward_skipping_and_taxing() {
         |e| matches!(e, Event::EnglishmanMoved { from: 30, to: 26, met, cause: EnglishmanCause::EnglishmanMarker } if *met == vec![seat(2), seat(3)])
     ));
     assert_eq!(t.blocking(), vec![2]);
-    let ev = t.send(2, Command::PayTax);
+    let ev = t.send(2, Command::PayTax {});
     assert_eq!(
         (t.supply_of(2), t.chosen_of(2)),
         (3, 3),
@@ -1214,12 +1283,12 @@ fn tc37_kinclaith_on_the_englishman() {
         let reserve = t.s.reserve().len();
         let ev = t.send(
             1,
-            use_w("kinclaith#1", kin(Piece::Englishman, Direction::Forward)),
+            use_w("kinclaith#1", kin(Piece::Englishman {}, Direction::Forward)),
         );
         assert!(has_event(&ev, |e| matches!(
             e,
             Event::PieceMovedByKinclaith {
-                piece: Piece::Englishman,
+                piece: Piece::Englishman {},
                 from: 30,
                 to: 32
             }
@@ -1248,7 +1317,7 @@ fn tc38_kinclaith_on_another_pawn_makes_the_mover_alone() {
     assert_eq!((t.pawn_of(1), t.chosen_of(1)), (26, 0));
     t.send(1, use_w("kinclaith#1", kin(pawn(2), Direction::Forward)));
     assert_eq!(t.pawn_of(2), 28);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     t.send(1, activate("pub#2", sell("glen_mhor#1", Reward::Malt)));
     assert_eq!(t.supply_of(1), 12);
 }
@@ -1293,12 +1362,15 @@ fn tc39_kinclaith_limits() {
     t.englishman(50);
     t.reject(
         1,
-        use_w("kinclaith#1", kin(Piece::Englishman, Direction::Backward)),
+        use_w(
+            "kinclaith#1",
+            kin(Piece::Englishman {}, Direction::Backward),
+        ),
         "WR-112",
     );
 }
 
-// TC-40 — WR-035, WR-036, WR-037, WR-038, WR-039, WR-040
+// TC-40 — WR-035, WR-036, WR-037, WR-038, WR-039, WR-040; WR-156 opens planning to trades
 #[test]
 fn tc40_trading_rules() {
     let offer = |to: u8, give: Bundle, receive: Bundle| Command::OfferTrade {
@@ -1311,7 +1383,11 @@ fn tc40_trading_rules() {
         markers: vec![],
     };
     let mut t = Table::standard(3);
-    t.reject(1, offer(2, malt(1), Bundle::default()), "WR-038");
+    // WR-156: during planning (here before anybody chose) trading is open.
+    t.send(1, offer(2, malt(1), Bundle::default()));
+    t.send(2, Command::AcceptTrade { offer: 0 });
+    assert_eq!((t.supply_of(1), t.supply_of(2)), (11, 13));
+    t.supply(1, 12).supply(2, 12);
     t.give(2, "checkpoint_1#1", false);
     t.plan(&[5, 5, 3]);
     t.send(
@@ -1325,7 +1401,7 @@ fn tc40_trading_rules() {
             },
         ),
     );
-    t.send(2, Command::AcceptTrade { offer: 0 });
+    t.send(2, Command::AcceptTrade { offer: 1 });
     assert!(t.has(1, "checkpoint_1#1"));
     assert_eq!((t.supply_of(1), t.supply_of(2)), (4, 10));
     // WR-005/WR-036: chosen malt (5) does not count for what can be given.
@@ -1370,7 +1446,7 @@ fn tc41_discarding_instead_of_paying() {
     let mut t = Table::standard(3);
     t.strip(1).strip(2).englishman(20).pawn(3, 20).supply(3, 1);
     t.end_round();
-    t.reject(3, Command::PayTax, "WR-120");
+    t.reject(3, Command::PayTax {}, "WR-120");
 }
 
 // TC-42 — WR-125
@@ -1415,7 +1491,7 @@ fn tc44_reaching_the_finish_by_the_englishman_marker_during_a_turn() {
         .pawn(1, 31)
         .chosen(1, 1)
         .turns(&[1, 2]);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     let ev = t.send(
         1,
         activate(
@@ -1435,9 +1511,9 @@ fn tc44_reaching_the_finish_by_the_englishman_marker_during_a_turn() {
         }
     )));
     assert_eq!(t.s.trigger, Some(Trigger::Englishman));
-    t.send(1, Command::EndTurn);
+    t.send(1, Command::EndTurn {});
     // The round goes on; Q reaches the finish later and ranks first among the players.
-    let ev = t.send(2, Command::FinishMovement);
+    let ev = t.send(2, Command::FinishMovement {});
     assert!(has_event(&ev, |e| matches!(
         e,
         Event::FinishReached {
@@ -1446,7 +1522,7 @@ fn tc44_reaching_the_finish_by_the_englishman_marker_during_a_turn() {
             ..
         }
     )));
-    t.send(2, Command::EndTurn);
+    t.send(2, Command::EndTurn {});
     assert!(t.s.is_over());
     let lines = view::score_lines(&t.s);
     assert_eq!((lines[1].place, lines[1].race), (1, -4));

@@ -73,7 +73,7 @@ fn observe(t: &mut Table) -> String {
                 markers: vec![],
             },
         },
-        Command::FinishMovement,
+        Command::FinishMovement {},
     ]
     .into_iter()
     .map(|c| {
@@ -145,4 +145,90 @@ fn others_cannot_learn_a_sealed_group_bid() {
         seen.push(observe(&mut t));
     }
     assert!(seen.windows(2).all(|w| w[0] == w[1]));
+}
+
+// WR-156, §4.2: trading is open during planning, yet nothing seat 2 (or a spectator) can see —
+// views, public prompts, its legal list, the answers to its trade commands, accepted or refused
+// — depends on seat 3's sealed choice, although seat 3's own refusals do.
+#[test]
+fn planning_trades_reveal_nothing_of_a_sealed_choice() {
+    let malt = |n: u32| Bundle {
+        malt: n,
+        markers: vec![],
+    };
+    let mut seen = Vec::new();
+    let mut own = Vec::new();
+    for amount in [1, 5, 9] {
+        let mut t = Table::standard(3);
+        // Seat 3 offers seat 2 three malt; seat 2 asks seat 3 for four.
+        t.send(
+            3,
+            Command::OfferTrade {
+                to: seat(2),
+                give: malt(3),
+                receive: Bundle::default(),
+            },
+        );
+        t.send(
+            2,
+            Command::OfferTrade {
+                to: seat(3),
+                give: Bundle::default(),
+                receive: malt(4),
+            },
+        );
+        t.send(3, Command::SubmitMaltChoice { amount });
+        let mut probes: Vec<String> = [
+            Command::AcceptTrade { offer: 0 },
+            Command::DeclineTrade { offer: 0 },
+            Command::WithdrawTrade { offer: 1 },
+            Command::OfferTrade {
+                to: seat(3),
+                give: Bundle::default(),
+                receive: malt(12),
+            },
+            Command::OfferTrade {
+                to: seat(3),
+                give: malt(2),
+                receive: malt(9),
+            },
+        ]
+        .into_iter()
+        .map(|c| {
+            let answer = WhiskyRace::decide(&t.s, seat(2), &c, &mut t.rng);
+            format!("{answer:?}")
+        })
+        .collect();
+        for viewer in [
+            Viewer::Seat(seat(2)),
+            Viewer::Seat(seat(1)),
+            Viewer::Spectator,
+        ] {
+            probes.push(serde_json::to_string(&WhiskyRace::view(&t.s, viewer)).expect("view"));
+        }
+        probes.push(format!("{:?}", WhiskyRace::prompts(&t.s)));
+        probes.push(format!("{:?}", WhiskyRace::legal(&t.s, seat(2))));
+        // Seat 2 accepts seat 3's offer: the same answer whatever seat 3 chose.
+        let accepted = t.send(2, Command::AcceptTrade { offer: 0 });
+        probes.push(format!("{accepted:?}"));
+        probes.push(observe(&mut t));
+        seen.push(probes);
+        // Seat 3's own answer to seat 2's request does depend on its choice (its own error).
+        own.push(
+            WhiskyRace::decide(
+                &t.s,
+                seat(3),
+                &Command::AcceptTrade { offer: 1 },
+                &mut t.rng,
+            )
+            .map(|_| ())
+            .map_err(|e| e.rule.to_string()),
+        );
+    }
+    assert!(seen.windows(2).all(|w| w[0] == w[1]));
+    assert_eq!(
+        own,
+        vec![Ok(()), Ok(()), Err("WR-156".to_string())],
+        "seat 3 itself is refused once its choice leaves less than 4 to trade"
+    );
 }

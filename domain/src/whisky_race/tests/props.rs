@@ -121,8 +121,8 @@ fn mutations(c: &Command, rng: &mut ChaChaRng) -> Vec<Command> {
                 Action::Buy { .. } => Action::Buy {
                     marker: Some(any_marker(rng)),
                 },
-                Action::Collect => Action::Decline,
-                Action::Decline => Action::Collect,
+                Action::Collect {} => Action::Decline {},
+                Action::Decline {} => Action::Collect {},
             };
             out.push(Command::Activate {
                 marker: *marker,
@@ -155,11 +155,11 @@ fn mutations(c: &Command, rng: &mut ChaChaRng) -> Vec<Command> {
 /// subset by design (see `legal.rs`) and are not required to be listed.
 fn legal_is_exact(s: &State, rng: &mut ChaChaRng) -> Result<(), String> {
     let fixed = [
-        Command::PassVeto,
-        Command::PayTax,
-        Command::EndTurn,
-        Command::FinishMovement,
-        Command::PassReplacement,
+        Command::PassVeto {},
+        Command::PayTax {},
+        Command::EndTurn {},
+        Command::FinishMovement {},
+        Command::PassReplacement {},
         Command::Step { n: 1 },
         Command::RefuseAgreement { group: 1 },
         Command::SubmitMaltChoice { amount: 1 },
@@ -168,6 +168,15 @@ fn legal_is_exact(s: &State, rng: &mut ChaChaRng) -> Result<(), String> {
         Command::ChooseWhiskyGroup { group: 1 },
     ];
     let mut pool: Vec<Command> = fixed.to_vec();
+    // Every answer to every pending offer, from every seat: during planning an acceptance may
+    // be refused for the acceptor's own sealed choice only (WR-156).
+    for o in &s.offers {
+        pool.extend([
+            Command::AcceptTrade { offer: o.id },
+            Command::DeclineTrade { offer: o.id },
+            Command::WithdrawTrade { offer: o.id },
+        ]);
+    }
     let legal_by_seat: Vec<Vec<Command>> = (1..=6u8)
         .map(|n| WhiskyRace::legal(s, Seat::new(n).expect("seat")))
         .collect();
@@ -215,17 +224,27 @@ fn random_game(seed: u64, seats: u8, options: Options, every: usize) -> Result<u
         }
         if step % every == 0 {
             legal_is_exact(&s, &mut rng).map_err(|e| format!("seed {seed} step {step}: {e}"))?;
+            // Snapshots: the state survives its JSON (taxes due, sealed choices, offers…).
+            let json = serde_json::to_value(&s).map_err(|e| e.to_string())?;
+            let back: State = serde_json::from_value(json.clone()).map_err(|e| e.to_string())?;
+            if serde_json::to_value(&back).map_err(|e| e.to_string())? != json {
+                return Err(format!(
+                    "seed {seed} step {step}: the state JSON does not round-trip"
+                ));
+            }
             checked += 1;
         }
         let prompts = WhiskyRace::prompts(&s);
         let p = &prompts[rng.index(prompts.len())];
         let legal = WhiskyRace::legal(&s, p.seat);
-        // Skip most trade noise so that games progress.
+        // Skip most trade noise so that games progress; but trade during planning (WR-156),
+        // where the sealed choices make acceptances interesting.
         let game: Vec<&Command> = legal
             .iter()
             .filter(|c| !matches!(c, Command::OfferTrade { .. }))
             .collect();
-        let pick = if game.is_empty() {
+        let planning_trade = s.phase == state::Phase::Planning && rng.below(3) == 0;
+        let pick = if game.is_empty() || planning_trade {
             &legal[rng.index(legal.len())]
         } else {
             game[rng.index(game.len())]
@@ -264,7 +283,7 @@ proptest! {
             Command::SubmitDuelBid { amount: n },
             Command::AcceptOrder { group: n as u8, proposal: n },
             Command::ChooseWhiskyGroup { group: n as u8 },
-            Command::UseWhisky { whisky: m0, params: UseParams { target: Some(Seat::new(seat).expect("seat")), take: Some(m0), brora: Some(m0), piece: Some(Piece::Englishman), direction: Some(Direction::Backward) } },
+            Command::UseWhisky { whisky: m0, params: UseParams { target: Some(Seat::new(seat).expect("seat")), take: Some(m0), brora: Some(m0), piece: Some(Piece::Englishman {}), direction: Some(Direction::Backward) } },
             Command::Activate { marker: m0, action: Action::MoveEnglishman { direction: Direction::Forward, distance: n as u8 } },
             Command::OfferTrade { to: Seat::new(seat).expect("seat"), give: Bundle { malt: n, markers: vec![m0, m0] }, receive: Bundle { malt: n, markers: vec![] } },
             Command::AcceptTrade { offer: n },

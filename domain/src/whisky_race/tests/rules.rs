@@ -33,7 +33,7 @@ fn wr001_wr002_player_count_and_unknown_seats() {
     }
     let mut t = Table::standard(3);
     t.reject(4, Command::SubmitMaltChoice { amount: 3 }, "WR-002");
-    t.reject(6, Command::PassVeto, "WR-002");
+    t.reject(6, Command::PassVeto {}, "WR-002");
     assert!(WhiskyRace::legal(&t.s, seat(5)).is_empty());
 }
 
@@ -73,7 +73,7 @@ fn wr010_to_wr017_standard_setup() {
     }
     // WR-017: nothing is accepted before the setup events.
     let mut rng = crate::engine::ScriptedRng::new([]);
-    let err = WhiskyRace::decide(&State::default(), seat(1), &Command::PassVeto, &mut rng)
+    let err = WhiskyRace::decide(&State::default(), seat(1), &Command::PassVeto {}, &mut rng)
         .expect_err("refused");
     assert_eq!(err.rule, "WR-017");
 }
@@ -86,9 +86,9 @@ fn wr018_wr042_round_structure_and_turn_sequence() {
     assert_eq!(t.s.phase, Phase::TieNegotiation);
     t.send(1, Command::RefuseAgreement { group: 1 });
     assert_eq!(t.s.order, vec![seat(3)]);
-    t.reject(1, Command::FinishMovement, "WR-042");
-    t.send(3, Command::FinishMovement);
-    let ev = t.send(3, Command::EndTurn);
+    t.reject(1, Command::FinishMovement {}, "WR-042");
+    t.send(3, Command::FinishMovement {});
+    let ev = t.send(3, Command::EndTurn {});
     let kinds: Vec<String> = ev.iter().map(WhiskyRace::event_type).collect();
     let pos = |k: &str| {
         kinds
@@ -187,7 +187,7 @@ fn wr003_englishman_halts_on_track_end() {
     let mut t = Table::standard(3);
     t.englishman(2).pawn(2, 1).pawn(3, 40);
     t.pawn(1, 31).chosen(1, 1).turns(&[1]);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     let ev = t.send(
         1,
         Command::Activate {
@@ -238,7 +238,7 @@ fn wr009_forced_decisions_except_turn_progress() {
     t.chosen(1, 0).turns(&[1]);
     assert_eq!(t.turn().step, TurnStep::Movement);
     assert_eq!(t.blocking(), vec![1]);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     assert_eq!(t.turn().step, TurnStep::PostActivation);
     assert_eq!(t.blocking(), vec![1], "EndTurn is never automatic");
 }
@@ -274,16 +274,16 @@ fn wr041_trading_keeps_state_and_brora_follows() {
 #[test]
 fn wr043_wr044_wr046_turn_steps() {
     let mut t = Table::standard(3);
-    t.reject(1, Command::EndTurn, "WR-042");
+    t.reject(1, Command::EndTurn {}, "WR-042");
     t.chosen(1, 1).turns(&[1]);
-    t.reject(1, Command::EndTurn, "WR-046");
+    t.reject(1, Command::EndTurn {}, "WR-046");
     t.pawn(1, 25);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     assert_eq!(t.turn().step, TurnStep::Activation);
     t.reject(1, use_w("kinclaith#1", kin_self(1)), "WR-044");
     t.reject(1, Command::Step { n: 1 }, "WR-043");
-    t.reject(1, Command::FinishMovement, "WR-043");
-    t.reject(1, Command::EndTurn, "WR-046");
+    t.reject(1, Command::FinishMovement {}, "WR-043");
+    t.reject(1, Command::EndTurn {}, "WR-046");
 }
 
 // WR-047, WR-051: steps go forward one space, paid from chosen malt to the bank.
@@ -302,7 +302,7 @@ fn wr047_wr051_steps_paid_to_bank() {
 fn wr059_activation_without_moving() {
     let mut t = Table::standard(3);
     t.pawn(1, 17).chosen(1, 0).turns(&[1]);
-    let ev = t.send(1, Command::FinishMovement);
+    let ev = t.send(1, Command::FinishMovement {});
     assert!(!has_event(&ev, |e| matches!(e, Event::PawnStepped { .. })));
     assert!(has_event(&ev, |e| matches!(
         e,
@@ -315,12 +315,12 @@ fn wr059_activation_without_moving() {
 fn wr061_wr072_checkpoint_taken_automatically() {
     let mut t = Table::standard(3);
     t.pawn(1, 7).chosen(1, 1).turns(&[1]);
-    let ev = t.send(1, Command::FinishMovement);
+    let ev = t.send(1, Command::FinishMovement {});
     assert!(has_event(&ev, |e| matches!(
         e,
         Event::ActivationDeclared {
             automatic: true,
-            action: Action::Collect,
+            action: Action::Collect {},
             ..
         }
     )));
@@ -345,7 +345,7 @@ fn wr062_wr084_wr087_declare_window_resolve() {
         .strip(1)
         .give(1, "glen_mhor#1", false);
     t.pawn(1, 10).chosen(1, 1).turns(&[1]);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     let ev = t.send(
         1,
         Command::Activate {
@@ -378,7 +378,7 @@ fn wr062_wr084_wr087_declare_window_resolve() {
         },
         "WR-040",
     );
-    t.send(2, Command::PassVeto);
+    t.send(2, Command::PassVeto {});
     assert_eq!(t.s.vp_markers[0], 1);
     // WR-084: unneeded parameters are refused.
     let mut t = Table::standard(3);
@@ -405,16 +405,16 @@ fn wr066_wr073_wr117_markers_stay() {
         .strip(1)
         .give(1, "glen_mhor#1", false)
         .turns(&[1]);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     t.send(
         1,
         Command::Activate {
             marker: m("pub#1"),
-            action: Action::Decline,
+            action: Action::Decline {},
         },
     );
     assert_eq!(t.s.loc_of(m("pub#1")), Loc::Space { space: 11 }, "WR-073");
-    t.send(1, Command::EndTurn);
+    t.send(1, Command::EndTurn {});
     let dropped = t.log.iter().rev().find_map(|e| {
         if let Event::MarkerDrawn { marker, space } = e {
             Some((*marker, *space))
@@ -448,7 +448,7 @@ fn wr069_wr080_buying_rules() {
         },
         "WR-069",
     );
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     t.reject(
         1,
         Command::Activate {
@@ -484,7 +484,7 @@ fn wr069_wr080_buying_rules() {
         .pawn(1, 37)
         .chosen(1, 1)
         .turns(&[1]);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     t.reject(
         1,
         Command::Activate {
@@ -502,7 +502,7 @@ fn wr069_wr080_buying_rules() {
 fn wr078_end_of_round_move_unaffected() {
     let mut t = Table::standard(3);
     t.englishman(20).pawn(1, 31).chosen(1, 1).turns(&[1]);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     t.send(
         1,
         Command::Activate {
@@ -514,7 +514,7 @@ fn wr078_end_of_round_move_unaffected() {
         },
     );
     assert_eq!(t.s.englishman, 21);
-    let ev = t.send(1, Command::EndTurn);
+    let ev = t.send(1, Command::EndTurn {});
     assert!(has_event(&ev, |e| matches!(
         e,
         Event::EnglishmanMoved {
@@ -572,7 +572,7 @@ fn wr102_convalmore_changes_hands() {
         .chosen(2, 3)
         .pawn(3, 30)
         .turns(&[1, 2, 3]);
-    t.send(1, Command::FinishMovement);
+    t.send(1, Command::FinishMovement {});
     assert_eq!(t.pawn_of(1), 22);
     let swap = UseParams {
         target: Some(seat(2)),
@@ -581,14 +581,14 @@ fn wr102_convalmore_changes_hands() {
     };
     t.send(1, use_w("convalmore#2", swap));
     assert!(t.has(2, "convalmore#2") && t.has(1, "glen_mhor#2"));
-    t.send(1, Command::EndTurn);
-    t.send(2, Command::FinishMovement);
+    t.send(1, Command::EndTurn {});
+    t.send(2, Command::FinishMovement {});
     assert_eq!(t.pawn_of(2), 23);
     t.send(
         2,
         Command::Activate {
             marker: m("coleraine#1"),
-            action: Action::Decline,
+            action: Action::Decline {},
         },
     );
     let back = UseParams {
@@ -605,7 +605,7 @@ fn wr102_convalmore_changes_hands() {
 fn wr115_wr116_finished_englishman_is_frozen() {
     let mut t = Table::standard(3);
     t.englishman(50).pawn(1, 31).chosen(1, 1).turns(&[1]);
-    let ev = t.send(1, Command::FinishMovement);
+    let ev = t.send(1, Command::FinishMovement {});
     // The marker's only action is impossible, so the activation is declined automatically.
     assert!(has_event(&ev, |e| matches!(
         e,
@@ -626,14 +626,14 @@ fn wr115_wr116_finished_englishman_is_frozen() {
         use_w(
             "kinclaith#1",
             UseParams {
-                piece: Some(Piece::Englishman),
+                piece: Some(Piece::Englishman {}),
                 direction: Some(Direction::Backward),
                 ..UseParams::default()
             },
         ),
         "WR-112",
     );
-    t.send(1, Command::EndTurn);
+    t.send(1, Command::EndTurn {});
     assert_eq!(t.s.englishman, 50);
 }
 
@@ -666,6 +666,547 @@ fn wr040_named_brora_is_locked_during_the_window() {
         },
         "WR-040",
     );
-    t.send(3, Command::PassVeto);
+    t.send(3, Command::PassVeto {});
     assert_eq!(t.s.suspended, vec![m("brora#1")]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errata WR-155..WR-161 (rulings of 2026-11-23; they override the rules they name)
+// ---------------------------------------------------------------------------------------------
+
+fn malt(n: u32) -> Bundle {
+    Bundle {
+        malt: n,
+        markers: vec![],
+    }
+}
+fn markers(ids: &[&str]) -> Bundle {
+    Bundle {
+        malt: 0,
+        markers: ids.iter().map(|id| m(id)).collect(),
+    }
+}
+fn offer(to: u8, give: Bundle, receive: Bundle) -> Command {
+    Command::OfferTrade {
+        to: seat(to),
+        give,
+        receive,
+    }
+}
+
+/// Seat 1 on the Englishman's space with its two starting whiskies, met at the end of round.
+fn met_owing_two() -> Table {
+    let mut t = Table::standard(3);
+    t.englishman(20).pawn(1, 20).supply(1, 5);
+    t
+}
+
+// WR-155: the tax is fixed when the Englishman meets the player, and the whiskies it is owed on
+// cannot change hands (offers, acceptances) until it is settled.
+#[test]
+fn wr155_tax_fixed_when_met_and_owed_whiskies_locked() {
+    let mut t = met_owing_two();
+    let ev = t.end_round();
+    assert!(has_event(&ev, |e| matches!(
+        e,
+        Event::TaxAssessed { seat: s, amount: 2, whiskies }
+            if *s == seat(1) && whiskies.len() == 2
+    )));
+    assert_eq!(t.blocking(), vec![1]);
+    let both = markers(&["glen_mhor#1", "kinclaith#1"]);
+    t.reject(1, offer(3, both.clone(), Bundle::default()), "WR-155");
+    t.reject(3, offer(1, malt(4), markers(&["kinclaith#1"])), "WR-155");
+    // Malt is not locked: the tax is fixed, not its payment.
+    t.send(1, offer(3, malt(1), Bundle::default()));
+    let ev = t.send(1, Command::PayTax {});
+    assert!(has_event(
+        &ev,
+        |e| matches!(e, Event::TaxPaid { seat: s, amount: 2 } if *s == seat(1))
+    ));
+    assert!(t.s.taxes.is_empty());
+    // Settled: the whiskies are free again.
+    t.send(1, offer(3, both, Bundle::default()));
+}
+
+// WR-155: an offer made before the meeting that gives an owed whisky away is blocked (not
+// withdrawn) while the tax is unsettled: its acceptance is refused, and it is not listed.
+#[test]
+fn wr155_pending_offer_of_an_owed_whisky_is_blocked_until_settled() {
+    let mut t = met_owing_two();
+    t.turns(&[1]);
+    t.send(
+        1,
+        offer(
+            3,
+            markers(&["glen_mhor#1", "kinclaith#1"]),
+            Bundle::default(),
+        ),
+    );
+    t.send(1, Command::FinishMovement {});
+    let ev = t.send(1, Command::EndTurn {});
+    assert!(has_event(&ev, |e| matches!(
+        e,
+        Event::TaxAssessed { amount: 2, .. }
+    )));
+    assert_eq!(t.s.offers.len(), 1, "the offer stays pending");
+    t.reject(3, Command::AcceptTrade { offer: 0 }, "WR-155");
+    assert!(
+        !WhiskyRace::legal(&t.s, seat(3)).contains(&Command::AcceptTrade { offer: 0 }),
+        "legal agrees with decide"
+    );
+    assert!(WhiskyRace::legal(&t.s, seat(3)).contains(&Command::DeclineTrade { offer: 0 }));
+    // Giving them away cannot lower the tax: it is still 2 when he pays.
+    t.send(1, Command::PayTax {});
+    assert_eq!(t.supply_of(1), 5 - 2 + 4, "paid 2, then income 4");
+    // Settled: the very same offer can now be accepted.
+    t.send(3, Command::AcceptTrade { offer: 0 });
+    assert!(t.has(3, "glen_mhor#1") && t.has(3, "kinclaith#1"));
+}
+
+// WR-155: whiskies received after the meeting neither raise the tax nor are locked; the taxed
+// player may still discard any whisky of his choice (WR-120) to settle.
+#[test]
+fn wr155_whiskies_received_after_the_meeting_do_not_count() {
+    let mut t = met_owing_two();
+    t.give(2, "banff#2", false);
+    t.end_round();
+    t.send(2, offer(1, markers(&["banff#2"]), Bundle::default()));
+    t.send(1, Command::AcceptTrade { offer: 0 });
+    assert_eq!(t.s.whisky_count(seat(1)), 3);
+    // The received Banff is not owed on: it may leave again.
+    t.send(1, offer(2, markers(&["banff#2"]), Bundle::default()));
+    let ev = t.send(1, Command::PayTax {});
+    assert!(has_event(&ev, |e| matches!(
+        e,
+        Event::TaxPaid { amount: 2, .. }
+    )));
+
+    // Malt traded away meanwhile: he can no longer pay and must discard (WR-120).
+    let mut t = met_owing_two();
+    t.end_round();
+    t.send(1, offer(2, malt(4), Bundle::default()));
+    t.send(2, Command::AcceptTrade { offer: 0 });
+    t.reject(1, Command::PayTax {}, "WR-120");
+    t.send(
+        1,
+        Command::DiscardWhisky {
+            whisky: m("glen_mhor#1"),
+        },
+    );
+    assert!(t.s.taxes.is_empty() && t.has(1, "kinclaith#1"));
+}
+
+// WR-155 with the Englishman marker during a turn: the tax is fixed at that meeting too, and
+// the queue keeps each met player's own amount (WR-122).
+#[test]
+fn wr155_englishman_marker_meeting_fixes_each_tax() {
+    let mut t = Table::standard(3);
+    t.strip(3).give(3, "kinclaith#3", false);
+    t.englishman(30).pawn(2, 29).supply(2, 5).pawn(3, 28);
+    t.pawn(1, 31).chosen(1, 1).turns(&[1]);
+    t.send(1, Command::FinishMovement {});
+    let ev = t.send(
+        1,
+        Command::Activate {
+            marker: m("englishman_marker#1"),
+            action: Action::MoveEnglishman {
+                direction: Direction::Backward,
+                distance: 2,
+            },
+        },
+    );
+    let assessed: Vec<(Seat, u32)> = ev
+        .iter()
+        .filter_map(|e| match e {
+            Event::TaxAssessed { seat, amount, .. } => Some((*seat, *amount)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(assessed, vec![(seat(2), 2), (seat(3), 1)]);
+    // Seat 3 (second in the queue) cannot give his whisky away while seat 2 decides.
+    t.reject(
+        3,
+        offer(1, markers(&["kinclaith#3"]), Bundle::default()),
+        "WR-155",
+    );
+    t.send(2, Command::PayTax {});
+    assert_eq!(t.blocking(), vec![3]);
+}
+
+// WR-156: trading is open during planning; the tradeable malt of a seat that has chosen is its
+// supply minus its sealed choice (and minus what its own pending offers already give).
+#[test]
+fn wr156_trading_during_planning() {
+    let mut t = Table::standard(3);
+    // Before anybody chose.
+    t.send(2, offer(1, malt(2), Bundle::default()));
+    t.send(1, Command::AcceptTrade { offer: 0 });
+    assert_eq!((t.supply_of(1), t.supply_of(2)), (14, 10));
+    // Seat 1 chooses 10 of 14: 4 left to trade.
+    t.send(1, Command::SubmitMaltChoice { amount: 10 });
+    t.reject(1, offer(2, malt(5), Bundle::default()), "WR-156");
+    t.send(1, offer(2, malt(3), Bundle::default()));
+    // The 3 offered are spoken for: only 1 more.
+    t.send(1, Command::WithdrawTrade { offer: 1 });
+    t.send(1, offer(2, malt(4), Bundle::default()));
+    t.send(3, offer(1, Bundle::default(), malt(1)));
+    t.reject(1, Command::AcceptTrade { offer: 3 }, "WR-156");
+    assert!(!WhiskyRace::legal(&t.s, seat(1)).contains(&Command::AcceptTrade { offer: 3 }));
+    t.send(1, Command::DeclineTrade { offer: 3 });
+    // More than the supply is refused for the usual reason.
+    t.reject(1, offer(2, malt(15), Bundle::default()), "WR-005");
+    // Seat 2 accepts the offer of seat 1, made after its choice.
+    t.send(2, Command::AcceptTrade { offer: 2 });
+    assert_eq!((t.supply_of(1), t.supply_of(2)), (10, 14));
+    t.plan(&[10, 6, 5]);
+    assert_eq!(t.s.chosen, vec![10, 6, 5]);
+    assert_eq!(t.s.supply, vec![0, 8, 7]);
+}
+
+// WR-156: malt promised by one's own pending offers cannot also be chosen, so that nobody's
+// acceptance can ever depend on a sealed amount; the forced choices wait for such offers.
+#[test]
+fn wr156_choice_leaves_room_for_own_pending_offers() {
+    let mut t = Table::standard(3);
+    t.send(1, offer(2, malt(5), Bundle::default()));
+    t.reject(1, Command::SubmitMaltChoice { amount: 8 }, "WR-156");
+    t.send(1, Command::SubmitMaltChoice { amount: 7 });
+    t.send(2, Command::AcceptTrade { offer: 0 });
+    assert_eq!(t.supply_of(1), 7);
+    // A seat left with 1 malt is committed automatically (WR-023), not while it offers malt.
+    let mut t = Table::standard(3);
+    t.supply(3, 2);
+    t.send(3, offer(1, malt(1), Bundle::default()));
+    t.send(3, offer(2, malt(1), Bundle::default()));
+    t.reject(3, Command::SubmitMaltChoice { amount: 1 }, "WR-156");
+    t.send(1, Command::AcceptTrade { offer: 0 });
+    assert_eq!(t.supply_of(3), 1);
+    assert!(
+        t.s.sealed[2].is_none(),
+        "an offer of 1 malt is still pending"
+    );
+    t.send(3, Command::WithdrawTrade { offer: 1 });
+    assert_eq!(
+        t.s.sealed[2].as_ref().map(|x| x.amount),
+        Some(1),
+        "WR-023 applies once the offer is gone"
+    );
+}
+
+// WR-156: offers pending when planning begins stay pending, and can be accepted during it.
+#[test]
+fn wr156_offers_pending_when_planning_begins_stay_pending() {
+    let mut t = Table::standard(3);
+    t.turns(&[1]);
+    t.send(2, offer(3, malt(2), markers(&["kinclaith#3"])));
+    t.send(1, Command::FinishMovement {});
+    t.send(1, Command::EndTurn {});
+    assert_eq!(t.s.phase, state::Phase::Planning);
+    assert_eq!(t.s.offers.len(), 1);
+    t.send(3, Command::AcceptTrade { offer: 0 });
+    assert!(t.has(2, "kinclaith#3"));
+}
+
+// WR-156 (keeps WR-038 there): trading stays closed during a duel's and the group bidding's
+// sealed bids, and after the game; pending offers are cancelled when such a step begins.
+#[test]
+fn wr156_trading_still_closed_during_sealed_bids_and_after_the_end() {
+    let mut t = Table::standard(3);
+    t.strip(1)
+        .give(1, "glen_mhor#1", false)
+        .turns(&[1])
+        .post_activation();
+    t.send(3, offer(2, malt(1), Bundle::default()));
+    t.send(
+        1,
+        use_w(
+            "glen_mhor#1",
+            UseParams {
+                target: Some(seat(2)),
+                take: Some(m("kinclaith#2")),
+                ..UseParams::default()
+            },
+        ),
+    );
+    assert!(t.s.offers.is_empty(), "cancelled when the duel bids open");
+    t.reject(3, offer(2, malt(1), Bundle::default()), "WR-038");
+    let mut t = Table::new(
+        3,
+        Options {
+            group_bidding: true,
+            ..Options::default()
+        },
+    );
+    t.reject(1, offer(2, Bundle::default(), malt(1)), "WR-038");
+    let mut t = Table::standard(3);
+    t.s.phase = state::Phase::Over;
+    t.reject(1, offer(2, Bundle::default(), malt(1)), "WR-132");
+}
+
+// WR-157: a Convalmore user passes a player who shared his starting space and was left behind;
+// not one who is level with him.
+#[test]
+fn wr157_passed_from_the_shared_starting_space() {
+    let mut t = Table::standard(3);
+    t.strip(1).give(1, "convalmore#1", false);
+    t.pawn(1, 12)
+        .chosen(1, 2)
+        .pawn(2, 12)
+        .pawn(3, 13)
+        .turns(&[1]);
+    t.send(1, Command::Step { n: 1 });
+    assert_eq!(t.pawn_of(1), 13);
+    let swap = |target: u8, take: &str| {
+        use_w(
+            "convalmore#1",
+            UseParams {
+                target: Some(seat(target)),
+                take: Some(m(take)),
+                ..UseParams::default()
+            },
+        )
+    };
+    // Seat 3 is level with P: not passed.
+    t.reject(1, swap(3, "kinclaith#3"), "WR-157");
+    // Seat 2 shared P's starting space 12 and is now behind him: passed.
+    t.send(1, swap(2, "kinclaith#2"));
+    assert!(t.has(1, "kinclaith#2") && t.has(2, "convalmore#1"));
+}
+
+// WR-158: buying a whisky at the holy place is an activation: it opens a veto window; a veto
+// leaves the whisky on the board and the malt with the player.
+#[test]
+fn wr158_holy_place_purchase_opens_a_veto_window() {
+    let buy = Command::Activate {
+        marker: m("holy_place#1"),
+        action: Action::Buy {
+            marker: Some(m("coleraine#1")),
+        },
+    };
+    let table = || {
+        let mut t = Table::standard(3);
+        t.strip(2).give(2, "banff#2", false);
+        t.supply(1, 10).pawn(1, 37).chosen(1, 1).turns(&[1]);
+        t.send(1, Command::FinishMovement {});
+        t
+    };
+    let mut t = table();
+    let ev = t.send(1, buy.clone());
+    assert!(has_event(&ev, |e| matches!(
+        e,
+        Event::ActivationDeclared { .. }
+    )));
+    assert_eq!(t.s.decls.last().and_then(|d| d.offered), Some(seat(2)));
+    // The 8 malt of the declared purchase cannot be traded away meanwhile.
+    t.reject(1, offer(3, malt(3), Bundle::default()), "WR-158");
+    t.send(1, offer(3, malt(2), Bundle::default()));
+    t.send(
+        2,
+        Command::Veto {
+            banff: m("banff#2"),
+        },
+    );
+    assert_eq!(t.s.loc_of(m("coleraine#1")), Loc::Space { space: 23 });
+    assert_eq!(t.supply_of(1), 10);
+    assert_eq!(t.s.loc_of(m("holy_place#1")), Loc::Space { space: 38 });
+    t.reject(1, buy.clone(), "WR-065");
+
+    let mut t = table();
+    t.send(1, buy);
+    let ev = t.send(2, Command::PassVeto {});
+    assert!(has_event(&ev, |e| matches!(
+        e,
+        Event::WhiskyBought { price: 8, .. }
+    )));
+    assert!(t.has(1, "coleraine#1"));
+    assert_eq!(t.supply_of(1), 2);
+
+    // WR-067: buying from a whisky marker's own space still opens none.
+    let mut t = Table::standard(3);
+    t.give(2, "banff#2", false);
+    t.pawn(1, 13).chosen(1, 1).turns(&[1]);
+    t.send(1, Command::FinishMovement {});
+    t.send(
+        1,
+        Command::Activate {
+            marker: m("banff#1"),
+            action: Action::Buy { marker: None },
+        },
+    );
+    assert!(t.s.decls.is_empty() && t.has(1, "banff#1"));
+}
+
+// WR-159: the one-whisky limit binds a player during his own turn only; in another player's
+// turn he may veto with each unused Banff he holds, once per window.
+#[test]
+fn wr159_banffs_of_a_non_active_player() {
+    // Two windows of the same turn: seat 2 vetoes in both, with each of his Banffs.
+    let mut t = Table::standard(3);
+    t.strip(1).strip(2);
+    t.give(1, "benromach#1", false)
+        .give(2, "banff#1", false)
+        .give(2, "banff#2", false);
+    t.place(11, "malt_source_2#1");
+    t.pawn(1, 10).chosen(1, 1).turns(&[1]);
+    t.send(1, Command::FinishMovement {});
+    // The malt source's window (WR-161): seat 2 vetoes it.
+    assert_eq!(t.s.decls.last().and_then(|d| d.offered), Some(seat(2)));
+    t.send(
+        2,
+        Command::Veto {
+            banff: m("banff#1"),
+        },
+    );
+    // The pub's window is declined; then P's Benromach: seat 2 vetoes with banff#2.
+    t.send(
+        1,
+        Command::Activate {
+            marker: m("pub#1"),
+            action: Action::Decline {},
+        },
+    );
+    t.send(1, use_w("benromach#1", UseParams::default()));
+    assert_eq!(t.s.decls.last().and_then(|d| d.offered), Some(seat(2)));
+    t.send(
+        2,
+        Command::Veto {
+            banff: m("banff#2"),
+        },
+    );
+    assert!(t.s.is_used(m("banff#1")) && t.s.is_used(m("banff#2")));
+    assert_eq!(t.s.multi_banff_vetoes, 1);
+}
+
+// WR-159: a Banff already declared in the chain is not offered again (once per window), and the
+// active player stays bound by his one whisky use.
+#[test]
+fn wr159_once_per_window_and_the_active_player_limit() {
+    let mut t = Table::standard(3);
+    t.strip(1).strip(2).strip(3);
+    t.give(1, "benromach#1", false)
+        .give(2, "banff#1", false)
+        .give(3, "banff#2", false);
+    t.turns(&[1]);
+    t.send(1, use_w("benromach#1", UseParams::default()));
+    t.send(
+        2,
+        Command::Veto {
+            banff: m("banff#1"),
+        },
+    );
+    // Seat 3 counter-vetoes; seat 2's only Banff is declared already: the window closes.
+    t.send(
+        3,
+        Command::Veto {
+            banff: m("banff#2"),
+        },
+    );
+    assert!(t.s.decls.is_empty());
+    assert_eq!(t.supply_of(1), 14, "the Benromach resolved");
+
+    // The active player who used a whisky this turn cannot counter-veto (WR-083).
+    let mut t = Table::standard(3);
+    t.strip(1).strip(2).strip(3);
+    t.give(1, "benromach#1", false)
+        .give(1, "banff#2", false)
+        .give(2, "banff#1", false);
+    t.turns(&[1]);
+    t.send(1, use_w("benromach#1", UseParams::default()));
+    t.send(
+        2,
+        Command::Veto {
+            banff: m("banff#1"),
+        },
+    );
+    assert!(t.s.decls.is_empty(), "P is not offered the counter-veto");
+    assert!(!t.s.is_used(m("banff#2")));
+    assert_eq!(t.supply_of(1), 12, "the Benromach was vetoed");
+}
+
+// WR-161: a brown marker sharing the space with a blue or whisky marker applies automatically,
+// and the player still activates one of the others.
+#[test]
+fn wr161_brown_benefit_applies_beside_the_chosen_marker() {
+    let mut t = Table::standard(3);
+    t.strip(1).give(1, "glen_mhor#1", false);
+    t.place(11, "malt_source_2#1").place(11, "benromach#2");
+    t.pawn(1, 10).chosen(1, 1).supply(1, 3).turns(&[1]);
+    let ev = t.send(1, Command::FinishMovement {});
+    assert!(has_event(&ev, |e| matches!(
+        e,
+        Event::MaltSourceCollected { amount: 2, .. }
+    )));
+    assert_eq!(t.supply_of(1), 5);
+    assert!(has_event(&ev, |e| matches!(
+        e,
+        Event::ActivationPending { markers, .. }
+            if *markers == vec![m("benromach#2"), m("pub#1")]
+    )));
+    // Brown markers are never chosen nor declined.
+    let err = decide::action_legal(&t.s, seat(1), m("malt_source_2#1"), &Action::Decline {})
+        .expect_err("brown");
+    assert_eq!(err.rule, "WR-161");
+    t.send(
+        1,
+        Command::Activate {
+            marker: m("pub#1"),
+            action: Action::Sell {
+                whisky: m("glen_mhor#1"),
+                reward: Reward::Malt,
+            },
+        },
+    );
+    assert_eq!(t.supply_of(1), 17);
+    assert_eq!(t.s.loc_of(m("benromach#2")), Loc::Space { space: 11 });
+}
+
+// WR-161: every brown marker of the space applies, each with its veto window; a vetoed one
+// does not take the player's choice away.
+#[test]
+fn wr161_each_brown_marker_applies_and_can_be_vetoed_alone() {
+    let mut t = Table::standard(3);
+    t.strip(2).give(2, "banff#2", false);
+    t.place(8, "malt_source_4#2");
+    t.pawn(1, 7).chosen(1, 1).turns(&[1]);
+    t.send(1, Command::FinishMovement {});
+    // In marker order: malt_source_4#2 first; seat 2 lets it pass.
+    assert_eq!(
+        t.s.decls.last().map(|d| d.what.subject()),
+        Some(m("malt_source_4#2"))
+    );
+    t.send(2, Command::PassVeto {});
+    assert_eq!(t.supply_of(1), 16);
+    assert_eq!(
+        t.s.decls.last().map(|d| d.what.subject()),
+        Some(m("checkpoint_1#1"))
+    );
+    // The checkpoint's own window: seat 2 vetoes it.
+    t.send(
+        2,
+        Command::Veto {
+            banff: m("banff#2"),
+        },
+    );
+    assert_eq!(t.s.loc_of(m("checkpoint_1#1")), Loc::Reserve);
+    assert!(!t.has(1, "checkpoint_1#1"));
+    assert_eq!(t.turn().step, TurnStep::PostActivation);
+
+    // A vetoed brown marker beside a pub: the pub is still the player's to activate.
+    let mut t = Table::standard(3);
+    t.strip(2).give(2, "banff#2", false);
+    t.place(11, "checkpoint_2#2");
+    t.pawn(1, 10).chosen(1, 1).turns(&[1]);
+    t.send(1, Command::FinishMovement {});
+    t.send(
+        2,
+        Command::Veto {
+            banff: m("banff#2"),
+        },
+    );
+    assert_eq!(t.turn().step, TurnStep::Activation);
+    assert!(
+        WhiskyRace::legal(&t.s, seat(1))
+            .iter()
+            .any(|c| matches!(c, Command::Activate { marker, .. } if *marker == m("pub#1")))
+    );
 }

@@ -8,6 +8,10 @@ use super::super::*;
 fn simulation_of_a_few_hundred_games() {
     let stats = simulate(240, 2024).unwrap_or_else(|f| panic!("{f}"));
     assert_eq!(stats["games"], 240);
+    // The bots trade during planning (WR-156) and veto with a second Banff in hand (WR-159).
+    assert!(stats["planning_trades"]["trade_commands"].as_u64() > Some(0));
+    assert!(stats["planning_trades"]["by_greedy_bots"].as_u64() > Some(0));
+    assert!(stats["banff_vetoes"]["by_a_seat_holding_two_unused_banffs"].as_u64() > Some(0));
     assert!(stats["rounds"]["max"].as_u64().unwrap_or(999) <= u64::from(stats::MAX_ROUNDS));
     println!(
         "{}",
@@ -15,12 +19,16 @@ fn simulation_of_a_few_hundred_games() {
     );
 }
 
-/// The 10,000-game run quoted in the docs:
-/// `cargo test -p domain --release simulation_ten_thousand -- --ignored --nocapture`.
+/// The 10,000-game runs quoted in the docs (seed 1 unless `SIM_SEED` says otherwise):
+/// `SIM_SEED=1 cargo test -p domain --release simulation_ten_thousand -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn simulation_ten_thousand() {
-    let stats = simulate(10_000, 1).unwrap_or_else(|f| panic!("{f}"));
+    let seed = std::env::var("SIM_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    let stats = simulate(10_000, seed).unwrap_or_else(|f| panic!("{f}"));
     println!(
         "{}",
         serde_json::to_string_pretty(&stats).unwrap_or_default()
@@ -89,6 +97,41 @@ fn command_and_event_json_shapes() {
     let o: Options = serde_json::from_str(r#"{"group_bidding":true}"#).expect("options");
     assert!(o.group_bidding && !o.random_setup);
     assert!(serde_json::from_str::<Options>(r#"{"nope":true}"#).is_err());
+}
+
+/// Commands and options refuse unknown fields at every level, parameterless commands included;
+/// parameterless commands still serialize as `{"type": …}` alone.
+#[test]
+fn commands_and_options_reject_unknown_fields() {
+    let refused = [
+        r#"{"type":"pass_veto","banff":"banff#1"}"#,
+        r#"{"type":"end_turn","now":true}"#,
+        r#"{"type":"pay_tax","amount":0}"#,
+        r#"{"type":"finish_movement","x":1}"#,
+        r#"{"type":"pass_replacement","x":1}"#,
+        r#"{"type":"step","n":1,"m":2}"#,
+        r#"{"type":"submit_malt_choice","amount":3,"seat":2}"#,
+        r#"{"type":"offer_trade","to":2,"give":{"malt":1,"gold":5},"receive":{}}"#,
+        r#"{"type":"use_whisky","whisky":"kinclaith#1","params":{"piece":{"kind":"englishman","x":1},"direction":"forward"}}"#,
+        r#"{"type":"use_whisky","whisky":"benromach#1","params":{"bonus":1}}"#,
+        r#"{"type":"activate","marker":"pub#1","action":{"type":"decline","why":"no"}}"#,
+        r#"{"type":"activate","marker":"pub#1","action":{"type":"sell","whisky":"glen_mhor#1","reward":"vp","twice":true}}"#,
+    ];
+    for json in refused {
+        let err = serde_json::from_str::<Command>(json).expect_err(json);
+        assert!(err.to_string().contains("unknown field"), "{json}: {err}");
+    }
+    assert!(serde_json::from_str::<Options>(r#"{"random_setup":true,"fast":true}"#).is_err());
+    for (command, json) in [
+        (Command::PassVeto {}, r#"{"type":"pass_veto"}"#),
+        (Command::EndTurn {}, r#"{"type":"end_turn"}"#),
+    ] {
+        assert_eq!(serde_json::to_string(&command).expect("json"), json);
+        assert_eq!(
+            serde_json::from_str::<Command>(json).expect("back"),
+            command
+        );
+    }
 }
 
 /// A naive client (first prompt, first legal command) always finishes the game.

@@ -63,7 +63,7 @@ fn wr143_to_wr146_random_setup() {
     assert_eq!(t.s.phase, Phase::SetupReplacement);
     let first = lot[0].number();
     let other = lot[1].number();
-    t.reject(other, Command::PassReplacement, "WR-145");
+    t.reject(other, Command::PassReplacement {}, "WR-145");
     let target = placed[3];
     let ev = t.send(
         first,
@@ -96,10 +96,10 @@ fn wr143_to_wr146_random_setup() {
         },
         "WR-146",
     );
-    t.send(other, Command::PassReplacement);
-    t.send(lot[2].number(), Command::PassReplacement);
+    t.send(other, Command::PassReplacement {});
+    t.send(lot[2].number(), Command::PassReplacement {});
     assert_eq!((t.s.phase, t.s.round), (Phase::Planning, 1));
-    t.reject(first, Command::PassReplacement, "WR-146");
+    t.reject(first, Command::PassReplacement {}, "WR-146");
 }
 
 fn bidding_table() -> Table {
@@ -259,10 +259,10 @@ fn wr153_wr154_englishman_offer() {
     assert_eq!(offer.len(), 3);
     assert_eq!(t.s.reserve().len(), 28 - 3);
     t.turns(&[2, 1]);
-    t.send(2, Command::FinishMovement);
-    t.send(2, Command::EndTurn);
-    t.send(1, Command::FinishMovement);
-    t.send(1, Command::EndTurn);
+    t.send(2, Command::FinishMovement {});
+    t.send(2, Command::EndTurn {});
+    t.send(1, Command::FinishMovement {});
+    t.send(1, Command::EndTurn {});
     assert_eq!(t.blocking(), vec![2]);
     t.reject(
         1,
@@ -313,8 +313,8 @@ fn wr153_wr154_englishman_offer() {
     t.s.loc[offer[0].index()] = Loc::Space { space: 49 };
     t.s.loc[offer[1].index()] = Loc::Space { space: 49 };
     t.turns(&[1]);
-    t.send(1, Command::FinishMovement);
-    let ev = t.send(1, Command::EndTurn);
+    t.send(1, Command::FinishMovement {});
+    let ev = t.send(1, Command::EndTurn {});
     assert!(has_event(&ev, |e| matches!(
         e,
         Event::EnglishmanMarkerChosen { random: false, .. }

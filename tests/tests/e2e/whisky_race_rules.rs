@@ -1,0 +1,398 @@
+//! Whisky Race rulebook errata (issue 12, WR-155..WR-161) played through real HTTP against a
+//! real PostgreSQL. Positions are reached by the players' own choices from a fixed `rng_seed`
+//! (admin only), so every game here replays identically.
+
+use homestretch_tests::{Player, TestApp, spawn_app};
+use serde_json::{Value, json};
+
+/// `seats` players; seat 1 is the admin host (a fixed `rng_seed` needs an admin).
+async fn table(app: &TestApp, seats: usize) -> Vec<Player> {
+    let mut players = vec![app.register("root-admin").await];
+    for i in 2..=seats {
+        players.push(app.register(&format!("player{i}")).await);
+    }
+    players
+}
+
+/// Sends a command that must be accepted; returns the answer.
+async fn send(app: &TestApp, game: &str, player: &Player, command: Value) -> Value {
+    let answer = app.command(game, player, command.clone()).await;
+    assert_eq!(answer.status, 200, "{command} refused: {}", answer.text);
+    answer.body
+}
+
+/// Sends a command that must be refused as a rule violation; returns the rule.
+async fn refused(app: &TestApp, game: &str, player: &Player, command: Value) -> String {
+    let answer = app.command(game, player, command).await;
+    answer.problem(422)["rule"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn events<'a>(answer: &'a Value, kind: &str) -> Vec<&'a Value> {
+    answer["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter(|e| e["type"] == kind)
+        .map(|e| &e["data"])
+        .collect()
+}
+
+async fn view(app: &TestApp, game: &str, player: &Player) -> Value {
+    app.get(&format!("/v1/games/{game}"), &player.token)
+        .await
+        .ok()["view"]
+        .clone()
+}
+
+fn malt_choice(amount: u32) -> Value {
+    json!({"type": "submit_malt_choice", "amount": amount})
+}
+
+/// Plays one whole round in which every seat sends `finish_movement` then `end_turn`, in the
+/// round's order; returns the answer to the last `end_turn` (which runs the end of round).
+async fn move_all(app: &TestApp, game: &str, players: &[Player]) -> Value {
+    let order: Vec<usize> = view(app, game, &players[0]).await["turn_order"]
+        .as_array()
+        .expect("order")
+        .iter()
+        .map(|s| s.as_u64().unwrap() as usize)
+        .collect();
+    let mut last = Value::Null;
+    for seat in order {
+        let p = &players[seat - 1];
+        send(app, game, p, json!({"type": "finish_movement"})).await;
+        last = send(app, game, p, json!({"type": "end_turn"})).await;
+    }
+    last
+}
+
+// WR-155 (issue 12's position): seat 1 is met by the Englishman owing 2; the offer of both his
+// whiskies to seat 3, made during planning (WR-156), cannot be accepted until he has paid, and
+// he still pays 2.
+#[actix_web::test]
+async fn wr155_a_met_player_cannot_give_away_the_whiskies_he_owes_on() {
+    let app = spawn_app().await;
+    let p = table(&app, 3).await;
+    let id = app
+        .started_game("whisky_race", &p, json!({}), Some("wr155"))
+        .await;
+    let both = json!(["glen_mhor#1", "kinclaith#1"]);
+    let offered = send(
+        &app,
+        &id,
+        &p[0],
+        json!({"type": "offer_trade", "to": 3, "give": {"malt": 0, "markers": both},
+               "receive": {"malt": 0, "markers": []}}),
+    )
+    .await;
+    let offer = events(&offered, "trade_offered")[0]["offer"].clone();
+    for (player, amount) in p.iter().zip([4, 3, 2]) {
+        send(&app, &id, player, malt_choice(amount)).await;
+    }
+    // Seat 1 stops on 4, beside the Englishman; seats 2 and 3 on 3 and 2. At the end of the
+    // round the Englishman starts from 4: seat 1 is met, with his two whiskies.
+    let end = move_all(&app, &id, &p).await;
+    let assessed = events(&end, "tax_assessed");
+    assert_eq!(
+        assessed,
+        vec![&json!({"type": "tax_assessed", "seat": 1, "amount": 2, "whiskies": both})],
+        "{end}"
+    );
+    // Seat 3 accepts the pending offer: refused, the whiskies are owed on.
+    let accept = json!({"type": "accept_trade", "offer": offer});
+    assert_eq!(refused(&app, &id, &p[2], accept.clone()).await, "WR-155");
+    let legal = app
+        .get(&format!("/v1/games/{id}/prompts"), &p[2].token)
+        .await
+        .ok()["legal"]
+        .clone();
+    assert!(
+        !legal.as_array().unwrap().contains(&accept),
+        "not listed either"
+    );
+    // A new offer of one of them is refused too.
+    let again = json!({"type": "offer_trade", "to": 2,
+        "give": {"malt": 0, "markers": ["kinclaith#1"]}, "receive": {"malt": 1, "markers": []}});
+    assert_eq!(refused(&app, &id, &p[0], again).await, "WR-155");
+    let seen = view(&app, &id, &p[1]).await;
+    assert_eq!(
+        seen["taxes_pending"],
+        json!([{"seat": 1, "amount": 2, "whiskies": both}])
+    );
+    // He pays: still 2.
+    let paid = send(&app, &id, &p[0], json!({"type": "pay_tax"})).await;
+    assert_eq!(
+        events(&paid, "tax_paid"),
+        vec![&json!({"type": "tax_paid", "seat": 1, "amount": 2})]
+    );
+    // The offer was blocked, not withdrawn: once the tax is settled it can be accepted.
+    send(&app, &id, &p[2], accept).await;
+    let seen = view(&app, &id, &p[2]).await;
+    assert_eq!(seen["players"][2]["whiskies"].as_array().unwrap().len(), 4);
+    assert_eq!(seen["players"][0]["supply"], 12 - 4 - 2 + 4);
+}
+
+/// Seat 2's observations of a game: its view, its prompts and legal list, and the events it
+/// can read (commitments masked: they differ with the amount by design and hide it).
+async fn observed_by(app: &TestApp, game: &str, player: &Player) -> Value {
+    let mut events = app
+        .get(&format!("/v1/games/{game}/events"), &player.token)
+        .await
+        .ok()["events"]
+        .clone();
+    for e in events.as_array_mut().unwrap() {
+        if let Some(c) = e["data"].get_mut("commitment") {
+            *c = json!("…");
+        }
+    }
+    let events: Vec<Value> = events
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| json!([e["type"], e["actor"], e["data"]]))
+        .collect();
+    let prompts = app
+        .get(&format!("/v1/games/{game}/prompts"), &player.token)
+        .await
+        .ok();
+    json!({"view": view(app, game, player).await, "prompts": prompts["prompts"],
+           "legal": prompts["legal"], "events": events})
+}
+
+// WR-156: trading during planning. Seat 1 offers seat 2 three malt, then chooses 2 or 9 in two
+// identical games; a further offer its choice cannot cover is refused to seat 1 alone, and
+// nothing seat 2 can read or do tells the two games apart.
+#[actix_web::test]
+async fn wr156_planning_trades_over_http_reveal_no_sealed_choice() {
+    let app = spawn_app().await;
+    let p = table(&app, 3).await;
+    let mut seen = Vec::new();
+    for amount in [2, 9] {
+        let id = app
+            .started_game("whisky_race", &p, json!({}), Some("wr156"))
+            .await;
+        send(
+            &app,
+            &id,
+            &p[0],
+            json!({"type": "offer_trade", "to": 2, "give": {"malt": 3, "markers": []},
+                   "receive": {"malt": 0, "markers": []}}),
+        )
+        .await;
+        // Seat 1 may not choose malt its own pending offer gives away.
+        assert_eq!(refused(&app, &id, &p[0], malt_choice(10)).await, "WR-156");
+        send(&app, &id, &p[0], malt_choice(amount)).await;
+        if amount == 9 {
+            // 12 − 9 chosen − 3 offered: nothing left to trade; only seat 1 hears it.
+            let more = json!({"type": "offer_trade", "to": 3,
+                "give": {"malt": 1, "markers": []}, "receive": {"malt": 0, "markers": []}});
+            assert_eq!(refused(&app, &id, &p[0], more).await, "WR-156");
+        }
+        let before = observed_by(&app, &id, &p[1]).await;
+        // Seat 2 accepts during planning: the same answer in both games.
+        let accepted = send(
+            &app,
+            &id,
+            &p[1],
+            json!({"type": "accept_trade", "offer": 0}),
+        )
+        .await;
+        let mut answer: Vec<Value> = accepted["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| json!([e["type"], e["data"]]))
+            .collect();
+        answer.push(accepted["next"].clone());
+        let supplies: Vec<Value> = view(&app, &id, &p[1]).await["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["supply"].clone())
+            .collect();
+        assert_eq!(supplies, vec![json!(9), json!(15), json!(12)]);
+        seen.push((before, answer));
+        // The reveal then moves seat 1's choice out of its supply.
+        send(&app, &id, &p[1], malt_choice(5)).await;
+        send(&app, &id, &p[2], malt_choice(4)).await;
+        let after = view(&app, &id, &p[1]).await;
+        assert_eq!(after["players"][0]["supply"], 9 - amount);
+    }
+    assert_eq!(seen[0], seen[1], "seat 2 could tell seat 1's choices apart");
+}
+
+// WR-161: a brown marker shares a space with a marker drawn under the Englishman; the player
+// who lands there alone gets the brown benefit automatically and still chooses the other.
+#[actix_web::test]
+async fn wr161_brown_benefit_and_a_choice_on_the_same_space() {
+    let app = spawn_app().await;
+    let p = table(&app, 3).await;
+    let id = app
+        .started_game("whisky_race", &p, json!({}), Some("wr161-2"))
+        .await;
+    // Round 1: seat 3 stops on 6, seat 1 on 3, seat 2 on 1. The Englishman jumps seat 3 and
+    // lands on 8, the checkpoint's space; a marker is drawn onto it.
+    for (player, amount) in p.iter().zip([3, 1, 6]) {
+        send(&app, &id, player, malt_choice(amount)).await;
+    }
+    let end = move_all(&app, &id, &p).await;
+    assert_eq!(events(&end, "englishman_moved")[0]["to"], 8, "{end}");
+    let paid = send(&app, &id, &p[2], json!({"type": "pay_tax"})).await;
+    let drawn = events(&paid, "marker_drawn")[0]["marker"]
+        .as_str()
+        .expect("a drawn marker")
+        .to_string();
+    assert!(
+        !drawn.starts_with("malt_source_") && !drawn.starts_with("checkpoint_"),
+        "this seed draws a whisky or blue marker (coleraine#2); got {drawn}"
+    );
+    // Round 2: seat 1 first, moves the Englishman off 8 with Kinclaith, then walks to 8.
+    for (player, amount) in p.iter().zip([6, 2, 1]) {
+        send(&app, &id, player, malt_choice(amount)).await;
+    }
+    send(
+        &app,
+        &id,
+        &p[0],
+        json!({"type": "use_whisky", "whisky": "kinclaith#1",
+               "params": {"piece": {"kind": "englishman"}, "direction": "forward"}}),
+    )
+    .await;
+    let moved = send(&app, &id, &p[0], json!({"type": "finish_movement"})).await;
+    assert_eq!(
+        events(&moved, "activation_declared")[0]["marker"],
+        "checkpoint_1#1"
+    );
+    assert_eq!(
+        events(&moved, "checkpoint_taken"),
+        vec![&json!({"type": "checkpoint_taken", "seat": 1, "marker": "checkpoint_1#1"})]
+    );
+    assert_eq!(
+        events(&moved, "activation_pending")[0]["markers"],
+        json!([drawn])
+    );
+    // Only the drawn marker is left to the player's choice.
+    let activations: Vec<Value> = moved["next"]["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["type"] == "activate")
+        .map(|c| c["marker"].clone())
+        .collect();
+    assert!(!activations.is_empty() && activations.iter().all(|m| *m == drawn.as_str()));
+    send(
+        &app,
+        &id,
+        &p[0],
+        json!({"type": "activate", "marker": drawn, "action": {"type": "decline"}}),
+    )
+    .await;
+    let seen = view(&app, &id, &p[1]).await;
+    assert_eq!(seen["players"][0]["checkpoints"], json!(["checkpoint_1#1"]));
+}
+
+// Commands refuse unknown fields (422 problem+json, nothing appended), parameterless ones too.
+#[actix_web::test]
+async fn commands_with_unknown_fields_are_refused() {
+    let app = spawn_app().await;
+    let p = table(&app, 3).await;
+    let id = app.started_game("whisky_race", &p, json!({}), None).await;
+    let head = app.get(&format!("/v1/games/{id}"), &p[0].token).await.ok()["version"].clone();
+    for command in [
+        json!({"type": "submit_malt_choice", "amount": 3, "secretly": true}),
+        json!({"type": "pass_veto", "banff": "banff#1"}),
+        json!({"type": "offer_trade", "to": 2, "give": {"malt": 1, "gold": 1}, "receive": {}}),
+    ] {
+        let answer = app.command(&id, &p[0], command.clone()).await;
+        let problem = answer.problem(422);
+        assert!(
+            problem["detail"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("unknown field"),
+            "{command}: {problem}"
+        );
+    }
+    let after = app.get(&format!("/v1/games/{id}"), &p[0].token).await.ok();
+    assert_eq!(after["version"], head, "nothing was appended");
+}
+
+/// Plays `game` to its end choosing among each prompted seat's legal commands, mostly game moves
+/// (trades now and then), using the next prompts each answer carries. Returns the commands sent.
+async fn play_to_the_end(app: &TestApp, game: &str, players: &[Player], seed: u64) -> usize {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = move |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    let mut prompts = app
+        .get(&format!("/v1/games/{game}/prompts"), &players[0].token)
+        .await
+        .ok();
+    let mut caller = 1u64;
+    for sent in 0..20_000 {
+        let Some(first) = prompts["prompts"].as_array().unwrap().first() else {
+            return sent;
+        };
+        // Waited-for seats come first (`prompts` sorts them so).
+        let seat = first["seat"].as_u64().unwrap();
+        let player = &players[seat as usize - 1];
+        let legal = if seat == caller {
+            prompts["legal"].as_array().unwrap().clone()
+        } else {
+            app.get(&format!("/v1/games/{game}/prompts"), &player.token)
+                .await
+                .ok()["legal"]
+                .as_array()
+                .unwrap()
+                .clone()
+        };
+        assert!(!legal.is_empty(), "seat {seat} is prompted with nothing");
+        let moves: Vec<&Value> = legal
+            .iter()
+            .filter(|c| !c["type"].as_str().unwrap().ends_with("_trade"))
+            .collect();
+        let command = if moves.is_empty() || next(20) == 0 {
+            legal[next(legal.len())].clone()
+        } else {
+            moves[next(moves.len())].clone()
+        };
+        prompts = send(app, game, player, command).await["next"].clone();
+        caller = seat;
+    }
+    panic!("the game did not end");
+}
+
+// The four seat counts and every variant still play to the end over HTTP (the default options
+// are played by `play.rs` and the generated client).
+#[actix_web::test]
+async fn every_seat_count_and_variant_plays_to_the_end() {
+    let app = spawn_app().await;
+    let all = table(&app, 6).await;
+    for (seats, options) in [
+        (3, json!({"random_setup": true})),
+        (4, json!({"group_bidding": true})),
+        (5, json!({"englishman_offer": true})),
+        (
+            6,
+            json!({"random_setup": true, "group_bidding": true, "englishman_offer": true}),
+        ),
+    ] {
+        let p = &all[..seats];
+        let id = app
+            .started_game("whisky_race", p, options.clone(), Some("variants"))
+            .await;
+        let sent = play_to_the_end(&app, &id, p, seats as u64).await;
+        let done = app.get(&format!("/v1/games/{id}"), &p[0].token).await.ok();
+        assert_eq!(done["status"], "finished", "{seats} seats, {options}");
+        assert!(
+            !done["outcome"]["winners"].as_array().unwrap().is_empty(),
+            "{seats} seats, {options}: {sent} commands"
+        );
+    }
+}
