@@ -125,7 +125,7 @@ async fn fixed_rng_seed_is_for_admins_and_marks_the_game_unfair() {
     )
     .await
     .problem(403);
-    let admin = app.register("root-admin").await;
+    let admin = app.admin("root-admin").await;
     let game = app
         .post(
             "/v1/games",

@@ -4,10 +4,10 @@ use serde_json::json;
 #[actix_web::test]
 async fn abusive_clients_get_429_with_retry_after() {
     let app = spawn_app_with(|config| {
-        config.user_rate = Some(api::limits::RateConfig {
-            per_second: 2.0,
-            burst: 5.0,
-        });
+        config.limits.requests_per_user = Some(api::limits::Rate::new(
+            5,
+            std::time::Duration::from_millis(2500),
+        ));
     })
     .await;
     let p = app.register("hasty").await;
