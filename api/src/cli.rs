@@ -22,6 +22,10 @@ USAGE:
   homestretch projections rebuild         recompute every projection from the event log
   homestretch load [--url URL] [--games N] [--duration S] [--kind K] [--seats N] [--expected-version] [--ack-log FILE] [--json]
                                           bot players over HTTP against a running server; throughput and latency
+  homestretch flood [--url URL] [--from IP] [--probe-from IP] [--duration S] [--workers N]
+                    [--streams N] [--idle N] [--slow N]
+                                          one IP floods a running server while another measures
+                                          its latency (JSON; see docs/reliability.md)
   homestretch simulate --game KIND [--games N] [--seed S]
                                           play N random-bot games and print statistics (JSON)
 
@@ -438,6 +442,43 @@ pub async fn run(args: Vec<String>) -> Result<(), CliError> {
                 _ => crate::load::run_memory(&url, n("--games", 1000), n("--moves", 10)).await,
             }
             .ok_or_else(|| CliError::Failed(format!("{command} could not run")))?;
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&report).unwrap_or_default()
+            );
+            Ok(())
+        }
+        "flood" => {
+            let ip = |name: &str, default: &str| -> Result<std::net::IpAddr, CliError> {
+                flag(&rest, name)
+                    .unwrap_or(default)
+                    .parse()
+                    .map_err(|_| CliError::Usage(format!("{name} needs an IP address")))
+            };
+            let n = |name: &str, default: usize| -> Result<usize, CliError> {
+                flag(&rest, name)
+                    .map(|v| {
+                        v.parse()
+                            .map_err(|_| CliError::Usage(format!("{name} needs a number")))
+                    })
+                    .transpose()
+                    .map(|v| v.unwrap_or(default))
+            };
+            let config = crate::flood::FloodConfig {
+                url: flag(&rest, "--url")
+                    .unwrap_or("http://127.0.0.1:8080")
+                    .to_string(),
+                flood_from: ip("--from", "127.0.0.2")?,
+                probe_from: ip("--probe-from", "127.0.0.1")?,
+                duration: std::time::Duration::from_secs(n("--duration", 20)? as u64),
+                workers: n("--workers", 64)?,
+                streams: n("--streams", 2000)?,
+                idle_connections: n("--idle", 2000)?,
+                slow_bodies: n("--slow", 200)?,
+            };
+            let report = crate::flood::run(config)
+                .await
+                .ok_or_else(|| CliError::Failed("the flood could not set up its game".into()))?;
             println!(
                 "{}",
                 serde_json::to_string_pretty(&report).unwrap_or_default()

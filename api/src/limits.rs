@@ -382,10 +382,11 @@ impl Limits {
         check(&self.logins_ip, &ip)
     }
 
-    /// A new game by `user` from `ip`: both limits must allow it.
+    /// A new game by `user` from `ip`: both limits must allow it. The user's is checked first,
+    /// so a user over its own limit does not use up its address's.
     pub fn new_game(&self, ip: IpKey, user: uuid::Uuid) -> Result<(), Refusal> {
-        check(&self.games_ip, &ip)?;
-        check(&self.games_user, &user)
+        check(&self.games_user, &user)?;
+        check(&self.games_ip, &ip)
     }
 
     /// Forgets keys whose limits are back to full, so the tables stay small.

@@ -5,6 +5,7 @@ mod audit;
 mod errors;
 mod fuzz;
 mod generated_client;
+mod limits;
 mod lobby;
 mod logs;
 mod openapi;
