@@ -4,7 +4,7 @@
 //! The cluster accepts one role, the service's own (`homestretch`), and only with its password
 //! (SCRAM-SHA-256), on the unix socket and on 127.0.0.1 alike — never `trust`: any local process
 //! could otherwise read the server seeds and password hashes (issue 11, item 8). The password is
-//! random, kept in `pg-password` (mode 0600) in the data folder.
+//! random, kept in `pg-password` (mode 0600) in the data folder, and in `pgpass` for libpq tools.
 
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
@@ -115,6 +115,8 @@ host   all  homestretch  127.0.0.1/32  scram-sha-256
 
 /// Name of the password file in the data folder.
 pub const PASSWORD_FILE: &str = "pg-password";
+/// The password again, as a libpq password file (`PGPASSFILE`), for psql and pgbench.
+pub const PGPASS_FILE: &str = "pgpass";
 
 /// A running private cluster.
 #[derive(Debug, Clone)]
@@ -238,6 +240,13 @@ impl Cluster {
                 .trim()
                 .to_string(),
         );
+        // The same password in libpq's format, for the operator's own tools:
+        // `PGPASSFILE=<data>/pgpass psql -h <data>/run -p <port> -U homestretch`.
+        let pgpass = root.join(PGPASS_FILE);
+        let line = format!("*:*:*:{user}:{}\n", password.expose());
+        if std::fs::read_to_string(&pgpass).ok().as_deref() != Some(line.as_str()) {
+            write_private(&pgpass, &line)?;
+        }
         // Written on every start: a data folder from an older version gets the same rules.
         let hba_changed = std::fs::read_to_string(&hba).ok().as_deref() != Some(PG_HBA);
         if hba_changed {
