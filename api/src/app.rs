@@ -79,20 +79,47 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
 
 /// A connection's place in the per-IP and total connection counts (`CONNECTIONS_PER_IP`,
 /// `MAX_CONNECTIONS`), kept with the connection and released when it closes. A connection over
-/// a cap is still accepted (the kernel already did) but each of its requests is answered 429 or
-/// 503 and the connection is closed.
+/// a cap is still accepted (the kernel already did) but its request is answered 429 or 503 and
+/// the connection closed; such refused connections are counted too, and past the cap of them
+/// one IP's new connections are shut at once, unanswered, so one address cannot hold file
+/// descriptors by opening connections faster than the header timeout closes them.
 struct ConnSlot {
     ip: IpKey,
     refused: Option<Refusal>,
-    counts: Arc<Counts<IpKey>>,
+    counts: Arc<ConnCounts>,
+}
+
+/// Open connections per IP: accepted ones, and refused ones waiting for their answer.
+#[derive(Default)]
+struct ConnCounts {
+    accepted: Counts<IpKey>,
+    refused: Counts<IpKey>,
 }
 
 impl Drop for ConnSlot {
     fn drop(&mut self) {
-        if self.refused.is_none() {
-            self.counts.release(&self.ip);
+        match self.refused {
+            None => self.counts.accepted.release(&self.ip),
+            Some(_) => self.counts.refused.release(&self.ip),
         }
     }
+}
+
+/// Counts a new connection from `ip`; `None` when it must be shut at once.
+fn admit(counts: &Arc<ConnCounts>, ip: IpKey, limits: &LimitsConfig) -> Option<ConnSlot> {
+    let refused = counts
+        .accepted
+        .acquire(&ip, limits.connections_per_ip, limits.connections_total)
+        .err();
+    if refused.is_some() {
+        let per_ip = limits.connections_per_ip.or(limits.connections_total);
+        counts.refused.acquire(&ip, per_ip, None).ok()?;
+    }
+    Some(ConnSlot {
+        ip,
+        refused,
+        counts: counts.clone(),
+    })
 }
 
 /// Starts serving on `listener`; the returned server runs when awaited or spawned.
@@ -102,7 +129,7 @@ pub fn serve(
     config: &ServerConfig,
 ) -> std::io::Result<Server> {
     let limits = config.limits.clone();
-    let counts = state.limits.connections.clone();
+    let counts = Arc::new(ConnCounts::default());
     let data = web::Data::from(state);
     let mut server = HttpServer::new(move || {
         App::new()
@@ -215,14 +242,17 @@ pub fn serve(
                 .map(|a| a.ip())
                 .unwrap_or(std::net::Ipv4Addr::UNSPECIFIED.into()),
         );
-        let refused = counts
-            .acquire(&ip, limits.connections_per_ip, limits.connections_total)
-            .err();
-        extensions.insert(ConnSlot {
-            ip,
-            refused,
-            counts: counts.clone(),
-        });
+        match admit(&counts, ip, &limits) {
+            Some(slot) => {
+                extensions.insert(slot);
+            }
+            None => {
+                use std::os::fd::AsRawFd;
+                // SAFETY: the socket is open and owned by this connection for the whole call;
+                // shutdown only ends its traffic (the dispatcher then reads EOF and closes it).
+                unsafe { libc::shutdown(tcp.as_raw_fd(), libc::SHUT_RDWR) };
+            }
+        }
     })
     .listen(listener)?;
     let workers = config.workers.unwrap_or_else(|| {

@@ -23,7 +23,7 @@ USAGE:
   homestretch load [--url URL] [--games N] [--duration S] [--kind K] [--seats N] [--expected-version] [--ack-log FILE] [--json]
                                           bot players over HTTP against a running server; throughput and latency
   homestretch flood [--url URL] [--from IP] [--probe-from IP] [--duration S] [--workers N]
-                    [--streams N] [--idle N] [--slow N]
+                    [--streams N] [--idle N] [--slow N] [--no-probe | --probe-only]
                                           one IP floods a running server while another measures
                                           its latency (JSON; see docs/reliability.md)
   homestretch simulate --game KIND [--games N] [--seed S]
@@ -475,6 +475,8 @@ pub async fn run(args: Vec<String>) -> Result<(), CliError> {
                 streams: n("--streams", 2000)?,
                 idle_connections: n("--idle", 2000)?,
                 slow_bodies: n("--slow", 200)?,
+                flood: !rest.iter().any(|a| a == "--probe-only"),
+                probe: !rest.iter().any(|a| a == "--no-probe"),
             };
             let report = crate::flood::run(config)
                 .await

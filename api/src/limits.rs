@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::hash::Hash;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// `burst` requests at once, refilled evenly over `per` (`"30/min"` = 30 at once, then one every
@@ -331,8 +331,6 @@ pub struct Limits {
     logins_ip: Option<Keyed<IpKey>>,
     games_ip: Option<Keyed<IpKey>>,
     games_user: Option<Keyed<uuid::Uuid>>,
-    /// Open connections per IP and in total.
-    pub connections: Arc<Counts<IpKey>>,
 }
 
 fn keyed<K: Hash + Eq + Clone>(rate: Option<Rate>) -> Option<Keyed<K>> {
@@ -357,7 +355,6 @@ impl Limits {
             logins_ip: keyed(config.logins_per_ip),
             games_ip: keyed(config.games_per_ip),
             games_user: keyed(config.games_per_user),
-            connections: Arc::new(Counts::default()),
             config,
         }
     }

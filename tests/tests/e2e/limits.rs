@@ -348,9 +348,19 @@ async fn connections_are_capped_per_ip() {
     })
     .await;
     let addr = server_addr(&app);
+    // Three connections, each answered once (so the server has counted them; the workers take
+    // connections in no set order), then kept open.
     let mut idle = Vec::new();
     for _ in 0..3 {
-        idle.push(connect_from("127.0.0.2", addr).await);
+        let mut socket = connect_from("127.0.0.2", addr).await;
+        socket
+            .write_all(b"GET /healthz HTTP/1.1\r\nhost: test\r\n\r\n")
+            .await
+            .unwrap();
+        let mut buf = [0u8; 1024];
+        let n = socket.read(&mut buf).await.unwrap();
+        assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"));
+        idle.push(socket);
     }
     let mut extra = connect_from("127.0.0.2", addr).await;
     extra
@@ -365,7 +375,20 @@ async fn connections_are_capped_per_ip() {
     assert!(answer.to_lowercase().contains("retry-after"), "{answer}");
     let other = from(&app, "127.0.0.3", "GET", "/healthz", None, None).await;
     assert_eq!(other.0, 200);
-    // Once the idle connections close, the IP may connect again.
+    // Refused connections waiting for their answer are capped too: past that the server shuts
+    // new ones at once (an address cannot pile up sockets faster than the timeouts free them).
+    let mut waiting = Vec::new();
+    for _ in 0..3 {
+        waiting.push(connect_from("127.0.0.2", addr).await);
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await; // counted by now
+    let mut shut = connect_from("127.0.0.2", addr).await;
+    let answer = read_until_closed(&mut shut, Duration::from_secs(5))
+        .await
+        .expect("shut at once");
+    assert_eq!(answer, "", "no answer, just closed");
+    // Once the connections close, the IP may connect again.
+    drop(waiting);
     drop(idle);
     let deadline = Instant::now() + Duration::from_secs(10);
     while from(&app, "127.0.0.2", "GET", "/healthz", None, None)
@@ -504,6 +527,8 @@ async fn a_flood_from_one_ip_leaves_other_clients_served() {
         streams: 200,
         idle_connections: 200,
         slow_bodies: 20,
+        flood: true,
+        probe: true,
     })
     .await
     .expect("the flood ran");
