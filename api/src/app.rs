@@ -187,9 +187,21 @@ pub fn serve(
                                 .head_mut()
                                 .set_connection_type(ConnectionType::Close);
                         }
-                        Either::Left(std::future::ready(Ok::<_, actix_web::Error>(
-                            req.into_response(response),
-                        )))
+                        // A refusal is answered after min(Retry-After, 1 s): a client that
+                        // floods and waits for its answers slows to one request per second per
+                        // connection instead of spinning on instant 429s (the wait costs a
+                        // timer, not a worker).
+                        let tarpit = match &error {
+                            ApiError::TooManyRequests { retry_after }
+                            | ApiError::Busy { retry_after } => {
+                                Duration::from_secs((*retry_after).min(1))
+                            }
+                            _ => Duration::ZERO,
+                        };
+                        Either::Left(async move {
+                            tokio::time::sleep(tarpit).await;
+                            Ok::<_, actix_web::Error>(req.into_response(response))
+                        })
                     }
                     None => Either::Right(srv.call(req)),
                 };

@@ -3,12 +3,18 @@
 //! 50 ms). The flood does what the issue reproduced: guest accounts and lobbies as fast as it
 //! can, a request storm, as many event streams and idle connections as it can hold, and bodies
 //! sent one byte every 0.5 s. Every loop is bounded in time; traffic goes only to `url`.
+//! A socket the server closes or refuses is reopened after 100 ms: a tighter connect loop is a
+//! connection-rate flood, which the host's firewall (SYN cookies, `connlimit`/`hashlimit`)
+//! stops before any application.
 
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+/// Pause before reopening a socket the server closed or refused.
+const RECONNECT: Duration = Duration::from_millis(100);
 
 #[derive(Clone, Debug)]
 pub struct FloodConfig {
@@ -173,6 +179,7 @@ pub async fn run(config: FloodConfig) -> Option<Value> {
                 };
                 let Ok(mut res) = sent else {
                     tally.lock().ok()?.count(what, 0);
+                    tokio::time::sleep(RECONNECT).await;
                     continue;
                 };
                 let status = res.status().as_u16();
@@ -203,6 +210,7 @@ pub async fn run(config: FloodConfig) -> Option<Value> {
                         let mut buf = [0u8; 512];
                         let left = deadline.saturating_duration_since(Instant::now());
                         let _ = tokio::time::timeout(left, socket.read(&mut buf)).await;
+                        tokio::time::sleep(RECONNECT).await;
                     }
                     Err(_) => {
                         tally.lock().ok()?.count("idle connection refused", 0);
@@ -220,6 +228,7 @@ pub async fn run(config: FloodConfig) -> Option<Value> {
             while Instant::now() < deadline {
                 let status = slow_body(from, target, &host, deadline).await;
                 tally.lock().ok()?.count("slow body", status);
+                tokio::time::sleep(RECONNECT).await;
             }
             Some(0)
         }));
