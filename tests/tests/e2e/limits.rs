@@ -401,6 +401,40 @@ async fn connections_are_capped_per_ip() {
     }
 }
 
+/// Item 4: connections in total are capped too: past the cap any address gets 503 (the server is
+/// full, not this client) and the connection closed.
+#[actix_web::test]
+async fn connections_are_capped_in_total_with_503() {
+    let app = spawn_app_with(|config| {
+        config.limits.connections_total = Some(2);
+    })
+    .await;
+    let addr = server_addr(&app);
+    let mut held = Vec::new();
+    for ip in ["127.0.0.2", "127.0.0.3"] {
+        let mut socket = connect_from(ip, addr).await;
+        socket
+            .write_all(b"GET /healthz HTTP/1.1\r\nhost: test\r\n\r\n")
+            .await
+            .unwrap();
+        let mut buf = [0u8; 1024];
+        let n = socket.read(&mut buf).await.unwrap();
+        assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"));
+        held.push(socket);
+    }
+    let mut third = connect_from("127.0.0.4", addr).await;
+    third
+        .write_all(b"GET /healthz HTTP/1.1\r\nhost: test\r\n\r\n")
+        .await
+        .unwrap();
+    let answer = read_until_closed(&mut third, Duration::from_secs(10))
+        .await
+        .expect("answered and closed");
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(answer.contains("/problems/at-capacity"), "{answer}");
+    assert!(answer.to_lowercase().contains("retry-after"), "{answer}");
+}
+
 /// Item 4: a body sent one byte every 0.5 s was never cut off. Now: 408 problem+json and the
 /// connection closed once the body timeout passes; nothing was created.
 #[actix_web::test]
