@@ -1,17 +1,19 @@
 //! Building and running the HTTP server.
 
-use crate::auth::JwtKeys;
+use crate::auth::{JwtKeys, Sessions, Verified};
 use crate::error::{ApiError, PROBLEM_JSON, Problem};
-use crate::limits::{RateConfig, RateLimiter};
+use crate::limits::{Counts, IpKey, Limits, LimitsConfig, Refusal};
 use crate::metrics::Metrics;
 use crate::routes;
 use crate::sse::Hub;
 use crate::state::AppState;
 use actix_web::body::{BoxBody, MessageBody};
-use actix_web::dev::{Server, ServiceResponse};
+use actix_web::dev::{Server, ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderValue};
+use actix_web::http::{ConnectionType, KeepAlive};
 use actix_web::middleware::{ErrorHandlerResponse, ErrorHandlers};
 use actix_web::{App, HttpMessage, HttpResponse, HttpServer, ResponseError, web};
+use infra::UserId;
 use infra::accounts::Accounts;
 use infra::games::GameService;
 use infra::store::Store;
@@ -19,20 +21,24 @@ use sqlx::PgPool;
 use std::collections::HashSet;
 use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tracing::Instrument;
 
 /// Largest accepted JSON body.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
+/// Default refresh-token reuse leeway (`HOMESTRETCH_REFRESH_LEEWAY`).
+pub const REFRESH_LEEWAY: Duration = Duration::from_secs(10);
+
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
     pub jwt_secret: Vec<u8>,
-    pub admins: HashSet<String>,
-    /// Per-IP limit (None = off).
-    pub ip_rate: Option<RateConfig>,
-    /// Per-user limit (None = off).
-    pub user_rate: Option<RateConfig>,
+    /// Admins by configuration: user ids (never names).
+    pub admins: HashSet<UserId>,
+    /// Every limit (`LimitsConfig::off()` for benchmarks and most tests).
+    pub limits: LimitsConfig,
+    /// A spent refresh token sent again within this gets the same new pair.
+    pub refresh_leeway: Duration,
     pub workers: Option<usize>,
 }
 
@@ -42,7 +48,22 @@ struct RequestId(String);
 pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
     let games = Arc::new(GameService::new(Store::new(pool.clone())));
     let hub = Arc::new(Hub::default());
-    tokio::spawn(hub.clone().listen(pool.clone(), games.clone()));
+    let sessions = Arc::new(Sessions::default());
+    tokio::spawn(
+        hub.clone()
+            .listen(pool.clone(), games.clone(), sessions.clone()),
+    );
+    let limits = Arc::new(Limits::new(config.limits.clone()));
+    let weak = Arc::downgrade(&limits);
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(Duration::from_secs(60)).await;
+            match weak.upgrade() {
+                Some(limits) => limits.forget_idle(),
+                None => break,
+            }
+        }
+    });
     Arc::new(AppState {
         games,
         accounts: Accounts::new(pool),
@@ -50,7 +71,54 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
         admins: config.admins.clone(),
         metrics: Arc::new(Metrics::default()),
         hub,
-        limiter: RateLimiter::new(None),
+        limits,
+        sessions,
+        refresh_leeway: config.refresh_leeway,
+    })
+}
+
+/// A connection's place in the per-IP and total connection counts (`CONNECTIONS_PER_IP`,
+/// `MAX_CONNECTIONS`), kept with the connection and released when it closes. A connection over
+/// a cap is still accepted (the kernel already did) but its request is answered 429 or 503 and
+/// the connection closed; such refused connections are counted too, and past the cap of them
+/// one IP's new connections are shut at once, unanswered, so one address cannot hold file
+/// descriptors by opening connections faster than the header timeout closes them.
+struct ConnSlot {
+    ip: IpKey,
+    refused: Option<Refusal>,
+    counts: Arc<ConnCounts>,
+}
+
+/// Open connections per IP: accepted ones, and refused ones waiting for their answer.
+#[derive(Default)]
+struct ConnCounts {
+    accepted: Counts<IpKey>,
+    refused: Counts<IpKey>,
+}
+
+impl Drop for ConnSlot {
+    fn drop(&mut self) {
+        match self.refused {
+            None => self.counts.accepted.release(&self.ip),
+            Some(_) => self.counts.refused.release(&self.ip),
+        }
+    }
+}
+
+/// Counts a new connection from `ip`; `None` when it must be shut at once.
+fn admit(counts: &Arc<ConnCounts>, ip: IpKey, limits: &LimitsConfig) -> Option<ConnSlot> {
+    let refused = counts
+        .accepted
+        .acquire(&ip, limits.connections_per_ip, limits.connections_total)
+        .err();
+    if refused.is_some() {
+        let per_ip = limits.connections_per_ip.or(limits.connections_total);
+        counts.refused.acquire(&ip, per_ip, None).ok()?;
+    }
+    Some(ConnSlot {
+        ip,
+        refused,
+        counts: counts.clone(),
     })
 }
 
@@ -60,15 +128,12 @@ pub fn serve(
     state: Arc<AppState>,
     config: &ServerConfig,
 ) -> std::io::Result<Server> {
+    let limits = config.limits.clone();
+    let counts = Arc::new(ConnCounts::default());
     let data = web::Data::from(state);
-    let ip_limiter = web::Data::new(Limiters {
-        ip: RateLimiter::new(config.ip_rate),
-        user: RateLimiter::new(config.user_rate),
-    });
     let mut server = HttpServer::new(move || {
         App::new()
             .app_data(data.clone())
-            .app_data(ip_limiter.clone())
             .app_data(
                 web::JsonConfig::default()
                     .limit(MAX_BODY_BYTES)
@@ -84,7 +149,7 @@ pub fn serve(
                     .error_handler(|err, _| ApiError::NotFound(err.to_string()).into()),
             )
             .wrap(ErrorHandlers::new().default_handler(ensure_problem_json))
-            .wrap_fn(|req, srv| {
+            .wrap_fn(|mut req, srv| {
                 use actix_web::dev::Service;
                 let started = Instant::now();
                 let request_id = req
@@ -100,17 +165,44 @@ pub fn serve(
                 let method = req.method().to_string();
                 let route = req.match_pattern().unwrap_or_else(|| "unmatched".into());
                 let span = tracing::info_span!("request", id = %request_id, %method, %route);
-                let limited = rate_limited(&req);
-                let metrics = req
-                    .app_data::<web::Data<AppState>>()
-                    .map(|s| s.metrics.clone());
+                let state = req.app_data::<web::Data<AppState>>().cloned();
+                let metrics = state.as_ref().map(|s| s.metrics.clone());
+                let refused = state
+                    .as_ref()
+                    .and_then(|s| gate(&req, s, &method, &route).err());
+                let body_timed_out = match (&refused, &state) {
+                    (None, Some(state)) => state
+                        .limits
+                        .config
+                        .body_timeout
+                        .map(|limit| body_deadline(&mut req, limit)),
+                    _ => None,
+                };
                 use futures_util::future::Either;
-                let next = match limited {
-                    Some(retry_after) => Either::Left(std::future::ready(
-                        Ok::<_, actix_web::Error>(req.into_response(
-                            ApiError::TooManyRequests { retry_after }.error_response(),
-                        )),
-                    )),
+                let next = match refused {
+                    Some((error, close)) => {
+                        let mut response = error.error_response();
+                        if close {
+                            response
+                                .head_mut()
+                                .set_connection_type(ConnectionType::Close);
+                        }
+                        // A refusal is answered after min(Retry-After, 1 s): a client that
+                        // floods and waits for its answers slows to one request per second per
+                        // connection instead of spinning on instant 429s (the wait costs a
+                        // timer, not a worker).
+                        let tarpit = match &error {
+                            ApiError::TooManyRequests { retry_after }
+                            | ApiError::Busy { retry_after } => {
+                                Duration::from_secs((*retry_after).min(1))
+                            }
+                            _ => Duration::ZERO,
+                        };
+                        Either::Left(async move {
+                            tokio::time::sleep(tarpit).await;
+                            Ok::<_, actix_web::Error>(req.into_response(response))
+                        })
+                    }
                     None => Either::Right(srv.call(req)),
                 };
                 async move {
@@ -118,6 +210,16 @@ pub fn serve(
                         Either::Left(ready) => ready.await?,
                         Either::Right(call) => call.await?.map_into_boxed_body(),
                     };
+                    if body_timed_out.is_some_and(|fired| fired.get()) {
+                        // Whatever the extractor made of the cut body, the answer is a 408
+                        // (and the connection closes: `ApiError::Timeout`).
+                        let request = res.request().clone();
+                        res = ServiceResponse::new(
+                            request,
+                            ApiError::Timeout("the request body did not arrive in time".into())
+                                .error_response(),
+                        );
+                    }
                     if let Ok(value) = HeaderValue::from_str(&request_id) {
                         res.headers_mut()
                             .insert(header::HeaderName::from_static("x-request-id"), value);
@@ -136,11 +238,168 @@ pub fn serve(
             .default_service(web::to(unmatched))
     })
     .shutdown_timeout(10)
+    // The head of a request must arrive within this (408 and closed; actix applies it to a
+    // connection's first request, the keep-alive timeout and the per-IP cap bound the rest).
+    .client_request_timeout(limits.header_timeout.unwrap_or(Duration::ZERO))
+    .keep_alive(match limits.keep_alive {
+        Some(idle) => KeepAlive::Timeout(idle),
+        None => KeepAlive::Os,
+    })
+    .on_connect(move |io, extensions| {
+        let Some(tcp) = io.downcast_ref::<actix_web::rt::net::TcpStream>() else {
+            return;
+        };
+        let ip = IpKey::of(
+            tcp.peer_addr()
+                .map(|a| a.ip())
+                .unwrap_or(std::net::Ipv4Addr::UNSPECIFIED.into()),
+        );
+        match admit(&counts, ip, &limits) {
+            Some(slot) => {
+                extensions.insert(slot);
+            }
+            None => {
+                use std::os::fd::AsRawFd;
+                // SAFETY: the socket is open and owned by this connection for the whole call;
+                // shutdown only ends its traffic (the dispatcher then reads EOF and closes it).
+                unsafe { libc::shutdown(tcp.as_raw_fd(), libc::SHUT_RDWR) };
+            }
+        }
+    })
     .listen(listener)?;
-    if let Some(workers) = config.workers {
-        server = server.workers(workers);
+    let workers = config.workers.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    server = server.workers(workers);
+    if let Some(total) = config.limits.connections_total {
+        // The hard stop (no more accepting) sits a little above the soft cap answered 503.
+        server = server.max_connections(total.div_ceil(workers) + 64);
     }
     Ok(server.run())
+}
+
+/// Checks a request against the limits before it reaches a handler, verifying its bearer
+/// token once (the extractor reads the result back). `Err((error, close the connection))`.
+fn gate(
+    req: &ServiceRequest,
+    state: &AppState,
+    method: &str,
+    route: &str,
+) -> Result<(), (ApiError, bool)> {
+    if let Some(slot) = req.conn_data::<ConnSlot>()
+        && let Some(refusal) = slot.refused
+    {
+        return Err((refusal.into(), true));
+    }
+    let limits = &state.limits;
+    let ip = crate::limits::client_ip(req.request());
+    limits.request_from_ip(ip).map_err(|r| (r.into(), false))?;
+    let user = if req.headers().contains_key(header::AUTHORIZATION) {
+        let verified = crate::auth::verify_request(req.request(), &state.jwt);
+        let user = verified.as_ref().ok().map(|u| u.id);
+        req.extensions_mut()
+            .insert(Verified(verified.map_err(|e| e.to_string())));
+        user
+    } else {
+        None
+    };
+    if let Some(user) = user {
+        limits
+            .request_from_user(user.0)
+            .map_err(|r| (r.into(), false))?;
+    }
+    route_limit(limits, method, route, ip, user).map_err(|r| (r.into(), false))
+}
+
+/// The limits of the routes that create something (issue 11, item 7), checked before the body
+/// is read: new accounts and login attempts per IP, new games per IP and per user.
+fn route_limit(
+    limits: &Limits,
+    method: &str,
+    route: &str,
+    ip: IpKey,
+    user: Option<UserId>,
+) -> Result<(), Refusal> {
+    match (method, route) {
+        ("POST", "/v1/auth/guest" | "/v1/auth/register") => limits.new_account(ip),
+        ("POST", "/v1/auth/login") => limits.login(ip),
+        // Without a valid token the handler answers 401 and creates nothing.
+        ("POST", "/v1/games") => match user {
+            Some(user) => limits.new_game(ip, user.0),
+            None => Ok(()),
+        },
+        _ => Ok(()),
+    }
+}
+
+/// Cuts the request body off `limit` after the head arrived (a body sent one byte at a time
+/// would hold the connection for ever). The flag tells the middleware to answer 408.
+fn body_deadline(req: &mut ServiceRequest, limit: Duration) -> std::rc::Rc<std::cell::Cell<bool>> {
+    use actix_web::dev::Payload;
+    let fired = std::rc::Rc::new(std::cell::Cell::new(false));
+    let payload = req.take_payload();
+    if matches!(payload, Payload::None) {
+        return fired;
+    }
+    let deadline = tokio::time::Instant::now() + limit;
+    let stream = BodyDeadline {
+        inner: payload,
+        timer: Box::pin(tokio::time::sleep_until(deadline)),
+        deadline,
+        fired: fired.clone(),
+    };
+    let boxed: std::pin::Pin<
+        Box<
+            dyn futures_util::Stream<
+                    Item = Result<actix_web::web::Bytes, actix_web::error::PayloadError>,
+                >,
+        >,
+    > = Box::pin(stream);
+    req.set_payload(Payload::from(boxed));
+    fired
+}
+
+struct BodyDeadline {
+    inner: actix_web::dev::Payload,
+    timer: std::pin::Pin<Box<tokio::time::Sleep>>,
+    deadline: tokio::time::Instant,
+    fired: std::rc::Rc<std::cell::Cell<bool>>,
+}
+
+impl futures_util::Stream for BodyDeadline {
+    type Item = Result<actix_web::web::Bytes, actix_web::error::PayloadError>;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        use std::task::Poll;
+        let timed_out = || {
+            Poll::Ready(Some(Err(actix_web::error::PayloadError::Io(
+                std::io::Error::new(std::io::ErrorKind::TimedOut, "request body timeout"),
+            ))))
+        };
+        if self.fired.get() {
+            return Poll::Ready(None);
+        }
+        // Checked before reading, so a steady trickle cannot outrun the deadline.
+        if tokio::time::Instant::now() >= self.deadline {
+            self.fired.set(true);
+            return timed_out();
+        }
+        match std::pin::Pin::new(&mut self.inner).poll_next(cx) {
+            Poll::Pending => {
+                if std::future::Future::poll(self.timer.as_mut(), cx).is_ready() {
+                    self.fired.set(true);
+                    return timed_out();
+                }
+                Poll::Pending
+            }
+            other => other,
+        }
+    }
 }
 
 /// No route matched: 405 (with `Allow`) when the path exists for other methods, else 404.
@@ -166,32 +425,6 @@ async fn unmatched(req: actix_web::HttpRequest) -> HttpResponse {
         instance: None,
     };
     response.body(serde_json::to_string(&problem).unwrap_or_default())
-}
-
-struct Limiters {
-    ip: RateLimiter,
-    user: RateLimiter,
-}
-
-fn rate_limited(req: &actix_web::dev::ServiceRequest) -> Option<u64> {
-    let limiters = req.app_data::<web::Data<Limiters>>()?;
-    let ip = req
-        .peer_addr()
-        .map(|a| a.ip().to_string())
-        .unwrap_or_default();
-    if let Err(wait) = limiters.ip.check(&ip) {
-        return Some(wait);
-    }
-    // Per user: keyed by the bearer token's subject when the token verifies.
-    let state = req.app_data::<web::Data<AppState>>()?;
-    let token = req
-        .headers()
-        .get(header::AUTHORIZATION)?
-        .to_str()
-        .ok()?
-        .strip_prefix("Bearer ")?;
-    let claims = state.jwt.verify(token).ok()?;
-    limiters.user.check(&claims.sub).err()
 }
 
 fn json_error(err: actix_web::error::JsonPayloadError) -> ApiError {

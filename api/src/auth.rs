@@ -1,13 +1,18 @@
 //! Authentication: short-lived HS256 access tokens (algorithm pinned; iss/aud/exp/nbf/iat
-//! checked), rotating opaque refresh tokens, argon2id passwords, and the `AuthUser` extractor.
+//! checked), rotating opaque refresh tokens grouped in families (a session), argon2id passwords,
+//! and the `AuthUser` extractor, which also refuses tokens of a revoked family.
 
 use crate::error::ApiError;
 use crate::state::AppState;
-use actix_web::{FromRequest, HttpRequest, dev::Payload, web};
+use actix_web::{FromRequest, HttpMessage, HttpRequest, dev::Payload, web};
+use futures_util::future::LocalBoxFuture;
 use infra::UserId;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
-use std::future::{Ready, ready};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use uuid::Uuid;
 
 pub const ISSUER: &str = "homestretch";
 pub const AUDIENCE: &str = "homestretch-api";
@@ -23,12 +28,17 @@ pub struct Claims {
     pub exp: i64,
     pub nbf: i64,
     pub iat: i64,
+    /// The session (refresh-token family) this token belongs to: revoking the family (logout,
+    /// a refresh token reused after the leeway) ends its access tokens too.
+    pub fam: Uuid,
 }
 
 pub struct JwtKeys {
     encoding: EncodingKey,
     decoding: DecodingKey,
     validation: Validation,
+    /// Derives a refresh token's successor (see [`JwtKeys::successor`]).
+    rotation_key: Vec<u8>,
 }
 
 impl JwtKeys {
@@ -45,22 +55,43 @@ impl JwtKeys {
             encoding: EncodingKey::from_secret(secret),
             decoding: DecodingKey::from_secret(secret),
             validation,
+            rotation_key: [b"homestretch refresh rotation\0".as_slice(), secret].concat(),
         }
     }
 
-    pub fn issue(&self, user: UserId, name: &str) -> Result<String, ApiError> {
-        let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    /// An access token of session `family`, issued at `issued_at` (unix seconds). The same
+    /// arguments give the same token (HS256 is deterministic): a duplicate refresh within the
+    /// leeway is answered with exactly the pair the first one got.
+    pub fn issue(
+        &self,
+        user: UserId,
+        name: &str,
+        family: Uuid,
+        issued_at: i64,
+    ) -> Result<String, ApiError> {
         let claims = Claims {
             sub: user.to_string(),
             name: name.to_string(),
             iss: ISSUER.into(),
             aud: AUDIENCE.into(),
-            exp: now + ACCESS_TTL_SECONDS,
-            nbf: now,
-            iat: now,
+            exp: issued_at + ACCESS_TTL_SECONDS,
+            nbf: issued_at,
+            iat: issued_at,
+            fam: family,
         };
         jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
             .map_err(|e| ApiError::Internal(format!("signing a token: {e}")))
+    }
+
+    /// The refresh token that replaces `token`: HMAC-SHA256 of it under a server key. Only a
+    /// holder of `token` can compute it, and recomputing it answers a concurrent duplicate with
+    /// the same new token without ever storing a token in clear.
+    pub fn successor(&self, token: &str) -> String {
+        use hmac::{KeyInit, Mac};
+        let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(&self.rotation_key)
+            .expect("HMAC takes keys of any length");
+        mac.update(token.as_bytes());
+        hex::encode(mac.finalize().into_bytes())
     }
 
     pub fn verify(&self, token: &str) -> Result<Claims, ApiError> {
@@ -97,21 +128,17 @@ fn describe(kind: &jsonwebtoken::errors::ErrorKind) -> &'static str {
 pub struct AuthUser {
     pub id: UserId,
     pub name: String,
+    /// The caller's session (refresh-token family).
+    pub family: Uuid,
 }
 
-impl FromRequest for AuthUser {
-    type Error = ApiError;
-    type Future = Ready<Result<Self, Self::Error>>;
+/// The bearer token's verification, done once per request by the request middleware (which
+/// needs the user for the per-user rate limit) and read back by the extractor.
+#[derive(Clone)]
+pub struct Verified(pub Result<AuthUser, String>);
 
-    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(authenticate(req))
-    }
-}
-
-fn authenticate(req: &HttpRequest) -> Result<AuthUser, ApiError> {
-    let state = req
-        .app_data::<web::Data<AppState>>()
-        .ok_or_else(|| ApiError::Internal("app state missing".into()))?;
+/// Verifies the request's bearer token (signature and claims, not the family).
+pub fn verify_request(req: &HttpRequest, jwt: &JwtKeys) -> Result<AuthUser, ApiError> {
     let header = req
         .headers()
         .get(actix_web::http::header::AUTHORIZATION)
@@ -123,7 +150,7 @@ fn authenticate(req: &HttpRequest) -> Result<AuthUser, ApiError> {
         .strip_prefix("Bearer ")
         .or_else(|| value.strip_prefix("bearer "))
         .ok_or_else(|| ApiError::Unauthorized("expected `Authorization: Bearer <token>`".into()))?;
-    let claims = state.jwt.verify(token.trim())?;
+    let claims = jwt.verify(token.trim())?;
     let id = claims
         .sub
         .parse()
@@ -131,7 +158,109 @@ fn authenticate(req: &HttpRequest) -> Result<AuthUser, ApiError> {
     Ok(AuthUser {
         id,
         name: claims.name,
+        family: claims.fam,
     })
+}
+
+impl FromRequest for AuthUser {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let state = req.app_data::<web::Data<AppState>>().cloned();
+        let verified = req.extensions().get::<Verified>().cloned();
+        let user = match (&state, verified) {
+            (_, Some(Verified(result))) => result.map_err(ApiError::Unauthorized),
+            (Some(state), None) => verify_request(req, &state.jwt),
+            (None, None) => Err(ApiError::Internal("app state missing".into())),
+        };
+        Box::pin(async move {
+            let user = user?;
+            let state = state.ok_or_else(|| ApiError::Internal("app state missing".into()))?;
+            state
+                .sessions
+                .ensure_alive(&state.accounts, user.family)
+                .await?;
+            Ok(user)
+        })
+    }
+}
+
+/// Which sessions are revoked, cached: the check runs on every authenticated request, so a
+/// family's answer is kept for `ttl`. A revocation here updates the cache at once; one on
+/// another instance arrives by `pg_notify` (see `sse::Hub::listen`), and `ttl` bounds the delay
+/// if that notification is lost (the cache is also emptied whenever the listener reconnects).
+pub struct Sessions {
+    cache: Mutex<HashMap<Uuid, (bool, Instant)>>,
+    ttl: Duration,
+}
+
+/// How long a family known to be alive is believed without asking the database again.
+pub const SESSION_CACHE_TTL: Duration = Duration::from_secs(60);
+
+impl Default for Sessions {
+    fn default() -> Self {
+        Sessions {
+            cache: Mutex::new(HashMap::new()),
+            ttl: SESSION_CACHE_TTL,
+        }
+    }
+}
+
+impl Sessions {
+    /// `Ok` when `family` is not revoked; 401 when it is.
+    pub async fn ensure_alive(
+        &self,
+        accounts: &infra::accounts::Accounts,
+        family: Uuid,
+    ) -> Result<(), ApiError> {
+        let cached = self
+            .cache
+            .lock()
+            .expect("sessions lock")
+            .get(&family)
+            .copied();
+        let revoked = match cached {
+            Some((revoked, at)) if revoked || at.elapsed() < self.ttl => revoked,
+            _ => match accounts.family_revoked(family).await {
+                Ok(revoked) => {
+                    self.remember(family, revoked);
+                    revoked
+                }
+                // The database is away: a session seen alive recently stays usable (its tokens
+                // live ACCESS_TTL_SECONDS at most); an unknown one cannot be checked.
+                Err(_) if cached.is_some() => false,
+                Err(error) => return Err(error.into()),
+            },
+        };
+        if revoked {
+            return Err(ApiError::Unauthorized(
+                "this session has ended (signed out or revoked)".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    pub fn remember(&self, family: Uuid, revoked: bool) {
+        let mut cache = self.cache.lock().expect("sessions lock");
+        if cache.len() > 100_000 {
+            let ttl = self.ttl;
+            cache.retain(|_, (revoked, at)| *revoked || at.elapsed() < ttl);
+            if cache.len() > 100_000 {
+                // Revoked families are in the database too: forgetting them costs a query.
+                cache.clear();
+            }
+        }
+        cache.insert(family, (revoked, Instant::now()));
+    }
+
+    /// Notifications may have been missed: ask the database again for every family.
+    pub fn forget_all(&self) {
+        self.cache
+            .lock()
+            .expect("sessions lock")
+            .retain(|_, (revoked, _)| *revoked);
+    }
 }
 
 pub fn hash_password(password: &str) -> Result<String, ApiError> {

@@ -2,7 +2,7 @@
 //! `simulate`.
 
 use crate::app::{self, ServerConfig};
-use crate::limits::RateConfig;
+use crate::limits::LimitsConfig;
 use infra::pg::Cluster;
 use std::collections::HashSet;
 use std::net::TcpListener;
@@ -15,11 +15,17 @@ USAGE:
   homestretch [serve] [--listen ADDR]     run the server (default 127.0.0.1:8080, or HOMESTRETCH_LISTEN)
   homestretch migrate                     apply database migrations and exit
   homestretch openapi [--write PATH]      print (or write) the OpenAPI document
-  homestretch admin grant USER            make USER an admin
+  homestretch admin grant USER            make USER (an existing user: name or id) an admin
+  homestretch admin revoke USER           take it back
+  homestretch admin list                  list the admins
   homestretch verify BUNDLE.json          check an export offline: hash chain, seed, re-run of every command
   homestretch projections rebuild         recompute every projection from the event log
   homestretch load [--url URL] [--games N] [--duration S] [--kind K] [--seats N] [--expected-version] [--ack-log FILE] [--json]
                                           bot players over HTTP against a running server; throughput and latency
+  homestretch flood [--url URL] [--from IP] [--probe-from IP] [--duration S] [--workers N]
+                    [--streams N] [--idle N] [--slow N] [--no-probe | --probe-only]
+                                          one IP floods a running server while another measures
+                                          its latency (JSON; see docs/reliability.md)
   homestretch simulate --game KIND [--games N] [--seed S]
                                           play N random-bot games and print statistics (JSON)
 
@@ -28,9 +34,24 @@ ENVIRONMENT:
                           in HOMESTRETCH_DATA (default ./.homestretch) and stopped on exit
   HOMESTRETCH_LISTEN      listen address (overridden by --listen)
   HOMESTRETCH_JWT_SECRET  token signing secret (default: generated once, kept in the data folder)
-  HOMESTRETCH_ADMINS      comma-separated user names that are admins
-  HOMESTRETCH_RATE_IP     requests/s per client IP (default 5000; 0 = unlimited)
-  HOMESTRETCH_RATE_USER   requests/s per user (default 200; 0 = unlimited)
+  HOMESTRETCH_ADMINS      comma-separated user IDS that are admins (names are refused: anyone
+                          can register a name; grant by name with `admin grant`)
+  HOMESTRETCH_REFRESH_LEEWAY  seconds a spent refresh token still gets the same answer (10)
+  HOMESTRETCH_LIMITS      `off` turns every limit below off (benchmarks, load drills)
+  HOMESTRETCH_RATE_IP     requests per client IP (default 200/s; rates are N, N/s, N/min, N/h; 0 = off)
+  HOMESTRETCH_RATE_USER   requests per user (default 50/s)
+  HOMESTRETCH_RATE_ACCOUNTS_IP  new accounts, guest or registered, per IP (default 30/h)
+  HOMESTRETCH_RATE_LOGIN_IP     login attempts per IP (default 30/min)
+  HOMESTRETCH_RATE_GAMES_IP     games created per IP (default 60/min)
+  HOMESTRETCH_RATE_GAMES_USER   games created per user (default 10/min)
+  HOMESTRETCH_STREAMS_PER_USER  open event streams per user (default 16; 0 = off)
+  HOMESTRETCH_STREAMS_PER_IP    open event streams per IP (default 64)
+  HOMESTRETCH_STREAMS_TOTAL     open event streams in total (default 4096)
+  HOMESTRETCH_CONNECTIONS_PER_IP  open connections per IP (default 128)
+  HOMESTRETCH_MAX_CONNECTIONS   open connections in total (default 8192, less when the file limit is lower)
+  HOMESTRETCH_HEADER_TIMEOUT    seconds to send a request head (default 5; 0 = off)
+  HOMESTRETCH_BODY_TIMEOUT      seconds to send a request body (default 10)
+  HOMESTRETCH_KEEP_ALIVE        seconds an idle connection is kept (default 10)
   RUST_LOG                log filter (default info); logs are JSON when not on a terminal
 ";
 
@@ -89,15 +110,63 @@ pub async fn ensure_database(cluster: &Cluster, name: &str) -> Result<(), CliErr
     Ok(())
 }
 
-fn rate(var: &str, default: f64) -> Option<RateConfig> {
-    let per_second = std::env::var(var)
-        .ok()
-        .and_then(|v| v.parse::<f64>().ok())
-        .unwrap_or(default);
-    (per_second > 0.0).then_some(RateConfig {
-        per_second,
-        burst: per_second * 2.0,
-    })
+/// `HOMESTRETCH_ADMINS`: user ids only. A name would make admin whoever registers it first.
+pub fn parse_admins(text: &str) -> Result<HashSet<infra::UserId>, CliError> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|entry| {
+            entry.parse::<uuid::Uuid>().map(infra::UserId).map_err(|_| {
+                CliError::Usage(format!(
+                    "HOMESTRETCH_ADMINS takes user ids, and `{entry}` is not one: a name can be \
+                     registered by anyone. Grant an existing user with `homestretch admin grant {entry}`."
+                ))
+            })
+        })
+        .collect()
+}
+
+/// Raises the open-file limit to its hard maximum and keeps the connection cap under it: a
+/// flood of connections must meet our cap, not the file limit (issue 11, item 4).
+fn fit_connections_to_file_limit(limits: &mut LimitsConfig) {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit only read and write the struct we pass.
+    let files = unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+            return;
+        }
+        if limit.rlim_cur < limit.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: limit.rlim_max,
+                rlim_max: limit.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                limit.rlim_cur = limit.rlim_max;
+            }
+        }
+        limit.rlim_cur
+    };
+    // Room for the database pool, the log, the private cluster's pipes…
+    let room = usize::try_from(files)
+        .unwrap_or(usize::MAX)
+        .saturating_sub(256)
+        .max(64);
+    if let Some(total) = &mut limits.connections_total
+        && *total > room
+    {
+        tracing::warn!(
+            files,
+            cap = room,
+            "the connection cap is lowered to fit the open-file limit"
+        );
+        *total = room;
+    }
+    if let Some(streams) = &mut limits.streams_total {
+        *streams = (*streams).min(room);
+    }
 }
 
 fn jwt_secret() -> Result<Vec<u8>, CliError> {
@@ -127,18 +196,66 @@ fn jwt_secret() -> Result<Vec<u8>, CliError> {
 }
 
 pub fn server_config() -> Result<ServerConfig, CliError> {
+    let mut limits =
+        LimitsConfig::from_lookup(|name| std::env::var(name).ok()).map_err(CliError::Usage)?;
+    fit_connections_to_file_limit(&mut limits);
+    let refresh_leeway = match std::env::var("HOMESTRETCH_REFRESH_LEEWAY") {
+        Ok(text) => text
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|s| s.is_finite() && (0.0..=300.0).contains(s))
+            .map(std::time::Duration::from_secs_f64)
+            .ok_or_else(|| {
+                CliError::Usage("HOMESTRETCH_REFRESH_LEEWAY is 0 to 300 seconds".into())
+            })?,
+        Err(_) => app::REFRESH_LEEWAY,
+    };
     Ok(ServerConfig {
         jwt_secret: jwt_secret()?,
-        admins: std::env::var("HOMESTRETCH_ADMINS")
-            .unwrap_or_default()
-            .split(',')
-            .map(|s| s.trim().to_lowercase())
-            .filter(|s| !s.is_empty())
-            .collect::<HashSet<_>>(),
-        ip_rate: rate("HOMESTRETCH_RATE_IP", 5000.0),
-        user_rate: rate("HOMESTRETCH_RATE_USER", 200.0),
+        admins: parse_admins(&std::env::var("HOMESTRETCH_ADMINS").unwrap_or_default())?,
+        limits,
+        refresh_leeway,
         workers: None,
     })
+}
+
+/// `homestretch admin grant|revoke USER` and `admin list` against the database at `url`.
+/// USER is an existing user's id or name: the flag goes on that user's row.
+pub async fn admin(url: &str, args: &[String]) -> Result<String, CliError> {
+    const USAGE: &str = "usage: homestretch admin grant USER | admin revoke USER | admin list";
+    let pool = infra::db::connect(url, 2).await?;
+    infra::db::migrate(&pool).await?;
+    let accounts = infra::accounts::Accounts::new(pool.clone());
+    let result = match args {
+        [verb, user] if verb == "grant" || verb == "revoke" => accounts
+            .set_admin(user, verb == "grant")
+            .await
+            .map(|u| {
+                format!(
+                    "{} ({}) is {} an admin",
+                    u.name,
+                    u.id,
+                    if u.is_admin { "now" } else { "no longer" }
+                )
+            })
+            .map_err(|e| match e {
+                infra::StoreError::NotFound(_) => CliError::Failed(format!(
+                    "no user `{user}`: admins are existing users (register first, then grant)"
+                )),
+                other => other.into(),
+            }),
+        [verb] if verb == "list" => accounts.admins().await.map_err(Into::into).map(|admins| {
+            admins
+                .iter()
+                .map(|u| format!("{}\t{}", u.id, u.name))
+                .collect::<Vec<_>>()
+                .join("\n")
+        }),
+        _ => Err(CliError::Usage(USAGE.into())),
+    };
+    pool.close().await;
+    result
 }
 
 pub fn init_tracing() {
@@ -182,26 +299,18 @@ pub async fn run(args: Vec<String>) -> Result<(), CliError> {
             Ok(())
         }
         "admin" => {
-            let [verb, user] = rest.as_slice() else {
+            if !matches!(
+                rest.first().map(String::as_str),
+                Some("grant" | "revoke" | "list")
+            ) {
                 return Err(CliError::Usage(
-                    "usage: homestretch admin grant USER".into(),
-                ));
-            };
-            if verb != "grant" {
-                return Err(CliError::Usage(
-                    "usage: homestretch admin grant USER".into(),
+                    "usage: homestretch admin grant USER | admin revoke USER | admin list".into(),
                 ));
             }
             let (url, cluster) = database().await?;
-            let pool = infra::db::connect(&url, 2).await?;
-            infra::db::migrate(&pool).await?;
-            let result = infra::accounts::Accounts::new(pool.clone())
-                .grant_admin(user)
-                .await;
-            pool.close().await;
+            let result = admin(&url, &rest).await;
             stop(cluster);
-            result?;
-            println!("{user} is now an admin");
+            println!("{}", result?);
             Ok(())
         }
         "projections" => {
@@ -333,6 +442,45 @@ pub async fn run(args: Vec<String>) -> Result<(), CliError> {
                 _ => crate::load::run_memory(&url, n("--games", 1000), n("--moves", 10)).await,
             }
             .ok_or_else(|| CliError::Failed(format!("{command} could not run")))?;
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&report).unwrap_or_default()
+            );
+            Ok(())
+        }
+        "flood" => {
+            let ip = |name: &str, default: &str| -> Result<std::net::IpAddr, CliError> {
+                flag(&rest, name)
+                    .unwrap_or(default)
+                    .parse()
+                    .map_err(|_| CliError::Usage(format!("{name} needs an IP address")))
+            };
+            let n = |name: &str, default: usize| -> Result<usize, CliError> {
+                flag(&rest, name)
+                    .map(|v| {
+                        v.parse()
+                            .map_err(|_| CliError::Usage(format!("{name} needs a number")))
+                    })
+                    .transpose()
+                    .map(|v| v.unwrap_or(default))
+            };
+            let config = crate::flood::FloodConfig {
+                url: flag(&rest, "--url")
+                    .unwrap_or("http://127.0.0.1:8080")
+                    .to_string(),
+                flood_from: ip("--from", "127.0.0.2")?,
+                probe_from: ip("--probe-from", "127.0.0.1")?,
+                duration: std::time::Duration::from_secs(n("--duration", 20)? as u64),
+                workers: n("--workers", 64)?,
+                streams: n("--streams", 2000)?,
+                idle_connections: n("--idle", 2000)?,
+                slow_bodies: n("--slow", 200)?,
+                flood: !rest.iter().any(|a| a == "--probe-only"),
+                probe: !rest.iter().any(|a| a == "--no-probe"),
+            };
+            let report = crate::flood::run(config)
+                .await
+                .ok_or_else(|| CliError::Failed("the flood could not set up its game".into()))?;
             println!(
                 "{}",
                 serde_json::to_string_pretty(&report).unwrap_or_default()

@@ -51,8 +51,12 @@ pub enum ApiError {
     Rule { rule: String, message: String },
     #[error("{0}")]
     PayloadTooLarge(String),
-    #[error("too many requests")]
+    #[error("too many requests from this client; retry after {retry_after} s")]
     TooManyRequests { retry_after: u64 },
+    #[error("the server is at capacity; retry after {retry_after} s")]
+    Busy { retry_after: u64 },
+    #[error("{0}")]
+    Timeout(String),
     #[error("service unavailable: {0}")]
     Unavailable(String),
     #[error("internal error")]
@@ -71,6 +75,8 @@ impl ApiError {
             ApiError::Rule { .. } => ("rule-violation", "Rule violation"),
             ApiError::PayloadTooLarge(_) => ("payload-too-large", "Payload too large"),
             ApiError::TooManyRequests { .. } => ("rate-limited", "Too many requests"),
+            ApiError::Busy { .. } => ("at-capacity", "Server at capacity"),
+            ApiError::Timeout(_) => ("request-timeout", "Request timeout"),
             ApiError::Unavailable(_) => ("unavailable", "Service unavailable"),
             ApiError::Internal(_) => ("internal", "Internal error"),
         }
@@ -114,6 +120,8 @@ impl ResponseError for ApiError {
             ApiError::Invalid(_) | ApiError::Rule { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Busy { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Timeout(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -132,8 +140,12 @@ impl ResponseError for ApiError {
                     HeaderValue::from_static("Bearer realm=\"homestretch\""),
                 ));
             }
-            ApiError::TooManyRequests { retry_after } => {
+            ApiError::TooManyRequests { retry_after } | ApiError::Busy { retry_after } => {
                 response.insert_header((header::RETRY_AFTER, retry_after.to_string()));
+            }
+            ApiError::Timeout(_) => {
+                // The rest of a slow body is not worth waiting for: close the connection.
+                response.force_close();
             }
             ApiError::Unavailable(_) => {
                 response.insert_header((header::RETRY_AFTER, "2"));

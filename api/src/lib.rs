@@ -4,6 +4,7 @@ pub mod app;
 pub mod auth;
 pub mod cli;
 pub mod error;
+pub mod flood;
 pub mod limits;
 pub mod load;
 pub mod metrics;

@@ -1,54 +1,515 @@
-//! Request limits: body size and JSON depth are bounded by the extractors; this module holds
-//! the per-user and per-IP token-bucket rate limiter (429 with `Retry-After`).
+//! The limits a real service has (each in `docs/reliability.md` § Limits, with its default, its
+//! answer and its environment variable): keyed rate limits (`governor`), caps on connections and
+//! event streams, and the header/body read timeouts and keep-alive. `HOMESTRETCH_LIMITS=off`
+//! turns every one of them off (benchmarks, load drills). Body size and JSON depth are bounded by
+//! the extractors and stay on.
 
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota};
 use std::collections::HashMap;
+use std::hash::Hash;
+use std::net::IpAddr;
+use std::num::NonZeroU32;
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::Duration;
 
-#[derive(Clone, Copy, Debug)]
-pub struct RateConfig {
-    /// Sustained requests per second allowed per key.
-    pub per_second: f64,
-    /// Burst size.
-    pub burst: f64,
+/// `burst` requests at once, refilled evenly over `per` (`"30/min"` = 30 at once, then one every
+/// 2 s).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rate {
+    pub burst: u32,
+    pub per: Duration,
 }
 
-pub struct RateLimiter {
-    config: Option<RateConfig>,
-    buckets: Mutex<HashMap<String, (f64, Instant)>>,
+impl Rate {
+    pub const fn new(burst: u32, per: Duration) -> Rate {
+        Rate { burst, per }
+    }
+
+    pub const fn per_second(n: u32) -> Rate {
+        Rate::new(n, Duration::from_secs(1))
+    }
+
+    pub const fn per_minute(n: u32) -> Rate {
+        Rate::new(n, Duration::from_secs(60))
+    }
+
+    pub const fn per_hour(n: u32) -> Rate {
+        Rate::new(n, Duration::from_secs(3600))
+    }
+
+    /// `N`, `N/s`, `N/min` or `N/h`; `0` or `off` = no limit (`Ok(None)`).
+    pub fn parse(text: &str) -> Result<Option<Rate>, String> {
+        let text = text.trim();
+        if text.eq_ignore_ascii_case("off") {
+            return Ok(None);
+        }
+        let (n, unit) = text.split_once('/').unwrap_or((text, "s"));
+        let n: u32 = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{text}` is not a rate like 30/min"))?;
+        let per = match unit.trim() {
+            "s" | "sec" | "second" => Duration::from_secs(1),
+            "m" | "min" | "minute" => Duration::from_secs(60),
+            "h" | "hour" => Duration::from_secs(3600),
+            other => return Err(format!("unknown period `{other}` (s, min or h)")),
+        };
+        Ok((n > 0).then_some(Rate::new(n, per)))
+    }
+
+    fn quota(self) -> Quota {
+        let burst = NonZeroU32::new(self.burst.max(1)).unwrap_or(NonZeroU32::MIN);
+        Quota::with_period(self.per / burst.get())
+            .unwrap_or_else(|| Quota::per_second(burst))
+            .allow_burst(burst)
+    }
 }
 
-impl RateLimiter {
-    /// `None` disables limiting.
-    pub fn new(config: Option<RateConfig>) -> Self {
-        RateLimiter {
-            config,
-            buckets: Mutex::new(HashMap::new()),
+/// Every limit; `None` = off.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LimitsConfig {
+    /// Requests per client IP (`HOMESTRETCH_RATE_IP`).
+    pub requests_per_ip: Option<Rate>,
+    /// Requests per signed-in user (`HOMESTRETCH_RATE_USER`).
+    pub requests_per_user: Option<Rate>,
+    /// New accounts (guest or registered) per IP (`HOMESTRETCH_RATE_ACCOUNTS_IP`).
+    pub accounts_per_ip: Option<Rate>,
+    /// Login attempts per IP: each costs an argon2id hash (`HOMESTRETCH_RATE_LOGIN_IP`).
+    pub logins_per_ip: Option<Rate>,
+    /// Games created per IP (`HOMESTRETCH_RATE_GAMES_IP`).
+    pub games_per_ip: Option<Rate>,
+    /// Games created per user (`HOMESTRETCH_RATE_GAMES_USER`).
+    pub games_per_user: Option<Rate>,
+    /// Open event streams per user (`HOMESTRETCH_STREAMS_PER_USER`).
+    pub streams_per_user: Option<usize>,
+    /// Open event streams per IP (`HOMESTRETCH_STREAMS_PER_IP`).
+    pub streams_per_ip: Option<usize>,
+    /// Open event streams in total (`HOMESTRETCH_STREAMS_TOTAL`).
+    pub streams_total: Option<usize>,
+    /// Open connections per IP (`HOMESTRETCH_CONNECTIONS_PER_IP`).
+    pub connections_per_ip: Option<usize>,
+    /// Open connections in total (`HOMESTRETCH_MAX_CONNECTIONS`).
+    pub connections_total: Option<usize>,
+    /// Time to send a request's head (`HOMESTRETCH_HEADER_TIMEOUT`, seconds).
+    pub header_timeout: Option<Duration>,
+    /// Time to send a request's body (`HOMESTRETCH_BODY_TIMEOUT`, seconds).
+    pub body_timeout: Option<Duration>,
+    /// Idle time before a kept-alive connection is closed (`HOMESTRETCH_KEEP_ALIVE`, seconds).
+    pub keep_alive: Option<Duration>,
+}
+
+impl LimitsConfig {
+    /// The defaults (see `docs/reliability.md`): chosen so that one IP cannot take more than a
+    /// small share of the machine (a flood from one IP leaves other clients' p99 under 50 ms).
+    pub fn defaults() -> LimitsConfig {
+        LimitsConfig {
+            requests_per_ip: Some(Rate::per_second(200)),
+            requests_per_user: Some(Rate::per_second(50)),
+            accounts_per_ip: Some(Rate::per_hour(30)),
+            logins_per_ip: Some(Rate::per_minute(30)),
+            games_per_ip: Some(Rate::per_minute(60)),
+            games_per_user: Some(Rate::per_minute(10)),
+            streams_per_user: Some(16),
+            streams_per_ip: Some(64),
+            streams_total: Some(4096),
+            connections_per_ip: Some(128),
+            connections_total: Some(8192),
+            header_timeout: Some(Duration::from_secs(5)),
+            body_timeout: Some(Duration::from_secs(10)),
+            keep_alive: Some(Duration::from_secs(10)),
         }
     }
 
-    /// Takes one token for `key`; `Err(seconds)` to wait when the bucket is empty.
-    pub fn check(&self, key: &str) -> Result<(), u64> {
-        let Some(config) = self.config else {
-            return Ok(());
+    /// Every limit off (`HOMESTRETCH_LIMITS=off`).
+    pub fn off() -> LimitsConfig {
+        LimitsConfig {
+            requests_per_ip: None,
+            requests_per_user: None,
+            accounts_per_ip: None,
+            logins_per_ip: None,
+            games_per_ip: None,
+            games_per_user: None,
+            streams_per_user: None,
+            streams_per_ip: None,
+            streams_total: None,
+            connections_per_ip: None,
+            connections_total: None,
+            header_timeout: None,
+            body_timeout: None,
+            keep_alive: None,
+        }
+    }
+
+    /// From the environment (`lookup` = `std::env::var`, or a map in tests): the defaults, each
+    /// overridden by its variable; `HOMESTRETCH_LIMITS=off` starts from [`LimitsConfig::off`].
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<LimitsConfig, String> {
+        let mut config = match lookup("HOMESTRETCH_LIMITS").as_deref().map(str::trim) {
+            None | Some("" | "on") => LimitsConfig::defaults(),
+            Some("off") => LimitsConfig::off(),
+            Some(other) => {
+                return Err(format!(
+                    "HOMESTRETCH_LIMITS is `on` or `off`, not `{other}`"
+                ));
+            }
         };
-        let now = Instant::now();
-        let mut buckets = self.buckets.lock().expect("limiter lock");
-        if buckets.len() > 100_000 {
-            // Forget idle keys so the table stays bounded.
-            buckets.retain(|_, (_, at)| now.duration_since(*at).as_secs() < 60);
-        }
-        let (tokens, at) = buckets
-            .entry(key.to_string())
-            .or_insert((config.burst, now));
-        *tokens =
-            (*tokens + now.duration_since(*at).as_secs_f64() * config.per_second).min(config.burst);
-        *at = now;
-        if *tokens >= 1.0 {
-            *tokens -= 1.0;
+        let rate = |var: &str, slot: &mut Option<Rate>| -> Result<(), String> {
+            if let Some(text) = lookup(var) {
+                *slot = Rate::parse(&text).map_err(|e| format!("{var}: {e}"))?;
+            }
             Ok(())
-        } else {
-            Err(((1.0 - *tokens) / config.per_second).ceil().max(1.0) as u64)
+        };
+        rate("HOMESTRETCH_RATE_IP", &mut config.requests_per_ip)?;
+        rate("HOMESTRETCH_RATE_USER", &mut config.requests_per_user)?;
+        rate("HOMESTRETCH_RATE_ACCOUNTS_IP", &mut config.accounts_per_ip)?;
+        rate("HOMESTRETCH_RATE_LOGIN_IP", &mut config.logins_per_ip)?;
+        rate("HOMESTRETCH_RATE_GAMES_IP", &mut config.games_per_ip)?;
+        rate("HOMESTRETCH_RATE_GAMES_USER", &mut config.games_per_user)?;
+        let count = |var: &str, slot: &mut Option<usize>| -> Result<(), String> {
+            if let Some(text) = lookup(var) {
+                let n: usize = text
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("{var}: `{text}` is not a number (0 = no limit)"))?;
+                *slot = (n > 0).then_some(n);
+            }
+            Ok(())
+        };
+        count("HOMESTRETCH_STREAMS_PER_USER", &mut config.streams_per_user)?;
+        count("HOMESTRETCH_STREAMS_PER_IP", &mut config.streams_per_ip)?;
+        count("HOMESTRETCH_STREAMS_TOTAL", &mut config.streams_total)?;
+        count(
+            "HOMESTRETCH_CONNECTIONS_PER_IP",
+            &mut config.connections_per_ip,
+        )?;
+        count("HOMESTRETCH_MAX_CONNECTIONS", &mut config.connections_total)?;
+        let seconds = |var: &str, slot: &mut Option<Duration>| -> Result<(), String> {
+            if let Some(text) = lookup(var) {
+                let s: f64 = text
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|s: &f64| s.is_finite() && *s >= 0.0)
+                    .ok_or_else(|| format!("{var}: `{text}` is not a number of seconds"))?;
+                *slot = (s > 0.0).then(|| Duration::from_secs_f64(s));
+            }
+            Ok(())
+        };
+        seconds("HOMESTRETCH_HEADER_TIMEOUT", &mut config.header_timeout)?;
+        seconds("HOMESTRETCH_BODY_TIMEOUT", &mut config.body_timeout)?;
+        seconds("HOMESTRETCH_KEEP_ALIVE", &mut config.keep_alive)?;
+        Ok(config)
+    }
+}
+
+/// The key of a client's address: the address itself for IPv4, its /64 network for IPv6 (one
+/// subscriber gets a whole /64, so a single address would be no limit at all).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct IpKey(IpAddr);
+
+impl IpKey {
+    pub fn of(ip: IpAddr) -> IpKey {
+        match ip {
+            IpAddr::V4(_) => IpKey(ip),
+            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                Some(v4) => IpKey(IpAddr::V4(v4)),
+                None => {
+                    let bits = u128::from(v6) & !((1u128 << 64) - 1);
+                    IpKey(IpAddr::V6(bits.into()))
+                }
+            },
         }
+    }
+}
+
+impl std::fmt::Display for IpKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// One keyed rate limit (a GCRA per key, from `governor`).
+pub struct Keyed<K: Hash + Eq + Clone> {
+    limiter: DefaultKeyedRateLimiter<K>,
+}
+
+impl<K: Hash + Eq + Clone> Keyed<K> {
+    fn new(rate: Rate) -> Keyed<K> {
+        Keyed {
+            limiter: DefaultKeyedRateLimiter::hashmap(rate.quota()),
+        }
+    }
+
+    /// Takes one cell for `key`; `Err(seconds)` to wait (at least 1, for `Retry-After`).
+    pub fn check(&self, key: &K) -> Result<(), u64> {
+        self.limiter.check_key(key).map_err(|not_until| {
+            let wait = not_until.wait_time_from(DefaultClock::default().now());
+            wait.as_secs_f64().ceil().max(1.0) as u64
+        })
+    }
+}
+
+/// A limit was hit: what to answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// 429: this client (IP or user) is over its share; retry after the seconds given.
+    TooMany { retry_after: u64 },
+    /// 503: the whole server is at capacity.
+    Full { retry_after: u64 },
+}
+
+impl From<Refusal> for crate::error::ApiError {
+    fn from(refusal: Refusal) -> Self {
+        match refusal {
+            Refusal::TooMany { retry_after } => {
+                crate::error::ApiError::TooManyRequests { retry_after }
+            }
+            Refusal::Full { retry_after } => crate::error::ApiError::Busy { retry_after },
+        }
+    }
+}
+
+/// How many of something one key and everybody hold at once (streams, connections).
+pub struct Counts<K: Hash + Eq> {
+    inner: Mutex<(HashMap<K, usize>, usize)>,
+}
+
+impl<K: Hash + Eq> Default for Counts<K> {
+    fn default() -> Self {
+        Counts {
+            inner: Mutex::new((HashMap::new(), 0)),
+        }
+    }
+}
+
+impl<K: Hash + Eq + Clone> Counts<K> {
+    /// Takes one for `key` unless `per_key` or `total` is reached (the key's cap is a 429, the
+    /// total a 503). Release with [`Counts::release`].
+    pub fn acquire(
+        &self,
+        key: &K,
+        per_key: Option<usize>,
+        total: Option<usize>,
+    ) -> Result<(), Refusal> {
+        let mut guard = self.inner.lock().expect("counts lock");
+        let (by_key, all) = &mut *guard;
+        if total.is_some_and(|max| *all >= max) {
+            return Err(Refusal::Full { retry_after: 5 });
+        }
+        let n = by_key.entry(key.clone()).or_default();
+        if per_key.is_some_and(|max| *n >= max) {
+            return Err(Refusal::TooMany { retry_after: 5 });
+        }
+        *n += 1;
+        *all += 1;
+        Ok(())
+    }
+
+    pub fn release(&self, key: &K) {
+        let mut guard = self.inner.lock().expect("counts lock");
+        let (by_key, all) = &mut *guard;
+        *all = all.saturating_sub(1);
+        if let Some(n) = by_key.get_mut(key) {
+            *n -= 1;
+            if *n == 0 {
+                by_key.remove(key);
+            }
+        }
+    }
+
+    pub fn total(&self) -> usize {
+        self.inner.lock().expect("counts lock").1
+    }
+}
+
+/// The rate limits and counters of one server (shared by its workers).
+pub struct Limits {
+    pub config: LimitsConfig,
+    requests_ip: Option<Keyed<IpKey>>,
+    requests_user: Option<Keyed<uuid::Uuid>>,
+    accounts_ip: Option<Keyed<IpKey>>,
+    logins_ip: Option<Keyed<IpKey>>,
+    games_ip: Option<Keyed<IpKey>>,
+    games_user: Option<Keyed<uuid::Uuid>>,
+}
+
+fn keyed<K: Hash + Eq + Clone>(rate: Option<Rate>) -> Option<Keyed<K>> {
+    rate.map(Keyed::new)
+}
+
+fn check<K: Hash + Eq + Clone>(limit: &Option<Keyed<K>>, key: &K) -> Result<(), Refusal> {
+    match limit {
+        Some(limit) => limit
+            .check(key)
+            .map_err(|retry_after| Refusal::TooMany { retry_after }),
+        None => Ok(()),
+    }
+}
+
+impl Limits {
+    pub fn new(config: LimitsConfig) -> Limits {
+        Limits {
+            requests_ip: keyed(config.requests_per_ip),
+            requests_user: keyed(config.requests_per_user),
+            accounts_ip: keyed(config.accounts_per_ip),
+            logins_ip: keyed(config.logins_per_ip),
+            games_ip: keyed(config.games_per_ip),
+            games_user: keyed(config.games_per_user),
+            config,
+        }
+    }
+
+    /// Any request from `ip`.
+    pub fn request_from_ip(&self, ip: IpKey) -> Result<(), Refusal> {
+        check(&self.requests_ip, &ip)
+    }
+
+    /// Any request signed by `user`.
+    pub fn request_from_user(&self, user: uuid::Uuid) -> Result<(), Refusal> {
+        check(&self.requests_user, &user)
+    }
+
+    /// A new account (guest or registered) from `ip`.
+    pub fn new_account(&self, ip: IpKey) -> Result<(), Refusal> {
+        check(&self.accounts_ip, &ip)
+    }
+
+    /// A login attempt from `ip`.
+    pub fn login(&self, ip: IpKey) -> Result<(), Refusal> {
+        check(&self.logins_ip, &ip)
+    }
+
+    /// A new game by `user` from `ip`: both limits must allow it. The user's is checked first,
+    /// so a user over its own limit does not use up its address's.
+    pub fn new_game(&self, ip: IpKey, user: uuid::Uuid) -> Result<(), Refusal> {
+        check(&self.games_user, &user)?;
+        check(&self.games_ip, &ip)
+    }
+
+    /// Forgets keys whose limits are back to full, so the tables stay small.
+    pub fn forget_idle(&self) {
+        for limit in [
+            &self.requests_ip,
+            &self.accounts_ip,
+            &self.logins_ip,
+            &self.games_ip,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            limit.limiter.retain_recent();
+            limit.limiter.shrink_to_fit();
+        }
+        for limit in [&self.requests_user, &self.games_user]
+            .into_iter()
+            .flatten()
+        {
+            limit.limiter.retain_recent();
+            limit.limiter.shrink_to_fit();
+        }
+    }
+}
+
+/// The client key of a request: its peer address (the server faces clients directly; behind a
+/// proxy, the proxy must apply these limits).
+pub fn client_ip(req: &actix_web::HttpRequest) -> IpKey {
+    IpKey::of(
+        req.peer_addr()
+            .map(|a| a.ip())
+            .unwrap_or(IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED)),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_parse() {
+        assert_eq!(Rate::parse("30/min"), Ok(Some(Rate::per_minute(30))));
+        assert_eq!(Rate::parse("200"), Ok(Some(Rate::per_second(200))));
+        assert_eq!(Rate::parse("5/h"), Ok(Some(Rate::per_hour(5))));
+        assert_eq!(Rate::parse("0"), Ok(None));
+        assert_eq!(Rate::parse("off"), Ok(None));
+        assert!(Rate::parse("fast").is_err());
+        assert!(Rate::parse("3/week").is_err());
+    }
+
+    #[test]
+    fn the_environment_overrides_each_limit_and_off_turns_all_off() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        assert_eq!(
+            LimitsConfig::from_lookup(env(&[])).unwrap(),
+            LimitsConfig::defaults()
+        );
+        assert_eq!(
+            LimitsConfig::from_lookup(env(&[("HOMESTRETCH_LIMITS", "off")])).unwrap(),
+            LimitsConfig::off()
+        );
+        let custom = LimitsConfig::from_lookup(env(&[
+            ("HOMESTRETCH_RATE_ACCOUNTS_IP", "3/min"),
+            ("HOMESTRETCH_STREAMS_PER_IP", "0"),
+            ("HOMESTRETCH_BODY_TIMEOUT", "2.5"),
+        ]))
+        .unwrap();
+        assert_eq!(custom.accounts_per_ip, Some(Rate::per_minute(3)));
+        assert_eq!(custom.streams_per_ip, None);
+        assert_eq!(custom.body_timeout, Some(Duration::from_millis(2500)));
+        assert_eq!(
+            custom.games_per_user,
+            LimitsConfig::defaults().games_per_user
+        );
+        assert!(LimitsConfig::from_lookup(env(&[("HOMESTRETCH_LIMITS", "maybe")])).is_err());
+        assert!(LimitsConfig::from_lookup(env(&[("HOMESTRETCH_KEEP_ALIVE", "-1")])).is_err());
+    }
+
+    #[test]
+    fn ipv6_clients_are_keyed_by_their_64_network() {
+        let a: IpAddr = "2001:db8:1:2:aaaa::1".parse().unwrap();
+        let b: IpAddr = "2001:db8:1:2:bbbb::2".parse().unwrap();
+        let c: IpAddr = "2001:db8:1:3::1".parse().unwrap();
+        assert_eq!(IpKey::of(a), IpKey::of(b));
+        assert_ne!(IpKey::of(a), IpKey::of(c));
+        let mapped: IpAddr = "::ffff:10.0.0.1".parse().unwrap();
+        assert_eq!(IpKey::of(mapped), IpKey::of("10.0.0.1".parse().unwrap()));
+    }
+
+    #[test]
+    fn a_keyed_rate_allows_its_burst_then_refuses_with_a_wait() {
+        let limit = Keyed::new(Rate::per_minute(3));
+        let key = IpKey::of("10.0.0.1".parse().unwrap());
+        let other = IpKey::of("10.0.0.2".parse().unwrap());
+        for _ in 0..3 {
+            assert_eq!(limit.check(&key), Ok(()));
+        }
+        let wait = limit.check(&key).unwrap_err();
+        assert!((1..=20).contains(&wait), "{wait}");
+        assert_eq!(limit.check(&other), Ok(()));
+    }
+
+    #[test]
+    fn counts_refuse_per_key_with_429_and_in_total_with_503() {
+        let counts: Counts<u8> = Counts::default();
+        assert_eq!(counts.acquire(&1, Some(2), Some(3)), Ok(()));
+        assert_eq!(counts.acquire(&1, Some(2), Some(3)), Ok(()));
+        assert!(matches!(
+            counts.acquire(&1, Some(2), Some(3)),
+            Err(Refusal::TooMany { .. })
+        ));
+        assert_eq!(counts.acquire(&2, Some(2), Some(3)), Ok(()));
+        assert!(matches!(
+            counts.acquire(&3, Some(2), Some(3)),
+            Err(Refusal::Full { .. })
+        ));
+        counts.release(&1);
+        assert_eq!(counts.acquire(&3, Some(2), Some(3)), Ok(()));
+        assert_eq!(counts.total(), 3);
     }
 }

@@ -16,7 +16,7 @@ use utoipa::{Modify, OpenApi, ToSchema};
         license(name = "MIT")
     ),
     paths(
-        auth::register, auth::login, auth::guest, auth::refresh, auth::me,
+        auth::register, auth::login, auth::guest, auth::refresh, auth::logout, auth::me,
         games::create_game, games::list_games, games::join_game, games::leave_game, games::start_game,
         games::get_game, games::prompts, games::send_command, games::events, games::stream, games::state_at,
         audit::export, audit::audit, audit::audit_move, audit::open_dispute, audit::get_dispute, audit::resolve_dispute,
@@ -89,7 +89,8 @@ impl Modify for Descriptions {
                         common.push("401");
                     }
                     if has_body {
-                        common.push("413");
+                        // 408: the body did not arrive within the body read timeout.
+                        common.extend(["408", "413"]);
                     }
                     if path.contains('{') {
                         common.push("404");

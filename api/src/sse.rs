@@ -1,39 +1,36 @@
 //! Live event streams: one LISTEN connection per server instance wakes the streams of every
 //! game on `pg_notify`, so streams work with several instances on one database.
 
+use crate::limits::{Counts, IpKey, LimitsConfig, Refusal};
 use infra::GameId;
 use sqlx::PgPool;
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use tokio::sync::broadcast;
 
 pub const CHANNEL: &str = "homestretch_events";
 
+/// Open streams are counted per user, per IP and in total (issue 11, item 4): a stream holds a
+/// connection and a file descriptor for as long as the client likes.
 #[derive(Default)]
 pub struct Hub {
     channels: Mutex<HashMap<GameId, broadcast::Sender<u64>>>,
-    clients: AtomicUsize,
-    per_user: Mutex<HashMap<infra::UserId, usize>>,
+    per_user: Counts<infra::UserId>,
+    per_ip: Counts<IpKey>,
 }
 
-/// Held by an open stream; releases its slot when dropped.
+/// Held by an open stream; releases its slots when dropped.
 pub struct StreamSlot {
     hub: std::sync::Arc<Hub>,
     user: infra::UserId,
+    ip: IpKey,
 }
 
 impl Drop for StreamSlot {
     fn drop(&mut self) {
-        self.hub.clients.fetch_sub(1, Ordering::Relaxed);
-        let mut per_user = self.hub.per_user.lock().expect("hub lock");
-        if let Some(n) = per_user.get_mut(&self.user) {
-            *n -= 1;
-            if *n == 0 {
-                per_user.remove(&self.user);
-            }
-        }
+        self.hub.per_user.release(&self.user);
+        self.hub.per_ip.release(&self.ip);
     }
 }
 
@@ -58,43 +55,59 @@ impl Hub {
     }
 
     pub fn clients(&self) -> usize {
-        self.clients.load(Ordering::Relaxed)
+        self.per_ip.total()
     }
 
-    /// Reserves a stream slot for `user`, at most `max` at once.
+    /// Reserves a stream slot for `user` at `ip`: a user or an IP over its cap is a 429, the
+    /// server at its total a 503 (`STREAMS_PER_USER`, `STREAMS_PER_IP`, `STREAMS_TOTAL`).
     pub fn open(
         self: &std::sync::Arc<Self>,
         user: infra::UserId,
-        max: usize,
-    ) -> Option<StreamSlot> {
-        let mut per_user = self.per_user.lock().expect("hub lock");
-        let n = per_user.entry(user).or_default();
-        if *n >= max {
-            return None;
+        ip: IpKey,
+        limits: &LimitsConfig,
+    ) -> Result<StreamSlot, Refusal> {
+        self.per_ip
+            .acquire(&ip, limits.streams_per_ip, limits.streams_total)?;
+        if let Err(refusal) = self.per_user.acquire(&user, limits.streams_per_user, None) {
+            self.per_ip.release(&ip);
+            return Err(refusal);
         }
-        *n += 1;
-        self.clients.fetch_add(1, Ordering::Relaxed);
-        Some(StreamSlot {
+        Ok(StreamSlot {
             hub: self.clone(),
             user,
+            ip,
         })
     }
 
     /// Forwards notifications to local streams for ever, reconnecting after database outages.
+    /// Also hears session revocations from every instance (`REVOKED_CHANNEL`).
     pub async fn listen(
         self: std::sync::Arc<Self>,
         pool: PgPool,
         games: std::sync::Arc<infra::games::GameService>,
+        sessions: std::sync::Arc<crate::auth::Sessions>,
     ) {
+        use infra::accounts::REVOKED_CHANNEL;
         loop {
             match sqlx::postgres::PgListener::connect_with(&pool).await {
                 Ok(mut listener) => {
-                    if listener.listen(CHANNEL).await.is_ok() {
+                    if listener
+                        .listen_all([CHANNEL, REVOKED_CHANNEL])
+                        .await
+                        .is_ok()
+                    {
                         games.set_listening(true);
+                        // Revocations sent while we were not listening are unknown: ask again.
+                        sessions.forget_all();
                         // `try_recv` reports a lost connection (`Ok(None)`) instead of silently
                         // reconnecting: notifications sent meanwhile are lost, and we must know.
                         while let Ok(Some(notification)) = listener.try_recv().await {
-                            if let Some((game, version)) = notification.payload().split_once(':')
+                            if notification.channel() == REVOKED_CHANNEL {
+                                if let Ok(family) = notification.payload().parse() {
+                                    sessions.remember(family, true);
+                                }
+                            } else if let Some((game, version)) =
+                                notification.payload().split_once(':')
                                 && let (Ok(game), Ok(version)) =
                                     (game.parse::<GameId>(), version.parse::<u64>())
                             {

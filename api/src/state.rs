@@ -1,23 +1,29 @@
 //! Shared application state handed to every handler.
 
-use crate::auth::JwtKeys;
-use crate::limits::RateLimiter;
+use crate::auth::{JwtKeys, Sessions};
+use crate::limits::Limits;
 use crate::metrics::Metrics;
 use crate::sse::Hub;
+use infra::UserId;
 use infra::accounts::Accounts;
 use infra::games::GameService;
 use std::collections::HashSet;
 use std::sync::Arc;
+use std::time::Duration;
 
 pub struct AppState {
     pub games: Arc<GameService>,
     pub accounts: Accounts,
     pub jwt: JwtKeys,
-    /// Lower-cased user names that are admins by configuration (`HOMESTRETCH_ADMINS`).
-    pub admins: HashSet<String>,
+    /// Admins by configuration (`HOMESTRETCH_ADMINS`): user ids, never names — a name can be
+    /// registered by anyone (issue 11, item 5). Others are granted with `homestretch admin grant`.
+    pub admins: HashSet<UserId>,
     pub metrics: Arc<Metrics>,
     pub hub: Arc<Hub>,
-    pub limiter: RateLimiter,
+    pub limits: Arc<Limits>,
+    pub sessions: Arc<Sessions>,
+    /// How long a spent refresh token still gets the same answer (a client's own race).
+    pub refresh_leeway: Duration,
 }
 
 impl AppState {
@@ -25,7 +31,7 @@ impl AppState {
         &self,
         user: &crate::auth::AuthUser,
     ) -> Result<bool, crate::error::ApiError> {
-        if self.admins.contains(&user.name.to_lowercase()) {
+        if self.admins.contains(&user.id) {
             return Ok(true);
         }
         Ok(self

@@ -12,8 +12,6 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
 
-/// Most open streams one user may hold.
-pub const MAX_STREAMS_PER_USER: usize = 16;
 const KEEPALIVE: Duration = Duration::from_secs(15);
 
 struct Cursor {
@@ -32,12 +30,10 @@ pub fn event_stream(
     state: Arc<AppState>,
     game: GameId,
     user: UserId,
+    ip: crate::limits::IpKey,
     after: u64,
 ) -> Result<impl Stream<Item = Result<Bytes, actix_web::Error>>, ApiError> {
-    let slot = state
-        .hub
-        .open(user, MAX_STREAMS_PER_USER)
-        .ok_or(ApiError::TooManyRequests { retry_after: 5 })?;
+    let slot = state.hub.open(user, ip, &state.limits.config)?;
     // Subscribe before reading the backlog, so nothing committed in between is missed.
     let wake = state.hub.subscribe(game);
     let cursor = Cursor {

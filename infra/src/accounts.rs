@@ -1,5 +1,6 @@
-//! Accounts and rotating refresh tokens (stored hashed; a spent token presented again revokes
-//! its whole family).
+//! Accounts and rotating refresh tokens (stored hashed). Tokens of one sign-in form a family
+//! (a session). A spent token presented again within the leeway is a client's own race and gets
+//! the same successor; after the leeway it is a stolen copy, and the whole family is revoked.
 
 use crate::error::{Result, StoreError};
 use crate::ids::UserId;
@@ -19,13 +20,28 @@ pub struct User {
 
 #[derive(Debug, PartialEq, Eq)]
 pub enum RefreshOutcome {
-    /// The token was valid: here is its user and the family to continue.
-    Rotated { user: UserId, family: Uuid },
+    /// The token was valid (or is a duplicate within the leeway): its user, its family, and
+    /// when it was first spent (the same for every duplicate, so the answer is the same).
+    Rotated {
+        user: UserId,
+        family: Uuid,
+        rotated_at: OffsetDateTime,
+    },
     /// Unknown, expired or revoked.
     Invalid,
-    /// A spent token came back: the family is now revoked.
-    Reused,
+    /// A spent token came back after the leeway: `family` is now revoked.
+    Reused { family: Uuid },
 }
+
+/// Why a family was revoked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Revocation {
+    Logout,
+    Reuse,
+}
+
+/// Channel on which revocations are announced to every server instance (payload: family id).
+pub const REVOKED_CHANNEL: &str = "homestretch_revoked";
 
 #[derive(Clone)]
 pub struct Accounts {
@@ -90,15 +106,40 @@ impl Accounts {
         row.as_ref().map(user_from_row).transpose()
     }
 
-    pub async fn grant_admin(&self, name: &str) -> Result<()> {
-        let done = sqlx::query("UPDATE users SET is_admin = true WHERE lower(name) = lower($1)")
-            .bind(name)
+    /// An existing user, by id or by name.
+    pub async fn find(&self, id_or_name: &str) -> Result<Option<User>> {
+        match id_or_name.trim().parse::<Uuid>() {
+            Ok(id) => self.by_id(UserId(id)).await,
+            Err(_) => self.by_name(id_or_name.trim()).await,
+        }
+    }
+
+    /// Makes an existing user (by id or name) an admin, or no longer one. The flag is on the
+    /// user's row: registering a name later never makes anyone an admin.
+    pub async fn set_admin(&self, id_or_name: &str, admin: bool) -> Result<User> {
+        let user = self
+            .find(id_or_name)
+            .await?
+            .ok_or(StoreError::NotFound("user"))?;
+        sqlx::query("UPDATE users SET is_admin = $2 WHERE id = $1")
+            .bind(user.id.0)
+            .bind(admin)
             .execute(&self.pool)
             .await?;
-        if done.rows_affected() == 0 {
-            return Err(StoreError::NotFound("user"));
-        }
-        Ok(())
+        Ok(User {
+            is_admin: admin,
+            ..user
+        })
+    }
+
+    /// Users with the admin flag.
+    pub async fn admins(&self) -> Result<Vec<User>> {
+        let rows = sqlx::query(
+            "SELECT id, name, password_hash, is_guest, is_admin FROM users WHERE is_admin ORDER BY name",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(user_from_row).collect()
     }
 
     /// Stores a new refresh token of `family`.
@@ -119,41 +160,126 @@ impl Accounts {
         Ok(())
     }
 
-    /// Spends a refresh token (once). Reuse of a spent one revokes the family.
-    pub async fn spend_refresh(&self, token: &str) -> Result<RefreshOutcome> {
+    /// Spends refresh `token`, storing `successor` (its replacement, of the same family).
+    /// A duplicate within `leeway` of the first spend is answered like the first (the caller
+    /// recomputes the same successor); after it, the family is revoked.
+    pub async fn spend_refresh(
+        &self,
+        token: &str,
+        successor: &str,
+        ttl: Duration,
+        leeway: Duration,
+    ) -> Result<RefreshOutcome> {
         let mut tx = self.pool.begin().await?;
+        // The row lock orders concurrent duplicates: the second sees the first one's spend.
         let row = sqlx::query(
-            "SELECT user_id, family_id, expires_at, spent_at, revoked_at FROM refresh_tokens WHERE token_hash = $1 FOR UPDATE",
+            "SELECT t.user_id, t.family_id, t.expires_at, t.spent_at, t.revoked_at, \
+                    t.spent_at IS NOT NULL AND now() - t.spent_at <= make_interval(secs => $2) AS within_leeway, \
+                    EXISTS (SELECT 1 FROM revoked_families f WHERE f.family_id = t.family_id) AS family_revoked \
+             FROM refresh_tokens t WHERE t.token_hash = $1 FOR UPDATE OF t",
         )
         .bind(token_hash(token))
+        .bind(leeway.as_seconds_f64())
         .fetch_optional(&mut *tx)
         .await?;
         let Some(row) = row else {
             return Ok(RefreshOutcome::Invalid);
         };
+        let user = UserId(row.try_get("user_id")?);
         let family: Uuid = row.try_get("family_id")?;
         let spent: Option<OffsetDateTime> = row.try_get("spent_at")?;
         let revoked: Option<OffsetDateTime> = row.try_get("revoked_at")?;
         let expires: OffsetDateTime = row.try_get("expires_at")?;
-        if spent.is_some() {
-            sqlx::query("UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL")
-                .bind(family)
-                .execute(&mut *tx)
-                .await?;
-            tx.commit().await?;
-            return Ok(RefreshOutcome::Reused);
-        }
-        if revoked.is_some() || expires <= OffsetDateTime::now_utc() {
+        if revoked.is_some() || row.try_get::<bool, _>("family_revoked")? {
             return Ok(RefreshOutcome::Invalid);
         }
-        sqlx::query("UPDATE refresh_tokens SET spent_at = now() WHERE token_hash = $1")
-            .bind(token_hash(token))
+        if let Some(rotated_at) = spent {
+            if row.try_get::<bool, _>("within_leeway")? {
+                // The client's own race (two requests refreshing at once): same answer.
+                return Ok(RefreshOutcome::Rotated {
+                    user,
+                    family,
+                    rotated_at,
+                });
+            }
+            // A spent token after the leeway: someone else holds a copy. End the session,
+            // the winner's tokens included.
+            revoke_family_in(&mut tx, family, user, Revocation::Reuse).await?;
+            tx.commit().await?;
+            return Ok(RefreshOutcome::Reused { family });
+        }
+        if expires <= OffsetDateTime::now_utc() {
+            return Ok(RefreshOutcome::Invalid);
+        }
+        let rotated_at: OffsetDateTime = sqlx::query_scalar(
+            "UPDATE refresh_tokens SET spent_at = now() WHERE token_hash = $1 RETURNING spent_at",
+        )
+        .bind(token_hash(token))
+        .fetch_one(&mut *tx)
+        .await?;
+        sqlx::query("INSERT INTO refresh_tokens (token_hash, user_id, family_id, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4))")
+            .bind(token_hash(successor))
+            .bind(user.0)
+            .bind(family)
+            .bind(ttl.as_seconds_f64())
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
         Ok(RefreshOutcome::Rotated {
-            user: UserId(row.try_get("user_id")?),
+            user,
             family,
+            rotated_at,
         })
     }
+
+    /// Ends session `family` (logout): its refresh tokens and access tokens stop working.
+    pub async fn revoke_family(&self, family: Uuid, user: UserId, why: Revocation) -> Result<()> {
+        let mut tx = self.pool.begin().await?;
+        revoke_family_in(&mut tx, family, user, why).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Whether session `family` was revoked.
+    pub async fn family_revoked(&self, family: Uuid) -> Result<bool> {
+        Ok(sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM revoked_families WHERE family_id = $1)",
+        )
+        .bind(family)
+        .fetch_one(&self.pool)
+        .await?)
+    }
+}
+
+async fn revoke_family_in(
+    tx: &mut sqlx::PgConnection,
+    family: Uuid,
+    user: UserId,
+    why: Revocation,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO revoked_families (family_id, user_id, reason) VALUES ($1, $2, $3) \
+         ON CONFLICT (family_id) DO NOTHING",
+    )
+    .bind(family)
+    .bind(user.0)
+    .bind(match why {
+        Revocation::Logout => "logout",
+        Revocation::Reuse => "reuse",
+    })
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query(
+        "UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL",
+    )
+    .bind(family)
+    .execute(&mut *tx)
+    .await?;
+    // Every instance drops the family from its cache (delivered at commit).
+    sqlx::query("SELECT pg_notify($1, $2)")
+        .bind(REVOKED_CHANNEL)
+        .bind(family.to_string())
+        .execute(&mut *tx)
+        .await?;
+    Ok(())
 }

@@ -1,5 +1,10 @@
 //! The private PostgreSQL launcher: with no `DATABASE_URL`, the server and the tests start their
 //! own cluster from the PostgreSQL binaries on the machine, in a data folder of their own.
+//!
+//! The cluster accepts one role, the service's own (`homestretch`), and only with its password
+//! (SCRAM-SHA-256), on the unix socket and on 127.0.0.1 alike — never `trust`: any local process
+//! could otherwise read the server seeds and password hashes (issue 11, item 8). The password is
+//! random, kept in `pg-password` (mode 0600) in the data folder, and in `pgpass` for libpq tools.
 
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
@@ -84,6 +89,35 @@ fn run_as() -> Option<(u32, u32)> {
     })
 }
 
+/// The service role's database password (never printed by `Debug`).
+#[derive(Clone)]
+pub struct Password(String);
+
+impl Password {
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Password {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Password(…)")
+    }
+}
+
+/// The only client authentication the cluster accepts.
+const PG_HBA: &str = "\
+# homestretch private cluster: only the service's own role, only with its password (SCRAM).
+# No `trust`: every other role, and every connection without the password, is refused.
+local  all  homestretch                scram-sha-256
+host   all  homestretch  127.0.0.1/32  scram-sha-256
+";
+
+/// Name of the password file in the data folder.
+pub const PASSWORD_FILE: &str = "pg-password";
+/// The password again, as a libpq password file (`PGPASSFILE`), for psql and pgbench.
+pub const PGPASS_FILE: &str = "pgpass";
+
 /// A running private cluster.
 #[derive(Debug, Clone)]
 pub struct Cluster {
@@ -92,8 +126,29 @@ pub struct Cluster {
     pub socket_dir: PathBuf,
     pub port: u16,
     pub user: String,
+    pub password: Password,
     /// True when this process started it (and so should stop it).
     pub started_here: bool,
+}
+
+/// A new random password (256 bits, hex: safe in a URL and in SQL).
+fn new_password() -> String {
+    let mut bytes = [0u8; 32];
+    crate::games::fill_random(&mut bytes);
+    hex::encode(bytes)
+}
+
+fn write_private(path: &Path, text: &str) -> Result<(), LaunchError> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let _ = std::fs::remove_file(path);
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(io_err(path))?;
+    file.write_all(text.as_bytes()).map_err(io_err(path))
 }
 
 impl Cluster {
@@ -112,6 +167,9 @@ impl Cluster {
             chown(&socket_dir, uid, gid)?;
         }
         let user = String::from("homestretch");
+        let password_file = root.join(PASSWORD_FILE);
+        let port_file = root.join("port");
+        let hba = data_dir.join("pg_hba.conf");
         if !data_dir.join("PG_VERSION").exists() {
             std::fs::create_dir_all(&data_dir).map_err(io_err(&data_dir))?;
             std::fs::set_permissions(&data_dir, std::fs::Permissions::from_mode(0o700))
@@ -119,38 +177,98 @@ impl Cluster {
             if let Some((uid, gid)) = owner {
                 chown(&data_dir, uid, gid)?;
             }
-            run(
+            let password = new_password();
+            write_private(&password_file, &password)?;
+            // initdb reads the password from a file (never a command line, which `ps` shows).
+            let pwfile = root.join(".initdb-password");
+            write_private(&pwfile, &password)?;
+            if let Some((uid, gid)) = owner {
+                chown(&pwfile, uid, gid)?;
+            }
+            let initdb = run(
                 pg_command(&bindir, "initdb", owner)
                     .arg("-D")
                     .arg(&data_dir)
+                    .arg(format!("--pwfile={}", pwfile.display()))
                     .args([
                         "-U",
                         &user,
-                        "--auth=trust",
+                        "--auth=scram-sha-256",
                         "-E",
                         "UTF8",
                         "--locale=C",
                         "--no-instructions",
                     ]),
                 "initdb",
-            )?;
-            // Only our own socket directory and loopback: trust is local to this machine.
+            );
+            let _ = std::fs::remove_file(&pwfile);
+            initdb?;
             let conf = data_dir.join("postgresql.conf");
             let mut text = std::fs::read_to_string(&conf).map_err(io_err(&conf))?;
             text.push_str(
                 "\n# homestretch private cluster\nlisten_addresses = '127.0.0.1'\nunix_socket_permissions = 0770\n\
+                 password_encryption = 'scram-sha-256'\n\
                  max_connections = 200\nshared_buffers = 256MB\nlog_min_messages = warning\n",
             );
             std::fs::write(&conf, text).map_err(io_err(&conf))?;
+        } else if !password_file.exists() {
+            // A cluster made before passwords (it trusted every local connection): give the role
+            // a password, offline, then the rules below replace `trust`.
+            if running_port(&bindir, &data_dir, &port_file, owner).is_some() {
+                run(
+                    pg_command(&bindir, "pg_ctl", owner)
+                        .arg("-D")
+                        .arg(&data_dir)
+                        .args(["-m", "fast", "-w", "stop"]),
+                    "pg_ctl stop (to set a password)",
+                )?;
+            }
+            let password = new_password();
+            run_with_input(
+                pg_command(&bindir, "postgres", owner)
+                    .args(["--single", "-D"])
+                    .arg(&data_dir)
+                    .args(["-c", "password_encryption=scram-sha-256", "postgres"]),
+                &format!("ALTER ROLE {user} PASSWORD '{password}';\n"),
+                "setting the database password",
+            )?;
+            write_private(&password_file, &password)?;
         }
-        let port_file = root.join("port");
+        let password = Password(
+            std::fs::read_to_string(&password_file)
+                .map_err(io_err(&password_file))?
+                .trim()
+                .to_string(),
+        );
+        // The same password in libpq's format, for the operator's own tools:
+        // `PGPASSFILE=<data>/pgpass psql -h <data>/run -p <port> -U homestretch`.
+        let pgpass = root.join(PGPASS_FILE);
+        let line = format!("*:*:*:{user}:{}\n", password.expose());
+        if std::fs::read_to_string(&pgpass).ok().as_deref() != Some(line.as_str()) {
+            write_private(&pgpass, &line)?;
+        }
+        // Written on every start: a data folder from an older version gets the same rules.
+        let hba_changed = std::fs::read_to_string(&hba).ok().as_deref() != Some(PG_HBA);
+        if hba_changed {
+            std::fs::write(&hba, PG_HBA).map_err(io_err(&hba))?;
+        }
         if let Some(port) = running_port(&bindir, &data_dir, &port_file, owner) {
+            if hba_changed {
+                run(
+                    pg_command(&bindir, "pg_ctl", owner)
+                        .arg("-D")
+                        .arg(&data_dir)
+                        .arg("reload"),
+                    "pg_ctl reload",
+                )?;
+            }
             return Ok(Cluster {
                 bindir,
                 data_dir,
                 socket_dir,
                 port,
                 user,
+                password,
                 started_here: false,
             });
         }
@@ -185,15 +303,17 @@ impl Cluster {
             socket_dir,
             port,
             user,
+            password,
             started_here: true,
         })
     }
 
-    /// Connection URL for `database` over the unix socket.
+    /// Connection URL for `database` over the unix socket, with the role's password.
     pub fn url(&self, database: &str) -> String {
         format!(
-            "postgres://{}@localhost:{}/{database}?host={}",
+            "postgres://{}:{}@localhost:{}/{database}?host={}",
             self.user,
+            self.password.expose(),
             self.port,
             self.socket_dir.display()
         )
@@ -277,6 +397,33 @@ fn run(command: &mut Command, what: &str) -> Result<(), LaunchError> {
                 String::from_utf8_lossy(&output.stderr)
             ),
         })
+    }
+}
+
+fn run_with_input(command: &mut Command, input: &str, what: &str) -> Result<(), LaunchError> {
+    use std::io::Write;
+    let failed = |detail: String| LaunchError::Command {
+        what: what.into(),
+        detail,
+    };
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| failed(e.to_string()))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(input.as_bytes())
+            .map_err(|e| failed(e.to_string()))?;
+    }
+    let output = child
+        .wait_with_output()
+        .map_err(|e| failed(e.to_string()))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(failed(String::from_utf8_lossy(&output.stderr).into_owned()))
     }
 }
 

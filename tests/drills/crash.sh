@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 KILLS=${1:-3}; EVERY=${2:-6}; GAMES=${3:-16}
 OUT=bench/out/crash; rm -rf "$OUT"; mkdir -p "$OUT"
-export HOMESTRETCH_DATA="$OUT/data" RUST_LOG=warn HOMESTRETCH_RATE_IP=0 HOMESTRETCH_RATE_USER=0
+export HOMESTRETCH_DATA="$OUT/data" RUST_LOG=warn HOMESTRETCH_LIMITS=off
 cargo build --release -p api >/dev/null 2>&1 || cargo build --release -p api
 BIN=target/release/homestretch; PORT=${DRILL_PORT:-18995}; URL="http://127.0.0.1:$PORT"
 start() { "$BIN" serve --listen "127.0.0.1:$PORT" >>"$OUT/server.log" 2>&1 & SERVER=$!;
@@ -25,7 +25,7 @@ kill "$SERVER"; wait "$SERVER" 2>/dev/null || true
 # Verification, with the cluster left running by the last server's shutdown? (it stops it) → restart it.
 pkill -f "serve --listen 127.0.0.1:$PORT" 2>/dev/null && sleep 1 || true
 start
-PGPORT=$(cat "$OUT/data/port"); PGHOST=$(cd "$OUT/data/run" && pwd); export PGPORT PGHOST PGUSER=homestretch
+PGPORT=$(cat "$OUT/data/port"); PGHOST=$(cd "$OUT/data/run" && pwd); export PGPORT PGHOST PGUSER=homestretch PGPASSFILE="$(cd "$(dirname "$PGHOST")" && pwd)/pgpass"
 acked=$(wc -l <"$OUT/acked.txt")
 psql -qAt -d homestretch -c "SELECT command_id FROM commands" >"$OUT/logged.txt"
 missing=$(python3 -c "

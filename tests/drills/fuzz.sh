@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 N=${1:-300}
 OUT=bench/out/fuzz; rm -rf "$OUT"; mkdir -p "$OUT"
-export HOMESTRETCH_DATA="$OUT/data" RUST_LOG=warn HOMESTRETCH_RATE_IP=0 HOMESTRETCH_RATE_USER=0
+export HOMESTRETCH_DATA="$OUT/data" RUST_LOG=warn HOMESTRETCH_LIMITS=off
 python3 -m schemathesis.cli --version >/dev/null 2>&1 || python3 -m pip install --quiet schemathesis
 cargo build --release -p api >/dev/null 2>&1 || cargo build --release -p api
 PORT=${FUZZ_PORT:-18994}; URL="http://127.0.0.1:$PORT"

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 DOWN=${1:-4}; GAMES=${2:-16}
 OUT=bench/out/outage; rm -rf "$OUT"; mkdir -p "$OUT"
-export HOMESTRETCH_DATA="$OUT/data" RUST_LOG=warn HOMESTRETCH_RATE_IP=0 HOMESTRETCH_RATE_USER=0
+export HOMESTRETCH_DATA="$OUT/data" RUST_LOG=warn HOMESTRETCH_LIMITS=off
 cargo build --release -p api >/dev/null 2>&1 || cargo build --release -p api
 BIN=target/release/homestretch; PORT=${DRILL_PORT:-18993}; URL="http://127.0.0.1:$PORT"
 pkill -f "serve --listen 127.0.0.1:$PORT" 2>/dev/null && sleep 1 || true
@@ -30,7 +30,7 @@ pg "$PGBIN/pg_ctl -D $DATA/pg -l $DATA/postgres.log -w -o '-p $PGPORT -k $DATA/r
 echo "PostgreSQL started again"
 wait "$LOAD"
 recovered=$(curl -s -o /dev/null -w '%{http_code}' "$URL/readyz")
-PGHOST="$DATA/run"; export PGPORT PGHOST PGUSER=homestretch
+PGHOST="$DATA/run"; export PGPORT PGHOST PGUSER=homestretch PGPASSFILE="$(cd "$(dirname "$PGHOST")" && pwd)/pgpass"
 psql -qAt -d homestretch -c "SELECT command_id FROM commands" >"$OUT/logged.txt"
 missing=$(python3 -c "
 logged = set(open('$OUT/logged.txt').read().split())

@@ -56,7 +56,12 @@ fn test_cluster() -> &'static TestCluster {
     })
 }
 
-/// URL of the test cluster's `database` (as the superuser).
+/// The tests' private PostgreSQL cluster.
+pub fn cluster() -> &'static Cluster {
+    &test_cluster().cluster
+}
+
+/// URL of the test cluster's `database` (as the service role, with its password).
 pub fn database_url(database: &str) -> String {
     test_cluster().cluster.url(database)
 }
@@ -74,14 +79,26 @@ pub async fn spawn_app() -> TestApp {
     spawn_app_with(|_| {}).await
 }
 
+/// The tests' server: limits off (the suite signs up hundreds of users from 127.0.0.1; the limit
+/// tests turn on the limit they test), no admin by configuration (see [`TestApp::admin`]).
 pub fn test_config() -> ServerConfig {
     ServerConfig {
         jwt_secret: JWT_SECRET.to_vec(),
-        admins: HashSet::from(["root-admin".to_string()]),
-        ip_rate: None,
-        user_rate: None,
+        admins: HashSet::new(),
+        limits: api::limits::LimitsConfig::off(),
+        refresh_leeway: api::app::REFRESH_LEEWAY,
         workers: Some(2),
     }
+}
+
+/// An HTTP client whose connections come from `ip` (a loopback address such as 127.0.0.2 stands
+/// in for another client machine: the server keys its per-IP limits on the peer address).
+pub fn client_from(ip: &str) -> awc::Client {
+    let ip: std::net::IpAddr = ip.parse().expect("an IP address");
+    awc::Client::builder()
+        .connector(awc::Connector::new().local_address(ip))
+        .timeout(std::time::Duration::from_secs(30))
+        .finish()
 }
 
 pub async fn spawn_app_with(configure: impl FnOnce(&mut ServerConfig)) -> TestApp {
@@ -261,6 +278,19 @@ impl TestApp {
             .await
             .ok();
         player(&body)
+    }
+
+    /// Registers `name` and makes it an admin the way an operator does:
+    /// `homestretch admin grant NAME` (the CLI's code, on this test's database).
+    pub async fn admin(&self, name: &str) -> Player {
+        let player = self.register(name).await;
+        api::cli::admin(
+            &test_cluster().cluster.url(&self.database),
+            &["grant".to_string(), name.to_string()],
+        )
+        .await
+        .expect("admin grant");
+        player
     }
 
     pub async fn guest(&self) -> Player {

@@ -4,7 +4,7 @@ use crate::auth::{self, AuthUser, REFRESH_TTL_DAYS};
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, post, web};
-use infra::accounts::{RefreshOutcome, User};
+use infra::accounts::{RefreshOutcome, Revocation, User};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -68,7 +68,9 @@ pub struct UserInfo {
 pub struct TokenResponse {
     /// Short-lived HS256 JWT for `Authorization: Bearer`.
     pub access_token: String,
-    /// Opaque, single-use: exchange it at `/v1/auth/refresh` for a new pair.
+    /// Opaque: exchange it at `/v1/auth/refresh` for a new pair. It works once; the same token
+    /// sent again within a few seconds (a client's own race) gets the same new pair, later it
+    /// ends the session.
     pub refresh_token: String,
     #[schema(example = "Bearer")]
     pub token_type: String,
@@ -86,8 +88,9 @@ pub struct Me {
     pub is_admin: bool,
 }
 
-async fn tokens(state: &AppState, user: &User, family: uuid::Uuid) -> ApiResult<TokenResponse> {
-    let access_token = state.jwt.issue(user.id, &user.name)?;
+/// A new session (family) for `user`: an access token and a random first refresh token.
+async fn new_session(state: &AppState, user: &User) -> ApiResult<TokenResponse> {
+    let family = uuid::Uuid::new_v4();
     let refresh_token = auth::new_refresh_token();
     state
         .accounts
@@ -98,8 +101,19 @@ async fn tokens(state: &AppState, user: &User, family: uuid::Uuid) -> ApiResult<
             time::Duration::days(REFRESH_TTL_DAYS),
         )
         .await?;
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    pair(state, user, family, now, refresh_token)
+}
+
+fn pair(
+    state: &AppState,
+    user: &User,
+    family: uuid::Uuid,
+    issued_at: i64,
+    refresh_token: String,
+) -> ApiResult<TokenResponse> {
     Ok(TokenResponse {
-        access_token,
+        access_token: state.jwt.issue(user.id, &user.name, family, issued_at)?,
         refresh_token,
         token_type: "Bearer".into(),
         expires_in: auth::ACCESS_TTL_SECONDS,
@@ -112,12 +126,14 @@ async fn tokens(state: &AppState, user: &User, family: uuid::Uuid) -> ApiResult<
 
 /// Create an account with a password (stored as argon2id).
 #[utoipa::path(post, path = "/v1/auth/register", tag = "auth", request_body = Credentials,
-    responses((status = 201, body = TokenResponse), (status = 422, body = Problem, description = "invalid or taken name, weak password")))]
+    responses((status = 201, body = TokenResponse), (status = 422, body = Problem, description = "invalid or taken name, weak password"),
+              (status = 429, body = Problem, description = "too many new accounts from this address")))]
 #[post("/v1/auth/register")]
 pub async fn register(
     state: web::Data<AppState>,
     body: web::Json<Credentials>,
 ) -> ApiResult<HttpResponse> {
+    // Limited per address before the body is read: `limits::route_limit`.
     let name = UserName::parse(&body.name)?;
     let password = parse_password(&body.password)?.to_string();
     let hash = web::block(move || auth::hash_password(&password))
@@ -126,17 +142,19 @@ pub async fn register(
     let Some(user) = state.accounts.create(&name.0, Some(&hash), false).await? else {
         return Err(ApiError::Invalid("this name is already taken".into()));
     };
-    Ok(HttpResponse::Created().json(tokens(&state, &user, uuid::Uuid::new_v4()).await?))
+    Ok(HttpResponse::Created().json(new_session(&state, &user).await?))
 }
 
 /// Sign in with name and password.
 #[utoipa::path(post, path = "/v1/auth/login", tag = "auth", request_body = Credentials,
-    responses((status = 200, body = TokenResponse), (status = 401, body = Problem)))]
+    responses((status = 200, body = TokenResponse), (status = 401, body = Problem),
+              (status = 429, body = Problem, description = "too many attempts from this address")))]
 #[post("/v1/auth/login")]
 pub async fn login(
     state: web::Data<AppState>,
     body: web::Json<Credentials>,
 ) -> ApiResult<HttpResponse> {
+    // Each attempt costs an argon2id hash: limited per address (`limits::route_limit`).
     // A name no account can have (control characters, too long) is simply unknown.
     let user = match UserName::parse(&body.name) {
         Ok(name) => state.accounts.by_name(&name.0).await?,
@@ -155,9 +173,7 @@ pub async fn login(
     .await
     .map_err(|e| ApiError::Internal(e.to_string()))?;
     match user {
-        Some(user) if ok => {
-            Ok(HttpResponse::Ok().json(tokens(&state, &user, uuid::Uuid::new_v4()).await?))
-        }
+        Some(user) if ok => Ok(HttpResponse::Ok().json(new_session(&state, &user).await?)),
         _ => Err(ApiError::Unauthorized("wrong name or password".into())),
     }
 }
@@ -166,12 +182,14 @@ const DUMMY_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$
 
 /// Instant guest account, for a mobile app's first launch.
 #[utoipa::path(post, path = "/v1/auth/guest", tag = "auth", request_body(content = Option<GuestRequest>, description = "optional"),
-    responses((status = 201, body = TokenResponse)))]
+    responses((status = 201, body = TokenResponse),
+              (status = 429, body = Problem, description = "too many new accounts from this address")))]
 #[post("/v1/auth/guest")]
 pub async fn guest(
     state: web::Data<AppState>,
     body: Option<web::Json<GuestRequest>>,
 ) -> ApiResult<HttpResponse> {
+    // Limited per address before the body is read: `limits::route_limit`.
     let prefix = body
         .and_then(|b| b.into_inner().name)
         .unwrap_or_else(|| "guest".into());
@@ -181,9 +199,7 @@ pub async fn guest(
         infra::games::fill_random(&mut suffix);
         let name = format!("{prefix}-{}", hex::encode(suffix));
         if let Some(user) = state.accounts.create(&name, None, true).await? {
-            return Ok(
-                HttpResponse::Created().json(tokens(&state, &user, uuid::Uuid::new_v4()).await?)
-            );
+            return Ok(HttpResponse::Created().json(new_session(&state, &user).await?));
         }
     }
     Err(ApiError::Internal(
@@ -191,8 +207,10 @@ pub async fn guest(
     ))
 }
 
-/// Exchange a refresh token for a new pair. A refresh token works once; presenting a spent
-/// one revokes every token of its family (stolen-token defence).
+/// Exchange a refresh token for a new pair. A refresh token works once. Sent again within the
+/// leeway (a few seconds: two requests that hit 401 together and both refresh) it gets the very
+/// same new pair; sent again later it is taken for a stolen copy and ends the whole session,
+/// the tokens already issued from it included.
 #[utoipa::path(post, path = "/v1/auth/refresh", tag = "auth", request_body = RefreshRequest,
     responses((status = 200, body = TokenResponse), (status = 401, body = Problem)))]
 #[post("/v1/auth/refresh")]
@@ -200,22 +218,61 @@ pub async fn refresh(
     state: web::Data<AppState>,
     body: web::Json<RefreshRequest>,
 ) -> ApiResult<HttpResponse> {
-    match state.accounts.spend_refresh(&body.refresh_token).await? {
-        RefreshOutcome::Rotated { user, family } => {
+    let successor = state.jwt.successor(&body.refresh_token);
+    let outcome = state
+        .accounts
+        .spend_refresh(
+            &body.refresh_token,
+            &successor,
+            time::Duration::days(REFRESH_TTL_DAYS),
+            time::Duration::try_from(state.refresh_leeway).unwrap_or(time::Duration::ZERO),
+        )
+        .await?;
+    match outcome {
+        RefreshOutcome::Rotated {
+            user,
+            family,
+            rotated_at,
+        } => {
             let user = state
                 .accounts
                 .by_id(user)
                 .await?
                 .ok_or_else(|| ApiError::Unauthorized("unknown user".into()))?;
-            Ok(HttpResponse::Ok().json(tokens(&state, &user, family).await?))
+            // Issued at the first spend: every duplicate gets the same access token.
+            let pair = pair(
+                &state,
+                &user,
+                family,
+                rotated_at.unix_timestamp(),
+                successor,
+            )?;
+            Ok(HttpResponse::Ok().json(pair))
         }
-        RefreshOutcome::Reused => Err(ApiError::Unauthorized(
-            "refresh token already used: every token of this session is revoked".into(),
-        )),
+        RefreshOutcome::Reused { family } => {
+            state.sessions.remember(family, true);
+            Err(ApiError::Unauthorized(
+                "refresh token already used: every token of this session is revoked".into(),
+            ))
+        }
         RefreshOutcome::Invalid => Err(ApiError::Unauthorized(
             "invalid or expired refresh token".into(),
         )),
     }
+}
+
+/// End the caller's session: its refresh token and every access token of the session stop
+/// working (other sessions of the same user go on).
+#[utoipa::path(post, path = "/v1/auth/logout", tag = "auth", security(("bearer" = [])),
+    responses((status = 204, description = "signed out"), (status = 401, body = Problem)))]
+#[post("/v1/auth/logout")]
+pub async fn logout(state: web::Data<AppState>, user: AuthUser) -> ApiResult<HttpResponse> {
+    state
+        .accounts
+        .revoke_family(user.family, user.id, Revocation::Logout)
+        .await?;
+    state.sessions.remember(user.family, true);
+    Ok(HttpResponse::NoContent().finish())
 }
 
 /// The signed-in user.

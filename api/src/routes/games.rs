@@ -714,7 +714,8 @@ pub async fn stream(
     };
     // Fail early (404, not started) before committing to a stream.
     state.games.with_game(id, |_| ()).await?;
-    let body = crate::stream::event_stream(state.into_inner(), id, user.id, after)?;
+    let ip = crate::limits::client_ip(&req);
+    let body = crate::stream::event_stream(state.into_inner(), id, user.id, ip, after)?;
     Ok(HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/event-stream"))
         .insert_header((header::CACHE_CONTROL, "no-cache"))

@@ -12,6 +12,7 @@ pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
         .service(auth::login)
         .service(auth::guest)
         .service(auth::refresh)
+        .service(auth::logout)
         .service(auth::me)
         .service(games::create_game)
         .service(games::list_games)

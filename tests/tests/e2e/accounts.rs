@@ -1,4 +1,4 @@
-use homestretch_tests::{JWT_SECRET, spawn_app};
+use homestretch_tests::{Answer, JWT_SECRET, TestApp, spawn_app, spawn_app_with};
 use serde_json::json;
 
 fn b64(data: &[u8]) -> String {
@@ -19,7 +19,8 @@ fn b64(data: &[u8]) -> String {
 fn claims(sub: &str, overrides: serde_json::Value) -> serde_json::Value {
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
     let mut claims = json!({"sub": sub, "name": "x", "iss": "homestretch", "aud": "homestretch-api",
-                            "exp": now + 600, "nbf": now - 5, "iat": now - 5});
+                            "exp": now + 600, "nbf": now - 5, "iat": now - 5,
+                            "fam": uuid::Uuid::new_v4()});
     for (k, v) in overrides.as_object().expect("object") {
         claims[k] = v.clone();
     }
@@ -87,49 +88,115 @@ async fn register_login_guest_and_me() {
     assert!(!stored.contains("correct horse"));
 }
 
+async fn refresh(app: &TestApp, token: &str) -> Answer {
+    app.request(
+        "POST",
+        "/v1/auth/refresh",
+        None,
+        Some(&json!({"refresh_token": token})),
+        &[],
+    )
+    .await
+}
+
+/// Issue 11, item 6: a client's own race (two requests hit 401 together and both refresh)
+/// never ends its session: both get the very same new pair, and it works.
 #[actix_web::test]
-async fn refresh_rotates_and_reuse_revokes_the_family() {
+async fn concurrent_refreshes_within_the_leeway_get_the_same_pair_and_both_sessions_work() {
     let app = spawn_app().await;
-    let alice = app.register("alice").await;
-    let first = app
-        .request(
-            "POST",
-            "/v1/auth/refresh",
-            None,
-            Some(&json!({"refresh_token": alice.refresh})),
-            &[],
-        )
-        .await
-        .ok();
-    let second_refresh = first["refresh_token"].as_str().unwrap().to_string();
-    assert_ne!(second_refresh, alice.refresh);
-    // the spent token comes back: refused, and the whole family is revoked
-    app.request(
-        "POST",
-        "/v1/auth/refresh",
-        None,
-        Some(&json!({"refresh_token": alice.refresh})),
-        &[],
-    )
-    .await
-    .problem(401);
-    app.request(
-        "POST",
-        "/v1/auth/refresh",
-        None,
-        Some(&json!({"refresh_token": second_refresh})),
-        &[],
-    )
-    .await
-    .problem(401);
-    // refresh tokens are stored hashed
+    for race in 0..30 {
+        let guest = app.guest().await;
+        let (a, b) = tokio::join!(refresh(&app, &guest.refresh), refresh(&app, &guest.refresh));
+        assert_eq!(a.status, 200, "race {race}: {}", a.text);
+        assert_eq!(b.status, 200, "race {race}: {}", b.text);
+        assert_eq!(
+            a.body, b.body,
+            "race {race}: both answers are the same pair"
+        );
+        assert_ne!(a.body["refresh_token"], json!(guest.refresh));
+        let access = a.body["access_token"].as_str().unwrap();
+        assert_eq!(app.get("/v1/me", access).await.status, 200, "race {race}");
+        // The session goes on: the new refresh token rotates as usual.
+        let next = refresh(&app, a.body["refresh_token"].as_str().unwrap()).await;
+        assert_eq!(next.status, 200, "race {race}: {}", next.text);
+        let access = next.body["access_token"].as_str().unwrap();
+        assert_eq!(app.get("/v1/me", access).await.status, 200, "race {race}");
+    }
+    // Refresh tokens are stored hashed, never in clear.
+    let guest = app.guest().await;
     let clear: i64 =
         sqlx::query_scalar("SELECT count(*) FROM refresh_tokens WHERE token_hash = $1")
-            .bind(&alice.refresh)
+            .bind(&guest.refresh)
             .fetch_one(&app.pool)
             .await
             .unwrap();
     assert_eq!(clear, 0);
+}
+
+/// Issue 11, item 6: a spent refresh token sent after the leeway is a stolen copy: the whole
+/// family is revoked, the tokens already issued to the winner included (access tokens too).
+#[actix_web::test]
+async fn a_refresh_token_reused_after_the_leeway_kills_every_token_of_its_family() {
+    let app = spawn_app_with(|config| {
+        config.refresh_leeway = std::time::Duration::from_millis(500);
+    })
+    .await;
+    let alice = app.register("alice").await;
+    // Another session of the same user (another device) must survive.
+    let other_device = app
+        .request(
+            "POST",
+            "/v1/auth/login",
+            None,
+            Some(&json!({"name": "alice", "password": "correct horse battery"})),
+            &[],
+        )
+        .await
+        .ok();
+    let winner = refresh(&app, &alice.refresh).await.ok();
+    let winner_access = winner["access_token"].as_str().unwrap().to_string();
+    let winner_refresh = winner["refresh_token"].as_str().unwrap().to_string();
+    assert_eq!(app.get("/v1/me", &winner_access).await.status, 200);
+    tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
+    // The thief (or the owner) comes back with the spent token.
+    refresh(&app, &alice.refresh).await.problem(401);
+    // Every token of the family is dead now.
+    app.get("/v1/me", &winner_access).await.problem(401);
+    app.get("/v1/me", &alice.token).await.problem(401);
+    refresh(&app, &winner_refresh).await.problem(401);
+    refresh(&app, &alice.refresh).await.problem(401);
+    // The other session is untouched.
+    let other_access = other_device["access_token"].as_str().unwrap();
+    assert_eq!(app.get("/v1/me", other_access).await.status, 200);
+    refresh(&app, other_device["refresh_token"].as_str().unwrap())
+        .await
+        .ok();
+}
+
+/// Issue 11, item 6: `POST /v1/auth/logout` ends the caller's session at once.
+#[actix_web::test]
+async fn logout_revokes_the_callers_family_and_only_it() {
+    let app = spawn_app().await;
+    let guest = app.guest().await;
+    let rotated = refresh(&app, &guest.refresh).await.ok();
+    let access = rotated["access_token"].as_str().unwrap().to_string();
+    let refresh_token = rotated["refresh_token"].as_str().unwrap().to_string();
+    let bob = app.register("bob").await;
+    let logout = app
+        .request("POST", "/v1/auth/logout", Some(&access), None, &[])
+        .await;
+    assert_eq!(logout.status, 204, "{}", logout.text);
+    app.get("/v1/me", &access).await.problem(401);
+    app.get("/v1/me", &guest.token).await.problem(401);
+    refresh(&app, &refresh_token).await.problem(401);
+    app.request("POST", "/v1/auth/logout", Some(&access), None, &[])
+        .await
+        .problem(401);
+    // Without a token there is nothing to end.
+    app.request("POST", "/v1/auth/logout", None, None, &[])
+        .await
+        .problem(401);
+    assert_eq!(app.get("/v1/me", &bob.token).await.status, 200);
 }
 
 #[actix_web::test]

@@ -271,7 +271,7 @@ async fn one_move_is_explained_and_can_be_disputed() {
     )
     .await
     .problem(403);
-    let admin = app.register("root-admin").await;
+    let admin = app.admin("root-admin").await;
     let resolved = app
         .post(
             &format!("/v1/disputes/{dispute_id}/resolution"),

@@ -125,7 +125,7 @@ async fn fixed_rng_seed_is_for_admins_and_marks_the_game_unfair() {
     )
     .await
     .problem(403);
-    let admin = app.register("root-admin").await;
+    let admin = app.admin("root-admin").await;
     let game = app
         .post(
             "/v1/games",
@@ -164,4 +164,75 @@ async fn bad_game_parameters_are_refused() {
     app.get(&format!("/v1/games/{}", uuid::Uuid::new_v4()), &p.token)
         .await
         .problem(404);
+}
+
+/// Issue 11, item 5: admin was whoever registered the configured name first. Now configuration
+/// names user ids only, and `homestretch admin grant` flags an existing user's row: registering
+/// an admin's name (before or after) gives nothing.
+#[actix_web::test]
+async fn registering_an_admins_name_does_not_make_you_admin() {
+    // A name in HOMESTRETCH_ADMINS is refused at start-up, with the way to do it instead.
+    let refused = api::cli::parse_admins("root-admin")
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("admin grant"), "{refused}");
+    let id = uuid::Uuid::new_v4();
+    assert_eq!(
+        api::cli::parse_admins(&format!(" {id} ,")).unwrap(),
+        std::collections::HashSet::from([infra::UserId(id)])
+    );
+
+    let app = homestretch_tests::spawn_app().await;
+    let url = homestretch_tests::database_url(&app.database);
+    // Granting a name nobody has yet fails: it cannot wait for someone to register it.
+    let grant = |who: &str| vec!["grant".to_string(), who.to_string()];
+    assert!(api::cli::admin(&url, &grant("root-admin")).await.is_err());
+    let squatter = app.register("root-admin").await;
+    let me = app.get("/v1/me", &squatter.token).await.ok();
+    assert_eq!(me["is_admin"], false);
+    app.post(
+        "/v1/games",
+        &squatter.token,
+        &json!({"kind": "whisky_race", "seats": 3, "rng_seed": "42"}),
+    )
+    .await
+    .problem(403);
+
+    // The real admin is granted by id (or by name: the row that exists now).
+    let real = app.register("the-operator").await;
+    api::cli::admin(&url, &grant(&real.id))
+        .await
+        .expect("grant by id");
+    assert_eq!(app.get("/v1/me", &real.token).await.ok()["is_admin"], true);
+    let listed = api::cli::admin(&url, &["list".to_string()]).await.unwrap();
+    assert!(
+        listed.contains(&real.id) && !listed.contains(&squatter.id),
+        "{listed}"
+    );
+    api::cli::admin(&url, &["revoke".to_string(), "THE-OPERATOR".to_string()])
+        .await
+        .expect("revoke by name");
+    assert_eq!(app.get("/v1/me", &real.token).await.ok()["is_admin"], false);
+
+    // An admin by id in configuration (a second server on the same database): that account.
+    let mut config = homestretch_tests::test_config();
+    config.admins = std::collections::HashSet::from([infra::UserId(real.id.parse().unwrap())]);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = format!("http://{}", listener.local_addr().unwrap());
+    let state = api::app::app_state(app.pool.clone(), &config);
+    actix_web::rt::spawn(api::app::serve(listener, state, &config).unwrap());
+    let is_admin = |token: String| {
+        let url = format!("{address}/v1/me");
+        async move {
+            let mut res = awc::Client::default()
+                .get(url)
+                .bearer_auth(token)
+                .send()
+                .await
+                .unwrap();
+            res.json::<serde_json::Value>().await.unwrap()["is_admin"].clone()
+        }
+    };
+    assert_eq!(is_admin(real.token.clone()).await, true);
+    assert_eq!(is_admin(squatter.token.clone()).await, false);
 }

@@ -6,6 +6,7 @@ mod contract;
 mod errors;
 mod fuzz;
 mod generated_client;
+mod limits;
 mod lobby;
 mod logs;
 mod mush_rules;

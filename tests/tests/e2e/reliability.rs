@@ -4,10 +4,10 @@ use serde_json::json;
 #[actix_web::test]
 async fn abusive_clients_get_429_with_retry_after() {
     let app = spawn_app_with(|config| {
-        config.user_rate = Some(api::limits::RateConfig {
-            per_second: 2.0,
-            burst: 5.0,
-        });
+        config.limits.requests_per_user = Some(api::limits::Rate::new(
+            5,
+            std::time::Duration::from_millis(2500),
+        ));
     })
     .await;
     let p = app.register("hasty").await;
@@ -166,5 +166,153 @@ async fn the_database_going_away_gives_503_then_recovers_by_itself() {
     );
     pool.close().await;
     let _ = tokio::task::spawn_blocking(move || cluster.stop()).await;
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Issue 11, item 8: the private cluster trusted every local connection (any local process was
+/// superuser and could read server seeds and password hashes). Now it accepts the service's
+/// own role only, with its password (SCRAM), on the socket and on TCP alike.
+#[actix_web::test]
+async fn the_private_cluster_refuses_connections_without_the_password() {
+    use sqlx::Connection;
+    use sqlx::postgres::PgConnectOptions;
+    let cluster = homestretch_tests::cluster();
+    let tcp = || {
+        PgConnectOptions::new()
+            .host("127.0.0.1")
+            .port(cluster.port)
+            .database("postgres")
+    };
+    let socket = || {
+        PgConnectOptions::new()
+            .socket(&cluster.socket_dir)
+            .port(cluster.port)
+            .database("postgres")
+    };
+    let refused = |options: PgConnectOptions, what: &'static str| async move {
+        match sqlx::PgConnection::connect_with(&options).await {
+            Ok(_) => panic!("{what}: connected"),
+            Err(sqlx::Error::Database(e)) => {
+                let code = e.code().unwrap_or_default().to_string();
+                // 28P01 wrong password, 28000 no rule for this role
+                assert!(code.starts_with("28"), "{what}: {code} {e}");
+            }
+            Err(other) => {
+                // No password to answer the server's SCRAM challenge with.
+                let text = other.to_string().to_lowercase();
+                assert!(text.contains("password"), "{what}: {other}");
+            }
+        }
+    };
+    refused(tcp().username("homestretch"), "TCP without a password").await;
+    refused(
+        socket().username("homestretch"),
+        "socket without a password",
+    )
+    .await;
+    refused(
+        tcp().username("homestretch").password("guess"),
+        "TCP with a wrong password",
+    )
+    .await;
+    refused(
+        tcp()
+            .username("postgres")
+            .password(cluster.password.expose()),
+        "another role",
+    )
+    .await;
+    // The service itself connects, with its password, both ways.
+    let password = cluster.password.expose();
+    for options in [tcp(), socket()] {
+        let mut conn =
+            sqlx::PgConnection::connect_with(&options.username("homestretch").password(password))
+                .await
+                .expect("the service connects");
+        let one: i32 = sqlx::query_scalar("SELECT 1")
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+        assert_eq!(one, 1);
+    }
+    // The rules have no `trust`; the password file is private to the service's user.
+    let hba = std::fs::read_to_string(cluster.data_dir.join("pg_hba.conf")).unwrap();
+    let rules: Vec<&str> = hba
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#') && !l.trim().is_empty())
+        .collect();
+    assert!(rules.iter().all(|l| l.ends_with("scram-sha-256")), "{hba}");
+    let root = cluster.data_dir.parent().unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(root.join(infra::pg::PASSWORD_FILE))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+}
+
+/// Item 8, upgrade path: a data folder made before passwords (pg_hba `trust`, no password file)
+/// gets a password and the SCRAM rules on its next start, and keeps its data.
+#[actix_web::test]
+async fn a_cluster_made_with_trust_is_locked_on_its_next_start() {
+    use sqlx::Connection;
+    let root = std::env::temp_dir().join(format!(
+        "homestretch-legacy-{}",
+        uuid::Uuid::new_v4().simple()
+    ));
+    let started = {
+        let root = root.clone();
+        tokio::task::spawn_blocking(move || infra::pg::Cluster::start(&root))
+    }
+    .await
+    .unwrap()
+    .expect("cluster");
+    let url = started.url("postgres");
+    {
+        let mut conn = sqlx::PgConnection::connect(&url).await.unwrap();
+        for sql in ["CREATE TABLE kept (x int)", "INSERT INTO kept VALUES (7)"] {
+            sqlx::query(sql).execute(&mut conn).await.unwrap();
+        }
+    }
+    let stopper = started.clone();
+    tokio::task::spawn_blocking(move || stopper.stop())
+        .await
+        .unwrap()
+        .unwrap();
+    // Make it look like an old data folder.
+    std::fs::write(
+        started.data_dir.join("pg_hba.conf"),
+        "local all all trust\nhost all all 127.0.0.1/32 trust\n",
+    )
+    .unwrap();
+    std::fs::remove_file(root.join(infra::pg::PASSWORD_FILE)).unwrap();
+    let restarted = {
+        let root = root.clone();
+        tokio::task::spawn_blocking(move || infra::pg::Cluster::start(&root))
+    }
+    .await
+    .unwrap()
+    .expect("restart");
+    assert_ne!(
+        restarted.password.expose(),
+        started.password.expose(),
+        "a new password"
+    );
+    let without = format!(
+        "postgres://homestretch@localhost:{}/postgres?host={}",
+        restarted.port,
+        restarted.socket_dir.display()
+    );
+    assert!(sqlx::PgConnection::connect(&without).await.is_err());
+    let mut conn = sqlx::PgConnection::connect(&restarted.url("postgres"))
+        .await
+        .expect("the service connects with the new password");
+    let x: i32 = sqlx::query_scalar("SELECT x FROM kept")
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(x, 7);
+    drop(conn);
+    let _ = tokio::task::spawn_blocking(move || restarted.stop()).await;
     let _ = std::fs::remove_dir_all(&root);
 }
