@@ -199,7 +199,7 @@ fn plan(
 
 /// Admin host (only admins may fix `rng_seed`) and two more players.
 async fn table(app: &TestApp, seats: usize) -> Vec<Player> {
-    let mut players = vec![app.register("root-admin").await];
+    let mut players = vec![app.admin("root-admin").await];
     for i in 1..seats {
         players.push(app.register(&format!("musher{i}")).await);
     }

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 /// `seats` players; seat 1 is the admin host (a fixed `rng_seed` needs an admin).
 async fn table(app: &TestApp, seats: usize) -> Vec<Player> {
-    let mut players = vec![app.register("root-admin").await];
+    let mut players = vec![app.admin("root-admin").await];
     for i in 2..=seats {
         players.push(app.register(&format!("player{i}")).await);
     }
