@@ -32,6 +32,9 @@ pub trait AnyGame: Send + Sync {
     fn seat_range(&self) -> RangeInclusive<u8>;
     /// Parses options (missing fields take their defaults) and returns them normalized.
     fn normalize_options(&self, options: &Value) -> Result<Value, String>;
+    /// Normalized option sets for `seats` players that together exercise every option
+    /// (see [`Game::option_samples`]).
+    fn option_samples(&self, seats: u8) -> Vec<Value>;
     fn setup(
         &self,
         options: &Value,
@@ -125,6 +128,12 @@ impl<G: Game> AnyGame for Erased<G> {
         };
         let parsed: G::Options = serde_json::from_value(options).map_err(|e| e.to_string())?;
         Ok(serde_json::to_value(parsed).expect("options serialize"))
+    }
+    fn option_samples(&self, seats: u8) -> Vec<Value> {
+        G::option_samples(seats)
+            .iter()
+            .map(|o| serde_json::to_value(o).expect("options serialize"))
+            .collect()
     }
     fn setup(
         &self,
