@@ -238,6 +238,18 @@ pub struct AtQuery {
     pub at: u64,
 }
 
+/// Versions and seqs are `int64` (PostgreSQL `bigint`): a larger number is refused with a 422,
+/// never wrapped or clamped.
+pub(crate) fn int64(name: &str, value: u64) -> ApiResult<u64> {
+    if value > i64::MAX as u64 {
+        return Err(ApiError::Invalid(format!(
+            "{name} is out of range (at most {})",
+            i64::MAX
+        )));
+    }
+    Ok(value)
+}
+
 fn parse_id(raw: &str) -> ApiResult<GameId> {
     raw.parse()
         .map_err(|_| ApiError::NotFound("game not found".into()))
@@ -612,6 +624,9 @@ pub async fn send_command(
         }
         (a, b) => a.or(b),
     };
+    let expected_version = expected_version
+        .map(|v| int64("expected_version", v))
+        .transpose()?;
     let answer = state
         .games
         .command(
@@ -663,7 +678,7 @@ pub async fn events(
     if !(1..=1000).contains(&limit) {
         return Err(ApiError::Invalid("limit must be between 1 and 1000".into()));
     }
-    let after = query.after.unwrap_or(0);
+    let after = int64("after", query.after.unwrap_or(0))?;
     let (last, events) = state.games.events(id, user.id, after, limit).await?;
     let head = state.games.store.head(id).await?.0;
     Ok(HttpResponse::Ok().json(EventsPage {
@@ -685,7 +700,10 @@ pub async fn state_at(
     query: web::Query<AtQuery>,
 ) -> ApiResult<HttpResponse> {
     let id = parse_id(&path)?;
-    let (version, view) = state.games.view_at(id, user.id, query.at).await?;
+    let (version, view) = state
+        .games
+        .view_at(id, user.id, int64("at", query.at)?)
+        .await?;
     Ok(HttpResponse::Ok().json(StateAt { version, view }))
 }
 
@@ -712,6 +730,7 @@ pub async fn stream(
             .ok_or_else(|| ApiError::BadRequest("Last-Event-ID must be a seq number".into()))?,
         None => 0,
     };
+    let after = int64("Last-Event-ID", after)?;
     // Fail early (404, not started) before committing to a stream.
     state.games.with_game(id, |_| ()).await?;
     let body = crate::stream::event_stream(state.into_inner(), id, user.id, after)?;

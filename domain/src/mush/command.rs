@@ -7,7 +7,7 @@ use super::state::{RestOption, Training};
 
 /// A player's command. Space ids are the spec's (`"anc_b3"`), link ids `"from>to"`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Command {
     /// Choose the team's training at setup (MU-021–MU-024), in turn from the first trainer.
     ChooseTraining { training: Training },

@@ -23,7 +23,7 @@ impl Direction {
 
 /// A piece on the track: a player's pawn or the Englishman.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Piece {
     /// The pawn of a seat.
     Pawn { seat: Seat },
@@ -43,7 +43,7 @@ pub enum Reward {
 
 /// What an activated marker does (spec §5.3).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Action {
     /// Whisky marker: buy it for 4 malt (WR-067). Holy place: buy `marker`, a whisky marker lying
     /// anywhere on the board, for 8 malt (WR-080).
@@ -70,6 +70,7 @@ pub enum Action {
 
 /// What one side of a trade gives (WR-035).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Bundle {
     /// Malt from supply.
     #[serde(default)]
@@ -87,6 +88,7 @@ impl Bundle {
 
 /// Parameters of a whisky use (spec §5.2); which ones are needed depends on the whisky.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct UseParams {
     /// Coleraine, Convalmore, Glen Mhor: the targeted player.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -107,7 +109,7 @@ pub struct UseParams {
 
 /// A command of Scottish Highland Whisky Race.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Command {
     /// D1 (random setup): replace one marker on the board by a fresh draw (WR-146).
     ReplaceSetupMarker { marker: MarkerId },

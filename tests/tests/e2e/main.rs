@@ -11,3 +11,4 @@ mod openapi;
 mod play;
 mod reliability;
 mod store;
+mod trust;
