@@ -436,6 +436,27 @@ impl Store {
             .transpose()
     }
 
+    /// Every snapshot of a game, oldest first.
+    pub async fn snapshots(&self, id: GameId) -> Result<Vec<(u64, Value)>> {
+        let rows =
+            sqlx::query("SELECT version, state FROM snapshots WHERE game_id = $1 ORDER BY version")
+                .bind(id.0)
+                .fetch_all(&self.pool)
+                .await?;
+        rows.iter()
+            .map(|r| Ok((r.try_get::<i64, _>("version")? as u64, r.try_get("state")?)))
+            .collect()
+    }
+
+    /// Ids of every game that has started (lobbies have no log).
+    pub async fn started_games(&self) -> Result<Vec<GameId>> {
+        let ids: Vec<Uuid> =
+            sqlx::query_scalar("SELECT id FROM games WHERE status <> 'lobby' ORDER BY created_at")
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(ids.into_iter().map(GameId).collect())
+    }
+
     /// Replaces the snapshot at `version` (one that no longer loads) with a good one.
     pub async fn replace_snapshot(&self, id: GameId, version: u64, state: &Value) -> Result<()> {
         sqlx::query(

@@ -65,8 +65,8 @@ pub struct MoveAudit {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub recorded_at: time::OffsetDateTime,
-    /// The command (null when it holds another seat's secret).
-    #[schema(value_type = Object)]
+    /// The command (null when it holds another seat's secret, and for the start).
+    #[schema(value_type = Option<Object>)]
     pub command: Value,
     /// The state before the move, as the caller may see it.
     #[schema(value_type = Object)]

@@ -201,6 +201,19 @@ pub struct EventsPage {
     pub has_more: bool,
 }
 
+/// One Server-Sent Event of a game's stream (as the OpenAPI 3.1 `text/event-stream` schema
+/// describes each event): `id` = seq, `event` = the event's type, `data` = its `EventOut` JSON;
+/// the first carries only `retry`.
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct StreamEvent {
+    pub id: Option<String>,
+    pub event: Option<String>,
+    /// An `EventOut`, as JSON text.
+    pub data: Option<String>,
+    /// Reconnection delay in milliseconds.
+    pub retry: Option<u64>,
+}
+
 #[derive(Serialize, Deserialize, ToSchema)]
 pub struct StateAt {
     pub version: u64,
@@ -712,7 +725,7 @@ pub async fn state_at(
 #[utoipa::path(get, path = "/v1/games/{id}/events/stream", tag = "games",
     params(("id" = uuid::Uuid, Path), ("Last-Event-ID" = Option<u64>, Header, description = "resume after this seq")),
     security(("bearer" = [])),
-    responses((status = 200, content_type = "text/event-stream", body = String), (status = 404, body = Problem),
+    responses((status = 200, content_type = "text/event-stream", body = StreamEvent), (status = 404, body = Problem),
               (status = 429, body = Problem)))]
 #[get("/v1/games/{id}/events/stream")]
 pub async fn stream(

@@ -701,6 +701,20 @@ async fn every_game_crosses_snapshots_and_a_restart_and_plays_on_to_its_end() {
                 snapshots_of(&app, &id).await >= 3,
                 "{kind}: snapshots written"
             );
+            let (checked, bad) = app
+                .state
+                .games
+                .check_snapshots(id.parse().unwrap())
+                .await
+                .unwrap();
+            assert!(
+                bad.is_empty(),
+                "{kind}: snapshots {bad:?} differ from the log"
+            );
+            eprintln!(
+                "{kind}: {} events, {checked} snapshots; restarted past version 200 and at the end",
+                log.len()
+            );
             server = restart(&mut app, Some(server)).await;
             every_endpoint_answers(&app, &id, &players[2 % seats]).await;
             replay_matches_a_fold(
@@ -748,6 +762,17 @@ async fn a_snapshot_that_does_not_load_never_bricks_a_game() {
         .execute(&app.pool)
         .await
         .unwrap();
+    // `homestretch snapshots verify` names it.
+    let (checked, bad) = app
+        .state
+        .games
+        .check_snapshots(id.parse().unwrap())
+        .await
+        .unwrap();
+    assert!(
+        checked >= 1 && bad.len() == checked,
+        "{checked} checked, {bad:?} bad"
+    );
     server = restart(&mut app, Some(server)).await;
     every_endpoint_answers(&app, &id, &players[0]).await;
     let after = app
@@ -766,6 +791,13 @@ async fn a_snapshot_that_does_not_load_never_bricks_a_game() {
             .await
             .unwrap();
     assert_eq!(broken, 0);
+    let (_, bad) = app
+        .state
+        .games
+        .check_snapshots(id.parse().unwrap())
+        .await
+        .unwrap();
+    assert!(bad.is_empty(), "rewritten from the fold: {bad:?}");
     // The game plays on (`advance` asserts that every command is accepted).
     advance(&app, &id, &players, &mut rng, 5, &|_: &Value| false).await;
     server.stop(true).await;
