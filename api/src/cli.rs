@@ -20,6 +20,7 @@ USAGE:
   homestretch projections rebuild         recompute every projection from the event log
   homestretch snapshots verify            check every stored snapshot against a fold of the log
   homestretch load [--url URL] [--games N] [--duration S] [--kind K] [--seats N] [--expected-version] [--ack-log FILE] [--host-token T] [--json]
+  homestretch load --list-tables [--kind K]   the tables the load tool plays: kind, seats, options
                                           bot players over HTTP against a running server, every game (or
                                           --kind K), every seat count and option sample; throughput and latency
   homestretch simulate --game KIND [--games N] [--seed S]
@@ -299,6 +300,14 @@ pub async fn run(args: Vec<String>) -> Result<(), CliError> {
             } else {
                 Err(CliError::Failed("the game is NOT sound".into()))
             }
+        }
+        "load" if rest.iter().any(|a| a == "--list-tables") => {
+            let tables =
+                crate::load::tables(flag(&rest, "--kind"), None).map_err(CliError::Usage)?;
+            for t in tables {
+                println!("{} {} {}", t.kind, t.seats, t.options);
+            }
+            Ok(())
         }
         "load" => {
             let url = flag(&rest, "--url")
