@@ -151,6 +151,28 @@ impl Bot {
         ))
     }
 
+    /// `call`, retried while the server is unreachable or answers 503 (a restart, a database
+    /// outage) until `deadline`. Commands are retried with the same id: a command that was
+    /// applied before the connection broke gets its first answer, not a second application.
+    async fn call_retrying(
+        &self,
+        route: &'static str,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<&Value>,
+        deadline: Instant,
+    ) -> Option<(u16, Value)> {
+        loop {
+            match self.call(route, method, path, token, body).await {
+                Some((503, _)) | None if Instant::now() < deadline => {
+                    actix_web::rt::time::sleep(Duration::from_millis(100)).await;
+                }
+                answer => return answer,
+            }
+        }
+    }
+
     async fn token(&self) -> Option<String> {
         let (status, body) = self
             .call("POST /v1/auth/guest", "POST", "/v1/auth/guest", None, None)
@@ -185,12 +207,13 @@ impl Bot {
                 Some(prompts) => prompts,
                 None => {
                     let (status, prompts) = self
-                        .call(
+                        .call_retrying(
                             "GET /v1/games/{id}/prompts",
                             "GET",
                             &format!("/v1/games/{id}/prompts"),
                             Some(&tokens[who]),
                             None,
+                            deadline,
                         )
                         .await?;
                     if status != 200 {
@@ -228,12 +251,13 @@ impl Bot {
                 body["expected_version"] = prompts["version"].clone();
             }
             let (status, answer) = self
-                .call(
+                .call_retrying(
                     "POST /v1/games/{id}/commands",
                     "POST",
                     &format!("/v1/games/{id}/commands"),
                     Some(&tokens[who]),
                     Some(&body),
+                    deadline,
                 )
                 .await?;
             match status {

@@ -3,10 +3,10 @@
 # turn), stop PostgreSQL for a few seconds, start it again. While it
 # is down the server must answer 503 problem+json (never 500, never hang past the timeout) and
 # /readyz must say so; afterwards it must recover by itself, with nothing acknowledged lost and
-# every chain sound. Usage: tests/drills/outage.sh [DOWN_SECONDS] [GAMES]
+# every chain sound. Usage: tests/drills/outage.sh [DOWN_SECONDS] [GAMES] [LOAD_SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-DOWN=${1:-4}; GAMES=${2:-16}
+DOWN=${1:-4}; GAMES=${2:-16}; PLAY=${3:-$(( DOWN + 12 ))}
 OUT=bench/out/outage; rm -rf "$OUT"; mkdir -p "$OUT"
 export HOMESTRETCH_DATA="$OUT/data" RUST_LOG=warn HOMESTRETCH_RATE_IP=0 HOMESTRETCH_RATE_USER=0 HOMESTRETCH_LIMITS=off
 cargo build --release -p api >/dev/null 2>&1 || cargo build --release -p api
@@ -17,7 +17,7 @@ for _ in $(seq 1 80); do curl -sf "$URL/readyz" >/dev/null && break; sleep 0.25;
 DATA=$(cd "$OUT/data" && pwd); PGPORT=$(cat "$DATA/port")
 pg() { if [ "$(id -u)" = 0 ]; then su postgres -s /bin/sh -c "$*"; else sh -c "$*"; fi; }
 PGBIN=$(dirname "$(readlink -f "$(command -v pg_ctl)")")
-"$BIN" load --url "$URL" --games "$GAMES" --duration $(( DOWN + 12 )) --ack-log "$OUT/acked.txt" --json >"$OUT/load.json" 2>/dev/null &
+"$BIN" load --url "$URL" --games "$GAMES" --duration "$PLAY" --ack-log "$OUT/acked.txt" --json >"$OUT/load.json" 2>/dev/null &
 LOAD=$!
 sleep 4
 pg "$PGBIN/pg_ctl -D $DATA/pg -m fast -w stop" >/dev/null
