@@ -251,6 +251,35 @@ pub struct AtQuery {
     pub at: u64,
 }
 
+/// An optional JSON body: an empty body is `None`; a body that is not a valid `T` (unknown
+/// fields included) is refused like any other. (actix's `Option<Json<T>>` would turn a bad
+/// body into `None` and silently go on without it.)
+pub struct OptionalJson<T>(pub Option<T>);
+
+impl<T: serde::de::DeserializeOwned + 'static> actix_web::FromRequest for OptionalJson<T> {
+    type Error = actix_web::Error;
+    type Future = futures_util::future::LocalBoxFuture<'static, Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut actix_web::dev::Payload) -> Self::Future {
+        let bytes = web::Bytes::from_request(req, payload);
+        Box::pin(async move {
+            let bytes = bytes.await?;
+            if bytes.iter().all(u8::is_ascii_whitespace) {
+                return Ok(OptionalJson(None));
+            }
+            serde_json::from_slice(&bytes)
+                .map(|body| OptionalJson(Some(body)))
+                .map_err(|e| {
+                    if e.is_data() {
+                        ApiError::Invalid(format!("invalid body: {e}")).into()
+                    } else {
+                        ApiError::BadRequest(format!("malformed JSON: {e}")).into()
+                    }
+                })
+        })
+    }
+}
+
 /// Versions and seqs are `int64` (PostgreSQL `bigint`): a larger number is refused with a 422,
 /// never wrapped or clamped.
 pub(crate) fn int64(name: &str, value: u64) -> ApiResult<u64> {
@@ -436,10 +465,10 @@ pub async fn join_game(
     state: web::Data<AppState>,
     user: AuthUser,
     path: web::Path<String>,
-    body: Option<web::Json<JoinRequest>>,
+    body: OptionalJson<JoinRequest>,
 ) -> ApiResult<HttpResponse> {
     let id = parse_id(&path)?;
-    let seed = client_seed(body.and_then(|b| b.into_inner().client_seed))?;
+    let seed = client_seed(body.0.and_then(|b| b.client_seed))?;
     state.games.store.join(id, user.id, &seed).await?;
     let (row, seats) = state.games.game_row(id).await?;
     Ok(HttpResponse::Ok().json(summary(&row, &seats)))

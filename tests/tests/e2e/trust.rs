@@ -971,3 +971,100 @@ async fn numbers_that_overflow_are_refused() {
         .await
         .ok();
 }
+
+/// Issue 11, item 9: every request body the API reads refuses a field it does not have
+/// (422 problem+json), and nothing is created.
+#[actix_web::test]
+async fn every_request_body_refuses_unknown_fields() {
+    let app = spawn_app().await;
+    let players = players(&app, 3).await;
+    let id = app
+        .started_game("whisky_race", &players, json!({}), None)
+        .await;
+    let lobby = app
+        .post(
+            "/v1/games",
+            &players[0].token,
+            &json!({"kind": "mush", "seats": 2}),
+        )
+        .await
+        .ok()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let token = players[0].token.as_str();
+    let legal = prompts(&app, &id, &players[0]).await["legal"][0].clone();
+    for (path, token, body) in [
+        (
+            "/v1/auth/register".to_string(),
+            None,
+            json!({"name": "newcomer", "password": "long enough pw", "admin": true}),
+        ),
+        (
+            "/v1/auth/login".to_string(),
+            None,
+            json!({"name": players[0].name, "password": "correct horse battery", "x": 1}),
+        ),
+        (
+            "/v1/auth/guest".to_string(),
+            None,
+            json!({"name": "g", "is_admin": true}),
+        ),
+        (
+            "/v1/auth/refresh".to_string(),
+            None,
+            json!({"refresh_token": players[0].refresh, "x": 1}),
+        ),
+        (
+            "/v1/games".to_string(),
+            Some(token),
+            json!({"kind": "mush", "seats": 2, "x": 1}),
+        ),
+        (
+            "/v1/games".to_string(),
+            Some(token),
+            json!({"kind": "mush", "seats": 2, "options": {"layout": "base", "x": 1}}),
+        ),
+        (
+            format!("/v1/games/{lobby}/seats"),
+            Some(players[1].token.as_str()),
+            json!({"client_seed": "s", "seat": 1}),
+        ),
+        (
+            format!("/v1/games/{id}/commands"),
+            Some(token),
+            json!({"command": legal, "seat": 2}),
+        ),
+        (
+            format!("/v1/games/{id}/disputes"),
+            Some(token),
+            json!({"seq": 1, "reason": "r", "audit": {}}),
+        ),
+    ] {
+        let answer = app.request("POST", &path, token, Some(&body), &[]).await;
+        assert_eq!(answer.status, 422, "{path} {body}: {}", answer.text);
+        assert!(
+            answer.text.contains("unknown field"),
+            "{path}: {}",
+            answer.text
+        );
+        answer.problem(422);
+    }
+    // Nothing was created: no new user, no new game, no seat taken, no command, no dispute.
+    let count = |sql: &'static str| {
+        let pool = app.pool.clone();
+        async move {
+            sqlx::query_scalar::<_, i64>(sql)
+                .fetch_one(&pool)
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(
+        count("SELECT count(*) FROM users WHERE name = 'newcomer' OR name LIKE 'g-%'").await,
+        0
+    );
+    assert_eq!(count("SELECT count(*) FROM games").await, 2);
+    assert_eq!(count("SELECT count(*) FROM game_seats").await, 4);
+    assert_eq!(count("SELECT count(*) FROM disputes").await, 0);
+}
