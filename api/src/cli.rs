@@ -20,8 +20,11 @@ USAGE:
   homestretch admin list                  list the admins
   homestretch verify BUNDLE.json          check an export offline: hash chain, seed, re-run of every command
   homestretch projections rebuild         recompute every projection from the event log
-  homestretch load [--url URL] [--games N] [--duration S] [--kind K] [--seats N] [--expected-version] [--ack-log FILE] [--json]
-                                          bot players over HTTP against a running server; throughput and latency
+  homestretch snapshots verify            check every stored snapshot against a fold of the log
+  homestretch load [--url URL] [--games N] [--duration S] [--kind K] [--seats N] [--expected-version] [--ack-log FILE] [--host-token T] [--json]
+  homestretch load --list-tables [--kind K]   the tables the load tool plays: kind, seats, options
+                                          bot players over HTTP against a running server, every game (or
+                                          --kind K), every seat count and option sample; throughput and latency
   homestretch flood [--url URL] [--from IP] [--probe-from IP] [--duration S] [--workers N]
                     [--streams N] [--idle N] [--slow N] [--no-probe | --probe-only]
                                           one IP floods a running server while another measures
@@ -337,6 +340,45 @@ pub async fn run(args: Vec<String>) -> Result<(), CliError> {
             }
             Ok(())
         }
+        "snapshots" => {
+            if rest.first().map(String::as_str) != Some("verify") {
+                return Err(CliError::Usage(
+                    "usage: homestretch snapshots verify".into(),
+                ));
+            }
+            let (url, cluster) = database().await?;
+            let pool = infra::db::connect(&url, 2).await?;
+            infra::db::migrate(&pool).await?;
+            let games = infra::games::GameService::new(infra::store::Store::new(pool.clone()));
+            let result = async {
+                let (mut checked, mut bad, mut count) = (0, Vec::new(), 0);
+                for id in games.store.started_games().await? {
+                    let (n, wrong) = games.check_snapshots(id).await?;
+                    checked += n;
+                    count += 1;
+                    bad.extend(wrong.into_iter().map(|v| format!("{id}@{v}")));
+                }
+                Ok::<_, CliError>((count, checked, bad))
+            }
+            .await;
+            pool.close().await;
+            stop(cluster);
+            let (count, checked, bad) = result?;
+            println!(
+                "{checked} snapshots of {count} games checked against a fold of the log; {} differ",
+                bad.len()
+            );
+            for snapshot in &bad {
+                println!("  differs: {snapshot}");
+            }
+            if bad.is_empty() {
+                Ok(())
+            } else {
+                Err(CliError::Failed(
+                    "some snapshots differ from the log".into(),
+                ))
+            }
+        }
         "verify" => {
             let [path] = rest.as_slice() else {
                 return Err(CliError::Usage(
@@ -368,6 +410,14 @@ pub async fn run(args: Vec<String>) -> Result<(), CliError> {
                 Err(CliError::Failed("the game is NOT sound".into()))
             }
         }
+        "load" if rest.iter().any(|a| a == "--list-tables") => {
+            let tables =
+                crate::load::tables(flag(&rest, "--kind"), None).map_err(CliError::Usage)?;
+            for t in tables {
+                println!("{} {} {}", t.kind, t.seats, t.options);
+            }
+            Ok(())
+        }
         "load" => {
             let url = flag(&rest, "--url")
                 .unwrap_or("http://127.0.0.1:8080")
@@ -385,14 +435,21 @@ pub async fn run(args: Vec<String>) -> Result<(), CliError> {
                 url,
                 games: number("--games", 16)? as usize,
                 duration: std::time::Duration::from_secs(number("--duration", 30)?),
-                kind: flag(&rest, "--kind").unwrap_or("whisky_race").to_string(),
-                seats: number("--seats", 3)? as usize,
+                // Default: every game, every seat count, every option sample, in turn.
+                kind: flag(&rest, "--kind").map(String::from),
+                seats: flag(&rest, "--seats")
+                    .map(|v| {
+                        v.parse()
+                            .map_err(|_| CliError::Usage("--seats needs a number".into()))
+                    })
+                    .transpose()?,
                 json: rest.iter().any(|a| a == "--json"),
                 expected_version: rest.iter().any(|a| a == "--expected-version"),
                 ack_log: flag(&rest, "--ack-log").map(std::path::PathBuf::from),
+                host_token: flag(&rest, "--host-token").map(String::from),
             };
             let json_out = config.json;
-            let report = crate::load::run(config).await;
+            let report = crate::load::run(config).await.map_err(CliError::Usage)?;
             if json_out {
                 println!(
                     "{}",

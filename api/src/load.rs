@@ -1,7 +1,9 @@
 //! `homestretch load`: bot players over real HTTP against a running server. Each of N
 //! concurrent games is played by bots that only send legal commands taken from `prompts`;
-//! finished games are replaced. Reports accepted commands/s, latency per route, errors by
-//! status, conflicts and the server's RSS.
+//! finished games are replaced. Every game the server hosts is played (`domain::games()`), at
+//! every seat count with every option sample of the game, in turn (or one kind with `--kind`).
+//! Reports accepted commands/s, latency per route, errors by status, conflicts, the games
+//! played and finished per kind, and the server's RSS.
 
 use serde_json::{Value, json};
 use std::cell::RefCell;
@@ -13,13 +15,18 @@ pub struct LoadConfig {
     pub url: String,
     pub games: usize,
     pub duration: Duration,
-    pub kind: String,
-    pub seats: usize,
+    /// Only this game kind (default: every game).
+    pub kind: Option<String>,
+    /// Only this seat count (default: every seat count of each game).
+    pub seats: Option<u8>,
     pub json: bool,
     /// Send `expected_version` with every command (conflicts become 409s instead of retries).
     pub expected_version: bool,
     /// Write the id of every acknowledged (200) command here, one per line (crash drills).
     pub ack_log: Option<std::path::PathBuf>,
+    /// Seat 1 (the host) of every game is this user (spec fuzzing then acts as a player of
+    /// every game); the other seats are guests.
+    pub host_token: Option<String>,
 }
 
 #[derive(Default)]
@@ -31,6 +38,55 @@ struct Stats {
     games_finished: u64,
     transport_errors: u64,
     acknowledged: Vec<uuid::Uuid>,
+    /// Per game kind: games started, games finished, accepted commands, deepest version seen.
+    by_kind: BTreeMap<&'static str, KindStats>,
+}
+
+#[derive(Default)]
+struct KindStats {
+    started: u64,
+    finished: u64,
+    accepted: u64,
+    max_version: u64,
+}
+
+/// A table to play: a game kind, a seat count and one of the game's option samples.
+#[derive(Clone, Debug)]
+pub struct Table {
+    pub kind: &'static str,
+    pub seats: u8,
+    pub options: Value,
+}
+
+/// Every (kind, seat count, option sample) of every hosted game, optionally only one kind or
+/// one seat count. Errors when the filter leaves nothing.
+pub fn tables(kind: Option<&str>, seats: Option<u8>) -> Result<Vec<Table>, String> {
+    let mut all = Vec::new();
+    for game in domain::games() {
+        if kind.is_some_and(|k| k != game.kind()) {
+            continue;
+        }
+        for n in game.seat_range() {
+            if seats.is_some_and(|s| s != n) {
+                continue;
+            }
+            for options in game.option_samples(n) {
+                all.push(Table {
+                    kind: game.kind(),
+                    seats: n,
+                    options,
+                });
+            }
+        }
+    }
+    if all.is_empty() {
+        return Err(format!(
+            "no game matches --kind {} --seats {}",
+            kind.unwrap_or("*"),
+            seats.map(|s| s.to_string()).unwrap_or("*".into())
+        ));
+    }
+    Ok(all)
 }
 
 type Shared = Rc<RefCell<Stats>>;
@@ -95,6 +151,28 @@ impl Bot {
         ))
     }
 
+    /// `call`, retried while the server is unreachable or answers 503 (a restart, a database
+    /// outage) until `deadline`. Commands are retried with the same id: a command that was
+    /// applied before the connection broke gets its first answer, not a second application.
+    async fn call_retrying(
+        &self,
+        route: &'static str,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<&Value>,
+        deadline: Instant,
+    ) -> Option<(u16, Value)> {
+        loop {
+            match self.call(route, method, path, token, body).await {
+                Some((503, _)) | None if Instant::now() < deadline => {
+                    actix_web::rt::time::sleep(Duration::from_millis(100)).await;
+                }
+                answer => return answer,
+            }
+        }
+    }
+
     async fn token(&self) -> Option<String> {
         let (status, body) = self
             .call("POST /v1/auth/guest", "POST", "/v1/auth/guest", None, None)
@@ -105,8 +183,20 @@ impl Bot {
     }
 
     /// Sets up one game and plays it to the end (or the deadline).
-    async fn play(&self, config: &LoadConfig, deadline: Instant, seed: u64) -> Option<()> {
-        let (id, tokens) = started_game(self, &config.kind, config.seats, json!({})).await?;
+    async fn play(
+        &self,
+        config: &LoadConfig,
+        table: &Table,
+        deadline: Instant,
+        seed: u64,
+    ) -> Option<()> {
+        let (id, tokens) = started_game(self, table, config.host_token.as_deref()).await?;
+        self.stats
+            .borrow_mut()
+            .by_kind
+            .entry(table.kind)
+            .or_default()
+            .started += 1;
         let mut rng = seed | 1;
         let mut next = |n: usize| pick(&mut rng, n);
         let mut who = 0usize;
@@ -117,12 +207,13 @@ impl Bot {
                 Some(prompts) => prompts,
                 None => {
                     let (status, prompts) = self
-                        .call(
+                        .call_retrying(
                             "GET /v1/games/{id}/prompts",
                             "GET",
                             &format!("/v1/games/{id}/prompts"),
                             Some(&tokens[who]),
                             None,
+                            deadline,
                         )
                         .await?;
                     if status != 200 {
@@ -138,7 +229,9 @@ impl Bot {
                 .map(|s| s as usize - 1)
                 .collect();
             if waiting.is_empty() {
-                self.stats.borrow_mut().games_finished += 1;
+                let mut stats = self.stats.borrow_mut();
+                stats.games_finished += 1;
+                stats.by_kind.entry(table.kind).or_default().finished += 1;
                 return Some(());
             }
             if !waiting.contains(&who) {
@@ -158,12 +251,13 @@ impl Bot {
                 body["expected_version"] = prompts["version"].clone();
             }
             let (status, answer) = self
-                .call(
+                .call_retrying(
                     "POST /v1/games/{id}/commands",
                     "POST",
                     &format!("/v1/games/{id}/commands"),
                     Some(&tokens[who]),
                     Some(&body),
+                    deadline,
                 )
                 .await?;
             match status {
@@ -171,6 +265,11 @@ impl Bot {
                     let mut stats = self.stats.borrow_mut();
                     stats.accepted += 1;
                     stats.acknowledged.push(command_id);
+                    let kind = stats.by_kind.entry(table.kind).or_default();
+                    kind.accepted += 1;
+                    kind.max_version = kind
+                        .max_version
+                        .max(answer["version"].as_u64().unwrap_or(0));
                 }
                 409 => self.stats.borrow_mut().conflicts += 1,
                 _ => {}
@@ -226,7 +325,8 @@ async fn server_rss(client: &awc::Client, base: &str) -> Option<u64> {
         .map(|v| v as u64)
 }
 
-pub async fn run(config: LoadConfig) -> Value {
+pub async fn run(config: LoadConfig) -> Result<Value, String> {
+    let tables = Rc::new(tables(config.kind.as_deref(), config.seats)?);
     let stats: Shared = Rc::new(RefCell::new(Stats::default()));
     let client = awc::Client::builder()
         .timeout(Duration::from_secs(30))
@@ -238,12 +338,16 @@ pub async fn run(config: LoadConfig) -> Value {
     for g in 0..config.games {
         let bot = Bot::new(&client, &config.url, &stats);
         let config = config.clone();
+        let tables = tables.clone();
         tasks.push(actix_web::rt::spawn(async move {
             let mut round = 0u64;
             while Instant::now() < deadline {
+                // Lanes take the tables in turn: every table is played as soon as there are
+                // as many lanes (or rounds) as tables.
+                let table = &tables[(g + round as usize * config.games) % tables.len()];
                 round += 1;
                 if bot
-                    .play(&config, deadline, (g as u64 + 1) * 7919 + round)
+                    .play(&config, table, deadline, (g as u64 + 1) * 7919 + round)
                     .await
                     .is_none()
                 {
@@ -309,9 +413,26 @@ pub async fn run(config: LoadConfig) -> Value {
             }),
         );
     }
-    json!({
+    let by_kind: serde_json::Map<String, Value> = s
+        .by_kind
+        .iter()
+        .map(|(kind, k)| {
+            (
+                kind.to_string(),
+                json!({
+                    "games_started": k.started,
+                    "games_finished": k.finished,
+                    "accepted_commands": k.accepted,
+                    "max_version": k.max_version,
+                }),
+            )
+        })
+        .collect();
+    Ok(json!({
         "url": config.url,
         "games": config.games,
+        "tables": tables.len(),
+        "by_kind": by_kind,
         "duration_s": elapsed,
         "accepted_commands": s.accepted,
         "accepted_commands_per_s": s.accepted as f64 / elapsed,
@@ -321,7 +442,7 @@ pub async fn run(config: LoadConfig) -> Value {
         "statuses": s.statuses.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
         "routes": routes,
         "server_rss_bytes": rss,
-    })
+    }))
 }
 
 pub fn print_human(report: &Value) {
@@ -335,6 +456,14 @@ pub fn print_human(report: &Value) {
         report["games_finished"]
     );
     println!("statuses: {}", report["statuses"]);
+    if let Some(kinds) = report["by_kind"].as_object() {
+        for (kind, k) in kinds {
+            println!(
+                "  {kind:<14} games started {}, finished {}; accepted commands {}; deepest version {}",
+                k["games_started"], k["games_finished"], k["accepted_commands"], k["max_version"]
+            );
+        }
+    }
     println!(
         "{:<34} {:>9} {:>8} {:>8} {:>8} {:>8}",
         "route", "requests", "p50 ms", "p95 ms", "p99 ms", "max ms"
@@ -365,13 +494,13 @@ pub async fn run_reads(url: &str, clients: usize, duration: Duration) -> Option<
         .timeout(Duration::from_secs(30))
         .finish();
     let bot = Bot::new(&client, url, &stats);
-    let (id, tokens) = started_game(&bot, "whisky_race", 3, json!({})).await?;
+    let (id, tokens) = started_game(&bot, &first_table(), None).await?;
     let started = Instant::now();
     let deadline = started + duration;
     let mut tasks = Vec::new();
     for c in 0..clients {
         let bot = Bot::new(&client, &bot.base, &stats);
-        let token = tokens[c % 3].clone();
+        let token = tokens[c % tokens.len()].clone();
         let path = format!("/v1/games/{id}");
         tasks.push(actix_web::rt::spawn(async move {
             while Instant::now() < deadline {
@@ -392,16 +521,31 @@ pub async fn run_reads(url: &str, clients: usize, duration: Duration) -> Option<
     Some(reads as f64 / started.elapsed().as_secs_f64())
 }
 
-/// Creates and starts a game of `kind` with `seats` guests; returns its id and the tokens.
+/// The first hosted game at its smallest table with its default options (the read and SSE
+/// benchmarks measure the server, whatever the game).
+fn first_table() -> Table {
+    let game = domain::games()[0];
+    let seats = *game.seat_range().start();
+    Table {
+        kind: game.kind(),
+        seats,
+        options: json!({}),
+    }
+}
+
+/// Creates and starts a game at `table` with guests (or `host` at seat 1); returns its id and
+/// the tokens.
 async fn started_game(
     bot: &Bot,
-    kind: &str,
-    seats: usize,
-    options: Value,
+    table: &Table,
+    host: Option<&str>,
 ) -> Option<(String, Vec<String>)> {
     let mut tokens = Vec::new();
-    for _ in 0..seats {
-        tokens.push(bot.token().await?);
+    for seat in 0..table.seats {
+        match host {
+            Some(host) if seat == 0 => tokens.push(host.to_string()),
+            _ => tokens.push(bot.token().await?),
+        }
     }
     let (_, game) = bot
         .call(
@@ -409,7 +553,7 @@ async fn started_game(
             "POST",
             "/v1/games",
             Some(&tokens[0]),
-            Some(&json!({"kind": kind, "seats": seats, "options": options})),
+            Some(&json!({"kind": table.kind, "seats": table.seats, "options": table.options})),
         )
         .await?;
     let id = game["id"].as_str()?.to_string();
@@ -492,7 +636,7 @@ pub async fn run_sse(url: &str, subscribers: usize, moves: usize) -> Option<Valu
         .connector(awc::Connector::new().limit(subscribers + 64))
         .finish();
     let bot = Bot::new(&client, url, &stats);
-    let Some((id, tokens)) = started_game(&bot, "whisky_race", 3, json!({})).await else {
+    let Some((id, tokens)) = started_game(&bot, &first_table(), None).await else {
         eprintln!("bench-sse: could not start a game");
         return None;
     };
@@ -585,7 +729,8 @@ pub async fn run_sse(url: &str, subscribers: usize, moves: usize) -> Option<Valu
     }))
 }
 
-/// Replay over HTTP: plays a game past `events` events, then times `GET /state?at=N` at random N.
+/// Replay over HTTP: plays a game past `events` events (the tables of every game are tried in
+/// turn, biggest first, until one gets there), then times `GET /state?at=N` at random N.
 pub async fn run_replay(url: &str, events: u64, samples: usize) -> Option<Value> {
     let stats: Shared = Rc::new(RefCell::new(Stats::default()));
     let client = awc::Client::builder()
@@ -593,14 +738,13 @@ pub async fn run_replay(url: &str, events: u64, samples: usize) -> Option<Value>
         .finish();
     let bot = Bot::new(&client, url, &stats);
     let mut rng = 0x2545F4914F6CDD1Du64;
+    let mut tables = tables(None, None).ok()?;
+    tables.sort_by_key(|t| std::cmp::Reverse(t.seats));
+    let mut attempt = 0;
     let (id, tokens, version) = loop {
-        let (id, tokens) = started_game(
-            &bot,
-            "bandits",
-            6,
-            json!({"pawns_per_player": 6, "bounty_hunter": true}),
-        )
-        .await?;
+        let table = &tables[attempt % tables.len()];
+        attempt += 1;
+        let (id, tokens) = started_game(&bot, table, None).await?;
         let mut version = 0;
         while version < events {
             match one_move(&bot, &id, &tokens, &mut rng).await {
@@ -647,13 +791,16 @@ pub async fn run_memory(url: &str, games: usize, moves: usize) -> Option<Value> 
         .finish();
     let base = url.trim_end_matches('/').to_string();
     let before = server_rss(&client, &base).await;
+    let tables = Rc::new(tables(None, None).ok()?);
     let mut tasks = Vec::new();
     for lane in 0..16usize {
         let bot = Bot::new(&client, &base, &stats);
+        let tables = tables.clone();
         tasks.push(actix_web::rt::spawn(async move {
             let mut rng = 0x9E3779B97F4A7C15u64 ^ lane as u64;
-            for _ in (lane..games).step_by(16) {
-                if let Some((id, tokens)) = started_game(&bot, "whisky_race", 3, json!({})).await {
+            for g in (lane..games).step_by(16) {
+                let table = &tables[g % tables.len()];
+                if let Some((id, tokens)) = started_game(&bot, table, None).await {
                     for _ in 0..moves {
                         if one_move(&bot, &id, &tokens, &mut rng).await.is_none() {
                             break;

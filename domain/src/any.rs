@@ -40,6 +40,9 @@ pub trait AnyGame: Send + Sync {
     fn seat_range(&self) -> RangeInclusive<u8>;
     /// Parses options (missing fields take their defaults) and returns them normalized.
     fn normalize_options(&self, options: &Value) -> Result<Value, String>;
+    /// Normalized option sets for `seats` players that together exercise every option
+    /// (see [`Game::option_samples`]).
+    fn option_samples(&self, seats: u8) -> Vec<Value>;
     fn setup(
         &self,
         options: &Value,
@@ -138,6 +141,12 @@ impl<G: Game> AnyGame for Erased<G> {
         let parsed: G::Options = serde_json::from_value(options).map_err(|e| e.to_string())?;
         Ok(serde_json::to_value(parsed).expect("options serialize"))
     }
+    fn option_samples(&self, seats: u8) -> Vec<Value> {
+        G::option_samples(seats)
+            .iter()
+            .map(|o| serde_json::to_value(o).expect("options serialize"))
+            .collect()
+    }
     fn setup(
         &self,
         options: &Value,
@@ -171,6 +180,61 @@ impl<G: Game> AnyGame for Erased<G> {
     }
 }
 
+/// Parses a command; a field the command does not have is refused, never dropped (it would be
+/// recorded in the log with the command).
+fn parse_command<G: Game>(command: &Value) -> Result<G::Command, Rejection> {
+    let parsed: G::Command =
+        serde_json::from_value(command.clone()).map_err(|e| Rejection::Malformed(e.to_string()))?;
+    // serde ignores the fields of unit variants even under `deny_unknown_fields`: compare what
+    // was sent with what was understood.
+    let understood = serde_json::to_value(&parsed).expect("commands serialize");
+    match unknown_field::<G>(command, command, &understood, "") {
+        Some(field) => Err(Rejection::Malformed(format!(
+            "unknown field `{}`",
+            field.trim_start_matches('/')
+        ))),
+        None => Ok(parsed),
+    }
+}
+
+/// The JSON pointer of the first field of `sent` (at `pointer` in `root`) that `understood`,
+/// its parsed and re-serialized form, lacks and that is not a known field left out because it
+/// is `null` (an absent option is not serialized).
+fn unknown_field<G: Game>(
+    root: &Value,
+    sent: &Value,
+    understood: &Value,
+    pointer: &str,
+) -> Option<String> {
+    match (sent, understood) {
+        (Value::Object(sent), Value::Object(understood)) => sent.iter().find_map(|(key, value)| {
+            let here = format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1"));
+            match understood.get(key) {
+                Some(inner) => unknown_field::<G>(root, value, inner, &here),
+                None if value.is_null() && is_read::<G>(root, &here) => None,
+                None => Some(here),
+            }
+        }),
+        (Value::Array(sent), Value::Array(understood)) => sent
+            .iter()
+            .zip(understood)
+            .enumerate()
+            .find_map(|(i, (a, b))| unknown_field::<G>(root, a, b, &format!("{pointer}/{i}"))),
+        _ => None,
+    }
+}
+
+/// True when the field at `pointer` is read by the parser: with a value no command field
+/// takes, parsing fails. (An ignored field takes anything.)
+fn is_read<G: Game>(root: &Value, pointer: &str) -> bool {
+    let mut probe = root.clone();
+    match probe.pointer_mut(pointer) {
+        Some(field) => *field = serde_json::json!([[[[true]]]]),
+        None => return false,
+    }
+    serde_json::from_value::<G::Command>(probe).is_err()
+}
+
 impl<G: Game> AnyState for ErasedState<G> {
     fn clone_box(&self) -> Box<dyn AnyState> {
         Box::new(ErasedState::<G>(self.0.clone()))
@@ -181,8 +245,7 @@ impl<G: Game> AnyState for ErasedState<G> {
         command: &Value,
         rng: &mut dyn Rng,
     ) -> Result<Vec<EventData>, Rejection> {
-        let command: G::Command = serde_json::from_value(command.clone())
-            .map_err(|e| Rejection::Malformed(e.to_string()))?;
+        let command = parse_command::<G>(command)?;
         Ok(to_event_data::<G>(&G::decide(
             &self.0, actor, &command, rng,
         )?))
@@ -193,8 +256,7 @@ impl<G: Game> AnyState for ErasedState<G> {
         command: &Value,
         rng: &mut dyn Rng,
     ) -> Result<(Vec<EventData>, Box<dyn AnyState>), Rejection> {
-        let command: G::Command = serde_json::from_value(command.clone())
-            .map_err(|e| Rejection::Malformed(e.to_string()))?;
+        let command = parse_command::<G>(command)?;
         let events = G::decide(&self.0, actor, &command, rng)?;
         let mut next = self.0.clone();
         for event in &events {
@@ -274,9 +336,16 @@ mod tests {
     }
 
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-    #[serde(tag = "type", rename_all = "snake_case")]
+    #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
     enum Command {
-        Add { amount: u32 },
+        Add {
+            amount: u32,
+        },
+        Pass,
+        Set {
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            to: Option<u32>,
+        },
     }
 
     impl Game for Counter {
@@ -300,8 +369,13 @@ mod tests {
             c: &Command,
             _: &mut dyn Rng,
         ) -> Result<Vec<Event>, RuleViolation> {
-            let Command::Add { amount } = c;
-            Ok(vec![Event::Added { amount: *amount }])
+            match c {
+                Command::Add { amount } => Ok(vec![Event::Added { amount: *amount }]),
+                Command::Pass => Ok(vec![]),
+                Command::Set { to } => Ok(vec![Event::Added {
+                    amount: to.unwrap_or(0),
+                }]),
+            }
         }
         fn evolve(state: &mut u32, event: &Event) {
             let Event::Added { amount } = event;
@@ -334,6 +408,42 @@ mod tests {
                 }
                 2 => Ok(payload),
                 other => Err(format!("unknown schema version {other}")),
+            }
+        }
+    }
+
+    /// Issue 11, item 9: a field a command does not have is refused, even on a command with no
+    /// fields (which serde's `deny_unknown_fields` lets through) and even when it is `null`;
+    /// a known optional field may be `null`.
+    #[test]
+    fn commands_refuse_fields_they_do_not_have() {
+        let game: &dyn AnyGame = &Erased::<Counter>::new();
+        let state = game.new_state();
+        let seat = Seat::new(1).unwrap();
+        let decide = |command: Value| state.decide(seat, &command, &mut crate::engine::seeded(1));
+        for good in [
+            json!({"type": "pass"}),
+            json!({"type": "add", "amount": 2}),
+            json!({"type": "set"}),
+            json!({"type": "set", "to": null}),
+            json!({"type": "set", "to": 3}),
+        ] {
+            assert!(decide(good.clone()).is_ok(), "{good}");
+        }
+        for (bad, field) in [
+            (json!({"type": "pass", "junk": {"a": [1, 2]}}), "junk"),
+            (json!({"type": "pass", "seat": null}), "seat"),
+            (json!({"type": "add", "amount": 2, "seat": 1}), "seat"),
+            (json!({"type": "set", "to": 3, "junk": null}), "junk"),
+        ] {
+            match decide(bad.clone()) {
+                Err(Rejection::Malformed(why)) => {
+                    assert!(
+                        why.contains(&format!("unknown field `{field}`")),
+                        "{bad}: {why}"
+                    )
+                }
+                other => panic!("{bad} was not refused: {other:?}"),
             }
         }
     }

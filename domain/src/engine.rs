@@ -401,6 +401,12 @@ pub trait Game: 'static {
         Ok(())
     }
 
+    /// Option sets for `seats` players that, together, exercise every option of the game: the
+    /// load tool, the drills and the property tests play each of them. Default: the defaults.
+    fn option_samples(_seats: u8) -> Vec<Self::Options> {
+        vec![Self::Options::default()]
+    }
+
     /// Heuristic value of `state` for `seat`, used by the greedy simulation bot.
     fn heuristic(_state: &Self::State, _seat: Seat) -> i64 {
         0

@@ -27,31 +27,6 @@ fn strings(value: &Value, out: &mut HashSet<String>) {
     }
 }
 
-fn options_for(kind: &str, i: u64) -> (Value, u8) {
-    match kind {
-        "whisky_race" => (
-            json!({"random_setup": i % 2 == 1, "group_bidding": i % 3 == 1, "englishman_offer": i % 4 == 1}),
-            3 + (i % 4) as u8,
-        ),
-        "bandits" => (
-            json!({"pawns_per_player": 1 + (i % 3) as u8, "bounty_hunter": i % 2 == 1}),
-            2 + (i % 5) as u8,
-        ),
-        // Mush: the two named layouts and the two-segment one (MU-168).
-        _ => {
-            let layouts = [
-                json!("first_game"),
-                json!("base"),
-                json!(["anchorage", "nome"]),
-            ];
-            (
-                json!({"layout": layouts[(i % 3) as usize]}),
-                2 + (i % 5) as u8,
-            )
-        }
-    }
-}
-
 /// Whisky Race trades during planning (WR-156), counted per seat: `[offers, acceptances,
 /// declines, refused]`, plus the counterfactual comparisons made.
 #[derive(Default)]
@@ -216,13 +191,14 @@ fn whisky_sealed_counterfactuals(
 
 fn check_game(
     game: &dyn AnyGame,
+    options: &Value,
+    seats: u8,
     seed: u64,
     max_commands: usize,
     planning: &mut PlanningTrades,
 ) -> usize {
     let mut checked = 0;
-    let (options, seats) = options_for(game.kind(), seed);
-    let options = game.normalize_options(&options).expect("options");
+    let options = game.normalize_options(options).expect("options");
     let mut rng = seeded(seed);
     let mut state: Box<dyn AnyState> = game.new_state();
     let mut log: Vec<Value> = Vec::new();
@@ -308,13 +284,27 @@ fn check_game(
     checked
 }
 
+/// Every game at every seat count with every option sample (`Game::option_samples`), two
+/// seeds each.
 #[test]
 fn no_seat_ever_sees_another_seats_secrets_in_any_game() {
     for game in games() {
         let mut planning = PlanningTrades::default();
-        let checked: usize = (0..12)
-            .map(|seed| check_game(*game, seed, 150, &mut planning))
-            .sum();
+        let mut checked = 0;
+        for seats in game.seat_range() {
+            for options in game.option_samples(seats) {
+                for seed in 0..2 {
+                    checked += check_game(
+                        *game,
+                        &options,
+                        seats,
+                        seed + u64::from(seats),
+                        150,
+                        &mut planning,
+                    );
+                }
+            }
+        }
         // The check must have had secrets to look for, or it proves nothing.
         assert!(
             checked > 0,

@@ -44,7 +44,8 @@ pub struct BundleCommand {
     /// Seat that sent it; null for the host's start (which runs `setup`).
     pub seat: Option<u8>,
     pub user_id: uuid::Uuid,
-    #[schema(value_type = Object)]
+    /// Null in an export before the end when it holds another seat's secret.
+    #[schema(value_type = Option<Object>)]
     pub command: Value,
     pub first_seq: u64,
     pub last_seq: u64,
@@ -58,7 +59,8 @@ pub struct BundleEvent {
     pub seq: u64,
     #[serde(rename = "type")]
     pub kind: String,
-    #[schema(value_type = Object)]
+    /// Null in an export before the end when the event is hidden from the caller.
+    #[schema(value_type = Option<Object>)]
     pub payload: Value,
     pub schema_version: u32,
     pub command_id: uuid::Uuid,

@@ -1,6 +1,9 @@
-//! Disputes on a move: opened by a seated player with the automatic audit of that move,
-//! resolved by an admin. Every change is an event in `dispute_events`; `disputes` is its
-//! projection, written in the same transaction.
+//! Disputes on a move: opened by a seated player, resolved by an admin. Every change is an
+//! event in `dispute_events`; `disputes` is its projection, written in the same transaction.
+//!
+//! A dispute stores only the part of the move's audit that is the same for every reader
+//! ([`public_audit`]: which move, who sent it, the checks). The command, the state before and
+//! the events hold secrets: they are computed for each reader when the dispute is read.
 
 use crate::error::{Result, StoreError};
 use crate::ids::{GameId, UserId};
@@ -17,6 +20,7 @@ pub struct Dispute {
     pub opened_by: UserId,
     pub reason: String,
     pub status: String,
+    /// The stored, reader-independent part of the move's audit ([`public_audit`]).
     pub audit: Value,
     pub note: Option<String>,
     pub resolved_by: Option<UserId>,
@@ -24,6 +28,31 @@ pub struct Dispute {
     pub resolved_at: Option<time::OffsetDateTime>,
     /// The dispute's own log.
     pub history: Vec<Value>,
+}
+
+/// Fields of a move audit that every reader of a dispute may see.
+const PUBLIC_AUDIT_FIELDS: [&str; 8] = [
+    "seq",
+    "first_seq",
+    "last_seq",
+    "seat",
+    "sent_by",
+    "recorded_at",
+    "checks",
+    "sound",
+];
+
+/// The reader-independent part of a move audit (an allow-list: anything else is dropped).
+pub fn public_audit(audit: &Value) -> Value {
+    let mut public = serde_json::Map::new();
+    if let Value::Object(fields) = audit {
+        for name in PUBLIC_AUDIT_FIELDS {
+            if let Some(value) = fields.get(name) {
+                public.insert(name.to_string(), value.clone());
+            }
+        }
+    }
+    Value::Object(public)
 }
 
 #[derive(Clone)]
@@ -36,6 +65,7 @@ impl Disputes {
         Disputes { pool }
     }
 
+    /// Opens a dispute; only [`public_audit`] of `audit` is stored.
     pub async fn open(
         &self,
         game: GameId,
@@ -44,6 +74,7 @@ impl Disputes {
         reason: &str,
         audit: &Value,
     ) -> Result<Uuid> {
+        let audit = &public_audit(audit);
         let id = Uuid::now_v7();
         let mut tx = self.pool.begin().await?;
         sqlx::query("INSERT INTO dispute_events (dispute_id, seq, type, payload, actor) VALUES ($1, 1, 'opened', $2, $3)")
@@ -124,10 +155,16 @@ impl Disputes {
             .iter()
             .map(|r| {
                 let at: time::OffsetDateTime = r.try_get("recorded_at")?;
+                let mut payload: Value = r.try_get("payload")?;
+                // Disputes opened before issue 11 stored the filer's whole audit: serve only
+                // its public part.
+                if let Some(audit) = payload.get_mut("audit") {
+                    *audit = public_audit(audit);
+                }
                 Ok(json!({
                     "seq": r.try_get::<i32, _>("seq")?,
                     "type": r.try_get::<String, _>("type")?,
-                    "payload": r.try_get::<Value, _>("payload")?,
+                    "payload": payload,
                     "actor": r.try_get::<Uuid, _>("actor")?,
                     "recorded_at": at.format(&time::format_description::well_known::Rfc3339).unwrap_or_default(),
                 }))
@@ -140,7 +177,7 @@ impl Disputes {
             opened_by: UserId(row.try_get("opened_by")?),
             reason: row.try_get("reason")?,
             status: row.try_get("status")?,
-            audit: row.try_get("audit")?,
+            audit: public_audit(&row.try_get::<Value, _>("audit")?),
             note: row.try_get("note")?,
             resolved_by: row.try_get::<Option<Uuid>, _>("resolved_by")?.map(UserId),
             created_at: row.try_get("created_at")?,

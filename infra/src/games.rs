@@ -275,7 +275,8 @@ impl GameService {
                 "only the host may start the game".into(),
             ));
         }
-        if let Some((_, first, last)) = self.store.command(id, command_id).await? {
+        // Only the host's own records answer (the host is the only one who gets this far).
+        if let Some((_, first, last)) = self.store.command(id, user, command_id).await? {
             self.ensure_fresh(id, &mut guard, None).await?;
             let loaded = guard.as_ref().expect("loaded");
             return self.answer_from_log(loaded, user, first, last).await;
@@ -353,14 +354,7 @@ impl GameService {
         }
         let game = game_of(&row.kind)?;
         let seats = self.store.seats(id).await?;
-        let (version, state) = match self.store.snapshot(id, row.version).await? {
-            Some((version, snapshot)) => (
-                version,
-                game.state_from_json(&snapshot)
-                    .map_err(StoreError::Corrupt)?,
-            ),
-            None => (0, game.new_state()),
-        };
+        let (version, state) = self.restore(id, game, row.version).await?;
         let mut loaded = Loaded {
             game,
             version,
@@ -372,6 +366,63 @@ impl GameService {
         };
         self.catch_up(id, &mut loaded).await?;
         *slot = Some(loaded);
+        Ok(())
+    }
+
+    /// The state at the newest snapshot at or before `at` (or the empty state at version 0).
+    /// A snapshot that does not load never bricks a game: the log is folded up to it instead,
+    /// the error is logged, and the snapshot is rewritten from the fold.
+    async fn restore(
+        &self,
+        id: GameId,
+        game: &'static dyn AnyGame,
+        at: u64,
+    ) -> Result<(u64, Box<dyn AnyState>)> {
+        let Some((version, snapshot)) = self.store.snapshot(id, at).await? else {
+            return Ok((0, game.new_state()));
+        };
+        let error = match guarded(|| game.state_from_json(&snapshot))? {
+            Ok(state) => return Ok((version, state)),
+            Err(error) => error,
+        };
+        tracing::error!(game = %id.0, version, %error, "a snapshot does not load: folding the log instead");
+        let mut state = game.new_state();
+        self.fold(id, &mut state, 0, version).await?;
+        if let Err(error) = self
+            .store
+            .replace_snapshot(id, version, &state.to_json())
+            .await
+        {
+            tracing::warn!(game = %id.0, version, %error, "rewriting the snapshot failed");
+        }
+        Ok((version, state))
+    }
+
+    /// Applies the events `from < seq <= to` of the log to `state`.
+    async fn fold(
+        &self,
+        id: GameId,
+        state: &mut Box<dyn AnyState>,
+        from: u64,
+        to: u64,
+    ) -> Result<()> {
+        let mut version = from;
+        while version < to {
+            let batch = self.store.events(id, version, Some(to), 5000).await?;
+            if batch.is_empty() {
+                break;
+            }
+            for event in &batch {
+                if !is_meta(&event.kind) {
+                    state
+                        .apply(&event.payload, event.schema_version)
+                        .map_err(|e| {
+                            StoreError::Corrupt(format!("event {} does not replay: {e}", event.seq))
+                        })?;
+                }
+                version = event.seq;
+            }
+        }
         Ok(())
     }
 
@@ -504,7 +555,8 @@ impl GameService {
         })
     }
 
-    /// The first answer to a command id already accepted; 422 when the body differs.
+    /// The first answer to a command id the caller already sent and had accepted; 422 when
+    /// the body differs. Another caller's records never answer: their id is just an id.
     /// (Runs under the game's slot lock: it must not take it again.)
     async fn repeat(
         &self,
@@ -513,7 +565,7 @@ impl GameService {
         request: &CommandRequest,
     ) -> Result<Option<CommandAnswer>> {
         let id = loaded.row.id;
-        match self.store.command(id, request.command_id).await? {
+        match self.store.command(id, user, request.command_id).await? {
             None => Ok(None),
             Some((hash, _, _)) if hash != body_hash(&request.command) => {
                 Err(StoreError::IdempotencyMismatch)
@@ -744,28 +796,8 @@ impl GameService {
                 "version {at} is beyond the head ({head})"
             )));
         }
-        let (mut version, mut state) = match self.store.snapshot(id, at).await? {
-            Some((v, snapshot)) => (
-                v,
-                game.state_from_json(&snapshot)
-                    .map_err(StoreError::Corrupt)?,
-            ),
-            None => (0, game.new_state()),
-        };
-        while version < at {
-            let batch = self.store.events(id, version, Some(at), 5000).await?;
-            if batch.is_empty() {
-                break;
-            }
-            for event in &batch {
-                if !is_meta(&event.kind) {
-                    state
-                        .apply(&event.payload, event.schema_version)
-                        .map_err(StoreError::Corrupt)?;
-                }
-                version = event.seq;
-            }
-        }
+        let (version, mut state) = self.restore(id, game, at).await?;
+        self.fold(id, &mut state, version, at).await?;
         guarded(|| (at, state.view(viewer)))
     }
 
@@ -853,7 +885,7 @@ impl GameService {
         }
         self.with_game(id, |loaded| {
             let viewer = loaded.viewer(user);
-            let mut hidden_commands = std::collections::HashSet::new();
+            let mut hidden_seqs = std::collections::HashSet::new();
             for event in &mut bundle.events {
                 let shown = if event.kind == SEED_REVEALED {
                     Some(event.payload.clone())
@@ -863,12 +895,16 @@ impl GameService {
                 if shown.as_ref() != Some(&event.payload) {
                     event.payload = shown.unwrap_or(Value::Null);
                     event.redacted = true;
-                    hidden_commands.insert(event.command_id);
+                    hidden_seqs.insert(event.seq);
                 }
             }
+            // A command whose events hold a secret is the sender's alone. (Matched by the seqs
+            // it produced: command ids are only unique per caller.)
             let me = loaded.seat_of(user).map(Seat::number);
             for command in &mut bundle.commands {
-                if hidden_commands.contains(&command.command_id) && command.seat != me {
+                let hides =
+                    (command.first_seq..=command.last_seq).any(|s| hidden_seqs.contains(&s));
+                if hides && command.seat != me {
                     command.command = Value::Null;
                 }
             }
@@ -892,8 +928,20 @@ impl GameService {
         Ok(report)
     }
 
-    /// Explains the move that produced event `seq`.
+    /// Explains the move that produced event `seq`, as `user` may see it.
     pub async fn audit_move(&self, id: GameId, user: UserId, seq: u64) -> Result<MoveAudit> {
+        self.audit_move_as(id, user, seq, false).await
+    }
+
+    /// Explains the move that produced event `seq`: as `user` may see it, or everything when
+    /// `arbiter` (an admin resolving a dispute).
+    pub async fn audit_move_as(
+        &self,
+        id: GameId,
+        user: UserId,
+        seq: u64,
+        arbiter: bool,
+    ) -> Result<MoveAudit> {
         let (bundle, row) = self.full_bundle(id).await?;
         let command = bundle
             .commands
@@ -904,7 +952,11 @@ impl GameService {
         let game = game_of(&row.kind)?;
         let (viewer, redacted_events, command_visible) = self
             .with_game(id, |loaded| {
-                let viewer = loaded.viewer(user);
+                let viewer = if arbiter {
+                    Viewer::Omniscient
+                } else {
+                    loaded.viewer(user)
+                };
                 let events: Vec<RecordedEvent> = bundle
                     .events
                     .iter()
@@ -981,6 +1033,27 @@ impl GameService {
             sound: report.sound,
             events: redacted_events,
         })
+    }
+
+    /// Checks every stored snapshot of a game against a fold of its log: each must load and
+    /// serialize exactly as the folded state at its version. Returns the number checked and
+    /// the versions of those that do not load or differ.
+    pub async fn check_snapshots(&self, id: GameId) -> Result<(usize, Vec<u64>)> {
+        let row = self.store.game(id).await?;
+        let game = game_of(&row.kind)?;
+        let snapshots = self.store.snapshots(id).await?;
+        let mut state = game.new_state();
+        let mut version = 0;
+        let mut bad = Vec::new();
+        for (at, snapshot) in &snapshots {
+            self.fold(id, &mut state, version, *at).await?;
+            version = *at;
+            let loaded = guarded(|| game.state_from_json(snapshot))?;
+            if loaded.map(|s| s.to_json()).as_ref() != Ok(&state.to_json()) {
+                bad.push(*at);
+            }
+        }
+        Ok((snapshots.len(), bad))
     }
 
     pub async fn game_row(&self, id: GameId) -> Result<(GameRow, Vec<SeatRow>)> {

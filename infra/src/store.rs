@@ -436,14 +436,54 @@ impl Store {
             .transpose()
     }
 
-    /// The first answer to a command id, if it was accepted before.
+    /// Every snapshot of a game, oldest first.
+    pub async fn snapshots(&self, id: GameId) -> Result<Vec<(u64, Value)>> {
+        let rows =
+            sqlx::query("SELECT version, state FROM snapshots WHERE game_id = $1 ORDER BY version")
+                .bind(id.0)
+                .fetch_all(&self.pool)
+                .await?;
+        rows.iter()
+            .map(|r| Ok((r.try_get::<i64, _>("version")? as u64, r.try_get("state")?)))
+            .collect()
+    }
+
+    /// Ids of every game that has started (lobbies have no log).
+    pub async fn started_games(&self) -> Result<Vec<GameId>> {
+        let ids: Vec<Uuid> =
+            sqlx::query_scalar("SELECT id FROM games WHERE status <> 'lobby' ORDER BY created_at")
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(ids.into_iter().map(GameId).collect())
+    }
+
+    /// Replaces the snapshot at `version` (one that no longer loads) with a good one.
+    pub async fn replace_snapshot(&self, id: GameId, version: u64, state: &Value) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO snapshots (game_id, version, state) VALUES ($1, $2, $3) \
+             ON CONFLICT (game_id, version) DO UPDATE SET state = EXCLUDED.state",
+        )
+        .bind(id.0)
+        .bind(version as i64)
+        .bind(state)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// The first answer to a command id `user` sent before, if it was accepted. Only the
+    /// caller's own records: another caller's id never answers (no oracle on their body).
     pub async fn command(
         &self,
         id: GameId,
+        user: UserId,
         command_id: Uuid,
     ) -> Result<Option<(String, u64, u64)>> {
-        let row = sqlx::query("SELECT body_hash, first_seq, last_seq FROM commands WHERE game_id = $1 AND command_id = $2")
+        let row = sqlx::query(
+            "SELECT body_hash, first_seq, last_seq FROM commands WHERE game_id = $1 AND user_id = $2 AND command_id = $3",
+        )
             .bind(id.0)
+            .bind(user.0)
             .bind(command_id)
             .fetch_optional(&self.pool)
             .await?;

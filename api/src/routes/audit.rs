@@ -65,8 +65,8 @@ pub struct MoveAudit {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub recorded_at: time::OffsetDateTime,
-    /// The command (null when it holds another seat's secret).
-    #[schema(value_type = Object)]
+    /// The command (null when it holds another seat's secret, and for the start).
+    #[schema(value_type = Option<Object>)]
     pub command: Value,
     /// The state before the move, as the caller may see it.
     #[schema(value_type = Object)]
@@ -145,31 +145,73 @@ pub struct DisputeOut {
     pub reason: String,
     /// `open`, `upheld` or `rejected`.
     pub status: String,
-    /// The automatic audit of the disputed move, taken when the dispute was opened.
+    /// The automatic audit of the disputed move (a `MoveAudit`), computed for the reader: a
+    /// player sees what their seat may see (everything once the game is over); an admin who
+    /// is not playing the game sees everything.
     #[schema(value_type = Object)]
     pub audit: Value,
     pub note: Option<String>,
     pub resolved_by: Option<uuid::Uuid>,
-    /// The dispute's own event log.
+    /// The dispute's own event log (its audits reduced to the reader-independent fields).
     #[schema(value_type = Vec<Object>)]
     pub history: Vec<Value>,
 }
 
-impl From<infra::disputes::Dispute> for DisputeOut {
-    fn from(d: infra::disputes::Dispute) -> Self {
-        DisputeOut {
-            id: d.id,
-            game_id: d.game_id.0,
-            seq: d.seq,
-            opened_by: d.opened_by.0,
-            reason: d.reason,
-            status: d.status,
-            audit: d.audit,
-            note: d.note,
-            resolved_by: d.resolved_by.map(|u| u.0),
-            history: d.history,
-        }
-    }
+/// Who reads a dispute, and so which audit they get.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reader {
+    /// A seated player: their seat's view (everything once the game is over).
+    Player,
+    /// An admin with no seat in the game: everything.
+    Arbiter,
+    /// Neither.
+    Stranger,
+}
+
+async fn reader(state: &AppState, user: &AuthUser, game: GameId) -> ApiResult<Reader> {
+    let seated = state
+        .games
+        .store
+        .seats(game)
+        .await?
+        .iter()
+        .any(|s| s.user_id == user.id);
+    // A playing admin is a player: an arbiter never sees a game it plays in with more than its
+    // seat's eyes.
+    Ok(if seated {
+        Reader::Player
+    } else if state.is_admin(user).await? {
+        Reader::Arbiter
+    } else {
+        Reader::Stranger
+    })
+}
+
+/// The dispute as `user` may read it: the audit recomputed for them.
+async fn dispute_for(
+    state: &AppState,
+    user: &AuthUser,
+    reader: Reader,
+    d: infra::disputes::Dispute,
+) -> ApiResult<DisputeOut> {
+    let move_audit = state
+        .games
+        .audit_move_as(d.game_id, user.id, d.seq, reader == Reader::Arbiter)
+        .await?;
+    let shown = serde_json::to_value(MoveAudit::from(move_audit))
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(DisputeOut {
+        id: d.id,
+        game_id: d.game_id.0,
+        seq: d.seq,
+        opened_by: d.opened_by.0,
+        reason: d.reason,
+        status: d.status,
+        audit: shown,
+        note: d.note,
+        resolved_by: d.resolved_by.map(|u| u.0),
+        history: d.history,
+    })
 }
 
 /// Open a dispute on a move (seated players only); it carries the automatic audit of that move.
@@ -191,14 +233,7 @@ pub async fn open_dispute(
             "reason must be 1 to 2000 characters".into(),
         ));
     }
-    let seated = state
-        .games
-        .store
-        .seats(id)
-        .await?
-        .iter()
-        .any(|s| s.user_id == user.id);
-    if !seated {
+    if reader(&state, &user, id).await? != Reader::Player {
         return Err(ApiError::Forbidden(
             "only players of this game may dispute its moves".into(),
         ));
@@ -207,15 +242,18 @@ pub async fn open_dispute(
     let move_audit =
         serde_json::to_value(&move_audit).map_err(|e| ApiError::Internal(e.to_string()))?;
     let disputes = infra::disputes::Disputes::new(state.games.store.pool.clone());
+    // Only the reader-independent part of the audit is stored (see `disputes::public_audit`).
     let dispute = disputes
         .open(id, body.seq, user.id, reason, &move_audit)
         .await?;
+    let dispute = disputes.get(dispute).await?;
     Ok(HttpResponse::Created()
-        .insert_header(("location", format!("/v1/disputes/{dispute}")))
-        .json(DisputeOut::from(disputes.get(dispute).await?)))
+        .insert_header(("location", format!("/v1/disputes/{}", dispute.id)))
+        .json(dispute_for(&state, &user, Reader::Player, dispute).await?))
 }
 
-/// A dispute (its players and admins may read it).
+/// A dispute (its players and admins may read it), with the move's audit computed for the
+/// reader.
 #[utoipa::path(get, path = "/v1/disputes/{id}", tag = "replay", params(("id" = uuid::Uuid, Path)),
     security(("bearer" = [])), responses((status = 200, body = DisputeOut), (status = 403, body = Problem),
     (status = 404, body = Problem)))]
@@ -231,19 +269,13 @@ pub async fn get_dispute(
     let dispute = infra::disputes::Disputes::new(state.games.store.pool.clone())
         .get(id)
         .await?;
-    let seated = state
-        .games
-        .store
-        .seats(dispute.game_id)
-        .await?
-        .iter()
-        .any(|s| s.user_id == user.id);
-    if !seated && !state.is_admin(&user).await? {
+    let reader = reader(&state, &user, dispute.game_id).await?;
+    if reader == Reader::Stranger {
         return Err(ApiError::Forbidden(
             "only the game's players and admins may read its disputes".into(),
         ));
     }
-    Ok(HttpResponse::Ok().json(DisputeOut::from(dispute)))
+    Ok(HttpResponse::Ok().json(dispute_for(&state, &user, reader, dispute).await?))
 }
 
 /// Resolve a dispute (admins only): upheld or rejected, with a note.
@@ -268,8 +300,16 @@ pub async fn resolve_dispute(
         return Err(ApiError::Invalid("note is at most 2000 characters".into()));
     }
     let disputes = infra::disputes::Disputes::new(state.games.store.pool.clone());
+    let game = disputes.get(id).await?.game_id;
+    // No one judges a game they play in.
+    if reader(&state, &user, game).await? != Reader::Arbiter {
+        return Err(ApiError::Forbidden(
+            "an admin playing this game cannot resolve its disputes".into(),
+        ));
+    }
     disputes
         .resolve(id, user.id, body.verdict == Verdict::Upheld, &body.note)
         .await?;
-    Ok(HttpResponse::Ok().json(DisputeOut::from(disputes.get(id).await?)))
+    let dispute = disputes.get(id).await?;
+    Ok(HttpResponse::Ok().json(dispute_for(&state, &user, Reader::Arbiter, dispute).await?))
 }

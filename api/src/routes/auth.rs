@@ -187,11 +187,12 @@ const DUMMY_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$
 #[post("/v1/auth/guest")]
 pub async fn guest(
     state: web::Data<AppState>,
-    body: Option<web::Json<GuestRequest>>,
+    body: crate::routes::games::OptionalJson<GuestRequest>,
 ) -> ApiResult<HttpResponse> {
     // Limited per address before the body is read: `limits::route_limit`.
     let prefix = body
-        .and_then(|b| b.into_inner().name)
+        .0
+        .and_then(|b| b.name)
         .unwrap_or_else(|| "guest".into());
     let prefix: String = UserName::parse(&prefix)?.0.chars().take(20).collect();
     for _ in 0..5 {

@@ -201,6 +201,19 @@ pub struct EventsPage {
     pub has_more: bool,
 }
 
+/// One Server-Sent Event of a game's stream (as the OpenAPI 3.1 `text/event-stream` schema
+/// describes each event): `id` = seq, `event` = the event's type, `data` = its `EventOut` JSON;
+/// the first carries only `retry`.
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct StreamEvent {
+    pub id: Option<String>,
+    pub event: Option<String>,
+    /// An `EventOut`, as JSON text.
+    pub data: Option<String>,
+    /// Reconnection delay in milliseconds.
+    pub retry: Option<u64>,
+}
+
 #[derive(Serialize, Deserialize, ToSchema)]
 pub struct StateAt {
     pub version: u64,
@@ -236,6 +249,47 @@ pub struct EventsQuery {
 pub struct AtQuery {
     /// The version to replay to (0 = before setup).
     pub at: u64,
+}
+
+/// An optional JSON body: an empty body is `None`; a body that is not a valid `T` (unknown
+/// fields included) is refused like any other. (actix's `Option<Json<T>>` would turn a bad
+/// body into `None` and silently go on without it.)
+pub struct OptionalJson<T>(pub Option<T>);
+
+impl<T: serde::de::DeserializeOwned + 'static> actix_web::FromRequest for OptionalJson<T> {
+    type Error = actix_web::Error;
+    type Future = futures_util::future::LocalBoxFuture<'static, Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut actix_web::dev::Payload) -> Self::Future {
+        let bytes = web::Bytes::from_request(req, payload);
+        Box::pin(async move {
+            let bytes = bytes.await?;
+            if bytes.iter().all(u8::is_ascii_whitespace) {
+                return Ok(OptionalJson(None));
+            }
+            serde_json::from_slice(&bytes)
+                .map(|body| OptionalJson(Some(body)))
+                .map_err(|e| {
+                    if e.is_data() {
+                        ApiError::Invalid(format!("invalid body: {e}")).into()
+                    } else {
+                        ApiError::BadRequest(format!("malformed JSON: {e}")).into()
+                    }
+                })
+        })
+    }
+}
+
+/// Versions and seqs are `int64` (PostgreSQL `bigint`): a larger number is refused with a 422,
+/// never wrapped or clamped.
+pub(crate) fn int64(name: &str, value: u64) -> ApiResult<u64> {
+    if value > i64::MAX as u64 {
+        return Err(ApiError::Invalid(format!(
+            "{name} is out of range (at most {})",
+            i64::MAX
+        )));
+    }
+    Ok(value)
 }
 
 fn parse_id(raw: &str) -> ApiResult<GameId> {
@@ -411,10 +465,10 @@ pub async fn join_game(
     state: web::Data<AppState>,
     user: AuthUser,
     path: web::Path<String>,
-    body: Option<web::Json<JoinRequest>>,
+    body: OptionalJson<JoinRequest>,
 ) -> ApiResult<HttpResponse> {
     let id = parse_id(&path)?;
-    let seed = client_seed(body.and_then(|b| b.into_inner().client_seed))?;
+    let seed = client_seed(body.0.and_then(|b| b.client_seed))?;
     state.games.store.join(id, user.id, &seed).await?;
     let (row, seats) = state.games.game_row(id).await?;
     Ok(HttpResponse::Ok().json(summary(&row, &seats)))
@@ -612,6 +666,9 @@ pub async fn send_command(
         }
         (a, b) => a.or(b),
     };
+    let expected_version = expected_version
+        .map(|v| int64("expected_version", v))
+        .transpose()?;
     let answer = state
         .games
         .command(
@@ -663,7 +720,7 @@ pub async fn events(
     if !(1..=1000).contains(&limit) {
         return Err(ApiError::Invalid("limit must be between 1 and 1000".into()));
     }
-    let after = query.after.unwrap_or(0);
+    let after = int64("after", query.after.unwrap_or(0))?;
     let (last, events) = state.games.events(id, user.id, after, limit).await?;
     let head = state.games.store.head(id).await?.0;
     Ok(HttpResponse::Ok().json(EventsPage {
@@ -685,7 +742,10 @@ pub async fn state_at(
     query: web::Query<AtQuery>,
 ) -> ApiResult<HttpResponse> {
     let id = parse_id(&path)?;
-    let (version, view) = state.games.view_at(id, user.id, query.at).await?;
+    let (version, view) = state
+        .games
+        .view_at(id, user.id, int64("at", query.at)?)
+        .await?;
     Ok(HttpResponse::Ok().json(StateAt { version, view }))
 }
 
@@ -694,7 +754,7 @@ pub async fn state_at(
 #[utoipa::path(get, path = "/v1/games/{id}/events/stream", tag = "games",
     params(("id" = uuid::Uuid, Path), ("Last-Event-ID" = Option<u64>, Header, description = "resume after this seq")),
     security(("bearer" = [])),
-    responses((status = 200, content_type = "text/event-stream", body = String), (status = 404, body = Problem),
+    responses((status = 200, content_type = "text/event-stream", body = StreamEvent), (status = 404, body = Problem),
               (status = 429, body = Problem)))]
 #[get("/v1/games/{id}/events/stream")]
 pub async fn stream(
@@ -712,6 +772,7 @@ pub async fn stream(
             .ok_or_else(|| ApiError::BadRequest("Last-Event-ID must be a seq number".into()))?,
         None => 0,
     };
+    let after = int64("Last-Event-ID", after)?;
     // Fail early (404, not started) before committing to a stream.
     state.games.with_game(id, |_| ()).await?;
     let ip = crate::limits::client_ip(&req);

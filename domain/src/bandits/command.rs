@@ -35,7 +35,7 @@ pub enum TourMode {
 
 /// A player's command.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Command {
     /// Roll the own die: first-player roll, turn roll, fight roll, or a destiny-card roll
     /// (the rampage and distribute cards roll twice with one command).

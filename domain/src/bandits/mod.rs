@@ -268,6 +268,36 @@ impl Game for Bandits {
     fn heuristic(state: &State, seat: Seat) -> i64 {
         heuristic(state, seat)
     }
+
+    fn option_samples(seats: u8) -> Vec<Options> {
+        // Pawn counts (BD-401), the bounty hunter (BD-420), a chosen first player (BD-034) and
+        // chosen colours (BD-020).
+        let last = Seat::all(seats).last().unwrap_or(Seat::from_index(0));
+        vec![
+            Options::default(),
+            Options {
+                pawns_per_player: 1,
+                bounty_hunter: true,
+                ..Options::default()
+            },
+            Options {
+                pawns_per_player: 3,
+                first_player: Some(last),
+                colours: Colour::ALL
+                    .iter()
+                    .rev()
+                    .copied()
+                    .take(usize::from(seats))
+                    .collect(),
+                ..Options::default()
+            },
+            Options {
+                bounty_hunter: true,
+                first_player: Some(Seat::from_index(0)),
+                ..Options::default()
+            },
+        ]
+    }
 }
 
 /// Conservation laws: pawns, co-location, cards, hand limit.

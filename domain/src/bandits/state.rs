@@ -379,6 +379,21 @@ pub struct Control {
 /// Where a pawn is not on any node (colours not in play).
 pub const NOWHERE: Node = Node(u8::MAX);
 
+/// Pawn positions in snapshots: [`NOWHERE`] has no node id, so it is written as `null`.
+mod positions {
+    use super::{NOWHERE, Node};
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(pos: &[Node], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(pos.iter().map(|&n| (n != NOWHERE).then_some(n)))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Node>, D::Error> {
+        let pos = Vec::<Option<Node>>::deserialize(d)?;
+        Ok(pos.into_iter().map(|n| n.unwrap_or(NOWHERE)).collect())
+    }
+}
+
 /// The whole game state. `Default` is "before setup".
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct State {
@@ -391,6 +406,7 @@ pub struct State {
     /// Pawns on each node, bottom → top.
     pub occ: Vec<Vec<Pawn>>,
     /// Node of each of the 36 pawns ([`NOWHERE`] when its colour is not in play).
+    #[serde(with = "positions")]
     pub pos: Vec<Node>,
     pub hunter: Option<Node>,
     /// Support deck, top first (hidden, BD-502).

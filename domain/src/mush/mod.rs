@@ -151,4 +151,26 @@ impl Game for Mush {
     fn heuristic(state: &State, seat: Seat) -> i64 {
         sim::heuristic(state, seat)
     }
+
+    fn option_samples(_seats: u8) -> Vec<Options> {
+        // The two named layouts and an explicit segment list (§2.2).
+        vec![
+            Options::default(),
+            Options {
+                layout: LayoutChoice::Named(NamedLayout::FirstGame),
+            },
+            Options {
+                layout: LayoutChoice::Segments(vec![
+                    SegmentId::Anchorage,
+                    SegmentId::Koyuk,
+                    SegmentId::PingerLake,
+                    SegmentId::Nome,
+                ]),
+            },
+            // MU-168: the shortest race, two segments.
+            Options {
+                layout: LayoutChoice::Segments(vec![SegmentId::Anchorage, SegmentId::Nome]),
+            },
+        ]
+    }
 }

@@ -136,4 +136,29 @@ impl Game for WhiskyRace {
     fn heuristic(state: &State, seat: Seat) -> i64 {
         view::heuristic(state, seat)
     }
+
+    fn option_samples(_seats: u8) -> Vec<Options> {
+        // Each expert variant alone, then all three together (§3.19).
+        let all = Options {
+            random_setup: true,
+            group_bidding: true,
+            englishman_offer: true,
+        };
+        vec![
+            Options::default(),
+            Options {
+                random_setup: true,
+                ..Options::default()
+            },
+            Options {
+                group_bidding: true,
+                ..Options::default()
+            },
+            Options {
+                englishman_offer: true,
+                ..Options::default()
+            },
+            all,
+        ]
+    }
 }

@@ -14,4 +14,5 @@ mod openapi;
 mod play;
 mod reliability;
 mod store;
+mod trust;
 mod whisky_race_rules;
