@@ -10,11 +10,11 @@ use proptest::prelude::{ProptestConfig, proptest};
 
 fn other_kinds() -> Vec<Command> {
     vec![
-        Command::RollDie,
-        Command::Pass,
-        Command::EndTurn,
-        Command::RerollDefence,
-        Command::ReturnInterrogation,
+        Command::RollDie {},
+        Command::Pass {},
+        Command::EndTurn {},
+        Command::RerollDefence {},
+        Command::ReturnInterrogation {},
         Command::FreePawn {
             piggyback_card: None,
         },
@@ -143,7 +143,7 @@ fn json_contract_of_commands_and_options() {
             .unwrap();
     assert_eq!(cmd, mv("black-1", &["R01", "R02"]));
     assert_eq!(
-        serde_json::to_value(Command::RollDie).unwrap(),
+        serde_json::to_value(Command::RollDie {}).unwrap(),
         serde_json::json!({"type": "roll_die"})
     );
     assert!(
@@ -180,7 +180,7 @@ fn random_command(rng: &mut ChaChaRng) -> Command {
     let len = rng.below(25) as usize;
     let path: Vec<_> = (0..len).map(|_| node(rng)).collect();
     match rng.below(12) {
-        0 => Command::RollDie,
+        0 => Command::RollDie {},
         1 => Command::MoveHunter { path },
         2 => Command::FreePawn {
             piggyback_card: opt_card(rng),
@@ -197,9 +197,9 @@ fn random_command(rng: &mut ChaChaRng) -> Command {
             pawn: Some(pawn(rng)),
             piggyback_card: opt_card(rng),
         },
-        5 => Command::Pass,
-        6 => Command::EndTurn,
-        7 => Command::RerollDefence,
+        5 => Command::Pass {},
+        6 => Command::EndTurn {},
+        7 => Command::RerollDefence {},
         8 => Command::RideExpress {
             piggyback_card: opt_card(rng),
         },
@@ -215,7 +215,7 @@ fn random_command(rng: &mut ChaChaRng) -> Command {
         10 => Command::DiscardCards {
             cards: (0..rng.below(8)).map(|_| card(rng)).collect(),
         },
-        _ => Command::ReturnInterrogation,
+        _ => Command::ReturnInterrogation {},
     }
 }
 
