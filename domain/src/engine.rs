@@ -401,6 +401,12 @@ pub trait Game: 'static {
         Ok(())
     }
 
+    /// A check of one event against the state it applies to, run by simulations on every
+    /// event (rules about transitions, which a state invariant cannot see).
+    fn check_event(_before: &Self::State, _event: &Self::Event) -> Result<(), String> {
+        Ok(())
+    }
+
     /// Heuristic value of `state` for `seat`, used by the greedy simulation bot.
     fn heuristic(_state: &Self::State, _seat: Seat) -> i64 {
         0

@@ -6,7 +6,7 @@
 
 use super::board::{Kind, Node, Zone, board};
 use super::command::Command;
-use super::control::{self, settle};
+use super::control;
 use super::event::{Event, RollContext};
 use super::evolve::evolve;
 use super::movement::{self, End, Len, MoveCards, PathInfo};
@@ -882,11 +882,5 @@ impl<'a> Cx<'a> {
         if piggy.is_some() {
             self.stacked(pawn);
         }
-    }
-
-    /// The settled state after this working copy's events (for tests).
-    pub fn settled(mut self) -> State {
-        settle(&mut self.st);
-        self.st
     }
 }

@@ -270,6 +270,10 @@ impl Game for Bandits {
         upcast::upcast(state, schema_version, payload)
     }
 
+    fn check_event(before: &State, event: &Event) -> Result<(), String> {
+        check_event(before, event)
+    }
+
     fn heuristic(state: &State, seat: Seat) -> i64 {
         heuristic(state, seat)
     }
@@ -365,6 +369,32 @@ pub fn check_invariants(st: &State) -> Result<(), String> {
             .any(|f| matches!(f, Frame::HandLimit { seat } if *seat == s));
         if st.card_count(s) > 5 && !pending {
             return Err(format!("{s} holds {} cards", st.card_count(s)));
+        }
+    }
+    Ok(())
+}
+
+/// BD-505: a distribute card never ends with points a pawn could still use (a move that
+/// needs no card; cards are never compulsory, BD-236).
+pub fn check_event(before: &State, event: &Event) -> Result<(), String> {
+    if let Event::DestinyCardResolved { card, .. } = event
+        && card.kind() == state::DestinyKind::Distribute
+        && let Some(Frame::Destiny(d)) = before
+            .ctl
+            .stack
+            .iter()
+            .rev()
+            .find(|f| matches!(f, Frame::Destiny(_)))
+        && let Some(e) = &d.exec
+        && e.step != state::ExecStep::Start
+        && e.value > 0
+    {
+        let seat = control::active(before);
+        if decide::destiny_moves(before, seat, e).0 {
+            return Err(format!(
+                "distribute ended with {} usable points left",
+                e.value
+            ));
         }
     }
     Ok(())

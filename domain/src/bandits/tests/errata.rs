@@ -85,6 +85,24 @@ fn bd505_points_are_lost_only_when_no_pawn_can_move_without_a_card() {
     fx.expect("turn_roll", "red");
 }
 
+#[test]
+fn bd505_the_simulation_check_catches_unused_points() {
+    // The per-event check the simulations run: a distribute card resolved while a pawn could
+    // still use the points is an error.
+    let mut fx = Fx::new();
+    fx.put("black-1", "R20").dice(&[2, 3]);
+    fx.run_destiny("D08", None);
+    fx.roll("black");
+    let done = Event::DestinyCardResolved {
+        card: d("D08"),
+        effect: true,
+    };
+    let e = check_event(&fx.st, &done).unwrap_err();
+    assert!(e.contains("5 usable points"), "{e}");
+    fx.ok("black", mv_ring("black-1", 20, 25));
+    assert!(fx.log.contains(&done));
+}
+
 // ------------------------------------------------------------------------------- BD-506
 
 #[test]
