@@ -2,6 +2,8 @@
 
 mod accounts;
 mod audit;
+mod bandits_rules;
+mod bandits_upcast;
 mod errors;
 mod fuzz;
 mod generated_client;
