@@ -221,18 +221,31 @@ fn bd507_without_a_ride_the_pawn_stops_on_the_departure() {
 }
 
 #[test]
+fn bd507_stopping_on_an_occupied_departure_is_an_arrival() {
+    // It stops on the departure as any arriving pawn would: an opponent there is fought for;
+    // an own pawn there too leaves no way but a Sur le dos.
+    let mut fx = evasion_in_huntington("S07");
+    fx.put("black-2", "R01").put("red-2", "R55");
+    fx.ok("black", train("black-1"));
+    fx.expect("bodyguard_window", "red");
+    let mut fx = evasion_in_huntington("S07");
+    fx.put("black-2", "R01").put("black-3", "R55");
+    fx.rejects("black", train("black-1"), "BD-507");
+    assert!(!fx.legal("black").contains(&train("black-1")));
+}
+
+#[test]
 fn bd507_the_nearest_departure_from_huntington_is_unique() {
     // "The nearest" needs no tie-break on this board: from every wagon, with either ticket,
     // one departure is strictly nearest (checked by breadth-first distances).
     let b = board::board();
-    for (line, wagons, _, _) in &b.tram_lines {
+    for (_, wagons, _, _) in &b.tram_lines {
         for &w in wagons {
             for ticket in ["S07", "S13"] {
                 let mut fx = Fx::new();
                 fx.ticket("black", ticket, "black-1");
                 fx.put("black-1", b.info(w).id.as_str());
                 let (dep, _) = nearest_express(&fx.st, p("black-1")).expect("reachable");
-                let _ = line;
                 // every other departure is farther: run the same search with `dep` removed
                 let near = board_distance(&fx, dep);
                 for (other, _) in &b.rails {
