@@ -255,7 +255,8 @@ fn queue_destiny(st: &mut State, card: Destiny, subject: Option<Pawn>) {
     }));
 }
 
-fn two_dice(card: Destiny) -> bool {
+/// BD-305: the rampage and distribute roll the die twice with one command.
+pub fn two_dice(card: Destiny) -> bool {
     matches!(card.kind(), DestinyKind::Rampage | DestinyKind::Distribute)
 }
 

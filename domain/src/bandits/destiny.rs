@@ -324,10 +324,7 @@ impl Cx<'_> {
                 Command::RollDie {} => {
                     // BD-305: the rampage and distribute roll twice with one command.
                     self.roll(actor, RollContext::Destiny, 10);
-                    if matches!(
-                        e.card.kind(),
-                        DestinyKind::Rampage | DestinyKind::Distribute
-                    ) {
+                    if super::control::two_dice(e.card) {
                         self.roll(actor, RollContext::Destiny, 10);
                     }
                     Ok(())
