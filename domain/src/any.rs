@@ -36,6 +36,8 @@ pub enum WireType {
 pub trait AnyGame: Send + Sync {
     fn kind(&self) -> &'static str;
     fn rules_version(&self) -> &'static str;
+    /// Older rules versions whose logs this engine replays and re-runs ([`Game::READS_RULES`]).
+    fn reads_rules(&self) -> &'static [&'static str];
     fn event_schema_version(&self) -> u32;
     fn seat_range(&self) -> RangeInclusive<u8>;
     /// Parses options (missing fields take their defaults) and returns them normalized.
@@ -75,7 +77,12 @@ pub trait AnyState: Send + Sync {
         rng: &mut dyn Rng,
     ) -> Result<(Vec<EventData>, Box<dyn AnyState>), Rejection>;
     /// Parses (upcasting older schema versions) and applies one stored event.
-    fn apply(&mut self, payload: &Value, schema_version: u32) -> Result<(), String>;
+    fn apply(&mut self, payload: &Value, schema_version: u32) -> Result<(), String> {
+        self.apply_upcast(payload, schema_version).map(|_| ())
+    }
+    /// [`AnyState::apply`], returning the events actually applied: the stored one, or what an
+    /// older one upcast to (none, one or several), in the current schema.
+    fn apply_upcast(&mut self, payload: &Value, schema_version: u32) -> Result<Vec<Value>, String>;
     fn view(&self, viewer: Viewer) -> Value;
     fn prompts(&self) -> Vec<Prompt>;
     fn legal(&self, seat: Seat) -> Vec<Value>;
@@ -125,6 +132,9 @@ impl<G: Game> AnyGame for Erased<G> {
     }
     fn rules_version(&self) -> &'static str {
         G::RULES_VERSION
+    }
+    fn reads_rules(&self) -> &'static [&'static str] {
+        G::READS_RULES
     }
     fn event_schema_version(&self) -> u32 {
         G::EVENT_SCHEMA_VERSION
@@ -267,15 +277,18 @@ impl<G: Game> AnyState for ErasedState<G> {
             Box::new(ErasedState::<G>(next)),
         ))
     }
-    fn apply(&mut self, payload: &Value, schema_version: u32) -> Result<(), String> {
-        let event: G::Event = if schema_version == G::EVENT_SCHEMA_VERSION {
-            G::Event::deserialize(payload).map_err(|e| e.to_string())?
-        } else {
-            let upcast = G::upcast(schema_version, payload.clone())?;
-            serde_json::from_value(upcast).map_err(|e| e.to_string())?
-        };
-        G::evolve(&mut self.0, &event);
-        Ok(())
+    fn apply_upcast(&mut self, payload: &Value, schema_version: u32) -> Result<Vec<Value>, String> {
+        if schema_version == G::EVENT_SCHEMA_VERSION {
+            let event = G::Event::deserialize(payload).map_err(|e| e.to_string())?;
+            G::evolve(&mut self.0, &event);
+            return Ok(vec![payload.clone()]);
+        }
+        let upcast = G::upcast(&self.0, schema_version, payload.clone())?;
+        for current in &upcast {
+            let event = G::Event::deserialize(current).map_err(|e| e.to_string())?;
+            G::evolve(&mut self.0, &event);
+        }
+        Ok(upcast)
     }
     fn view(&self, viewer: Viewer) -> Value {
         serde_json::to_value(G::view(&self.0, viewer)).expect("views serialize")
@@ -396,17 +409,18 @@ mod tests {
         fn redact(event: &Event, _: Viewer) -> Redacted<'_, Event> {
             Redacted::Shown(event)
         }
-        fn upcast(schema_version: u32, mut payload: Value) -> Result<Value, String> {
+        fn upcast(_: &u32, schema_version: u32, mut payload: Value) -> Result<Vec<Value>, String> {
             match schema_version {
+                1 if payload["type"] == "noted" => Ok(vec![]), // v1's `noted` no longer exists
                 1 => {
                     // v1 → v2: `n` was renamed `amount`.
                     let n = payload.get("n").cloned().ok_or("v1 `added` without `n`")?;
                     let object = payload.as_object_mut().ok_or("not an object")?;
                     object.remove("n");
                     object.insert("amount".into(), n);
-                    Ok(payload)
+                    Ok(vec![payload])
                 }
-                2 => Ok(payload),
+                2 => Ok(vec![payload]),
                 other => Err(format!("unknown schema version {other}")),
             }
         }
@@ -455,6 +469,11 @@ mod tests {
         // a stored log: two events written by the old code, one by the new
         state.apply(&json!({"type": "added", "n": 3}), 1).unwrap();
         state.apply(&json!({"type": "added", "n": 4}), 1).unwrap();
+        // an event type that no longer exists upcasts to nothing
+        assert_eq!(
+            state.apply_upcast(&json!({"type": "noted"}), 1).unwrap(),
+            Vec::<Value>::new()
+        );
         state
             .apply(&json!({"type": "added", "amount": 5}), 2)
             .unwrap();

@@ -407,6 +407,12 @@ pub trait Game: 'static {
         vec![Self::Options::default()]
     }
 
+    /// A check of one event against the state it applies to, run by simulations on every
+    /// event (rules about transitions, which a state invariant cannot see).
+    fn check_event(_before: &Self::State, _event: &Self::Event) -> Result<(), String> {
+        Ok(())
+    }
+
     /// Heuristic value of `state` for `seat`, used by the greedy simulation bot.
     fn heuristic(_state: &Self::State, _seat: Seat) -> i64 {
         0
@@ -421,14 +427,22 @@ pub trait Game: 'static {
         type_tag(event)
     }
 
-    /// Upcast a stored event payload written with an older `schema_version` to the current
-    /// shape. The default accepts only the current version.
+    /// Older rules versions whose logs this engine still replays and re-runs (through
+    /// [`Game::upcast`]); a verifier re-runs them under the current rules.
+    const READS_RULES: &'static [&'static str] = &[];
+
+    /// Upcast a stored event payload written with an older `schema_version` to zero or more
+    /// events of the current shape (an event that no longer exists becomes none; one that
+    /// stood for several facts becomes several). `state` is the state the event applies to,
+    /// rebuilt from the log so far, for upcasters that need context. The default accepts only
+    /// the current version.
     fn upcast(
+        _state: &Self::State,
         schema_version: u32,
         payload: serde_json::Value,
-    ) -> Result<serde_json::Value, String> {
+    ) -> Result<Vec<serde_json::Value>, String> {
         if schema_version == Self::EVENT_SCHEMA_VERSION {
-            Ok(payload)
+            Ok(vec![payload])
         } else {
             Err(format!("no upcaster from schema version {schema_version}"))
         }

@@ -85,6 +85,8 @@ pub fn play_game<G: Game>(
             .map_err(|v| fail(step, format!("legal command {command:?} refused: {v}")))?;
         events += produced.len();
         for event in &produced {
+            G::check_event(&state, event)
+                .map_err(|e| fail(step, format!("after {command:?}: {e}")))?;
             G::evolve(&mut state, event);
         }
         G::check_invariants(&state)

@@ -337,3 +337,57 @@ fn no_seat_ever_sees_another_seats_secrets_in_any_game() {
         }
     }
 }
+
+/// Bandits: whether a `pass` is recorded as a `passed` fact or by what follows it (§5.1) never
+/// depends on a hidden card: with every other seat's hand swapped for other cards of the deck,
+/// the same `pass` yields the same kinds of events.
+#[test]
+fn bandits_passes_do_not_depend_on_hidden_cards() {
+    use domain::bandits::{Bandits, Command, Options, state::HandCard};
+    use domain::engine::Game;
+    let mut compared = 0;
+    for seed in 0..20u64 {
+        let mut rng = seeded(seed + 900);
+        let options = Options {
+            pawns_per_player: 1 + (seed % 3) as u8,
+            bounty_hunter: seed % 2 == 1,
+            ..Options::default()
+        };
+        let seats = 2 + (seed % 5) as u8;
+        let mut st =
+            domain::engine::replay::<Bandits>(&Bandits::setup(&options, seats, &mut rng).unwrap());
+        for _ in 0..400 {
+            if st.winner.is_some() {
+                break;
+            }
+            let seat = Bandits::prompts(&st)[0].seat;
+            let legal = Bandits::legal(&st, seat);
+            if legal.contains(&Command::Pass {}) {
+                let mut other = st.clone();
+                for s in Seat::all(seats).filter(|&s| s != seat) {
+                    let hand: Vec<HandCard> = other.hands[s.index()].clone();
+                    for (i, h) in hand.iter().enumerate() {
+                        if let Some(fresh) = other.support_deck.pop_front() {
+                            other.support_deck.push_back(h.card);
+                            other.hands[s.index()][i].card = fresh;
+                        }
+                    }
+                }
+                let kinds = |st: &domain::bandits::State| -> Vec<String> {
+                    Bandits::decide(st, seat, &Command::Pass {}, &mut seeded(5))
+                        .unwrap()
+                        .iter()
+                        .map(Bandits::event_type)
+                        .collect()
+                };
+                assert_eq!(kinds(&st), kinds(&other), "seed {seed}");
+                compared += 1;
+            }
+            let cmd = legal[rng.index(legal.len())].clone();
+            for e in Bandits::decide(&st, seat, &cmd, &mut rng).unwrap() {
+                Bandits::evolve(&mut st, &e);
+            }
+        }
+    }
+    assert!(compared > 100, "{compared}");
+}

@@ -256,16 +256,32 @@ pub fn check_rules(bundle: &Bundle, seed: Option<&[u8; 32]>, report: &mut AuditR
         return;
     };
     if game.rules_version() != bundle.game.rules_version {
+        if !game
+            .reads_rules()
+            .contains(&bundle.game.rules_version.as_str())
+        {
+            report.push(
+                "rules_version",
+                false,
+                format!(
+                    "recorded with {}, this verifier has {}",
+                    bundle.game.rules_version,
+                    game.rules_version()
+                ),
+            );
+            return;
+        }
+        // An older log this engine still reads: its events are upcast and its commands re-run
+        // under the current rules.
         report.push(
             "rules_version",
-            false,
+            true,
             format!(
-                "recorded with {}, this verifier has {}",
+                "recorded with {}, re-run with {} (older events upcast)",
                 bundle.game.rules_version,
                 game.rules_version()
             ),
         );
-        return;
     }
     let client_seeds: Vec<String> = bundle
         .game
@@ -315,8 +331,34 @@ pub fn check_rules(bundle: &Bundle, seed: Option<&[u8; 32]>, report: &mut AuditR
                 );
                 return;
             }
-            Ok(produced) if seed.is_some() => {
-                let recorded_payloads: Vec<&Value> = recorded.iter().map(|e| &e.payload).collect();
+            Ok(produced) => {
+                // Replay the recorded events (upcasting older schemas) and compare what they
+                // amount to with what the rules produce.
+                let mut upcast = Vec::with_capacity(recorded.len());
+                for event in &recorded {
+                    match state.apply_upcast(&event.payload, event.schema_version) {
+                        Ok(applied) => upcast.extend(applied),
+                        Err(why) => {
+                            report.diverge(
+                                event.seq,
+                                format!("event does not replay: {why}"),
+                                event.payload.clone(),
+                                Value::Null,
+                            );
+                            report.push(
+                                "rules",
+                                false,
+                                format!("event {} does not replay", event.seq),
+                            );
+                            return;
+                        }
+                    }
+                }
+                if seed.is_none() {
+                    checked += 1;
+                    continue;
+                }
+                let recorded_payloads: Vec<&Value> = upcast.iter().collect();
                 let produced_payloads: Vec<&Value> = produced.iter().map(|e| &e.payload).collect();
                 if recorded_payloads != produced_payloads {
                     let at = recorded_payloads
@@ -324,8 +366,14 @@ pub fn check_rules(bundle: &Bundle, seed: Option<&[u8; 32]>, report: &mut AuditR
                         .zip(&produced_payloads)
                         .position(|(a, b)| a != b)
                         .unwrap_or(recorded_payloads.len().min(produced_payloads.len()));
+                    // Upcasting may change the number of events: point at the command's events.
+                    let seq = if upcast.len() == recorded.len() {
+                        command.first_seq + at as u64
+                    } else {
+                        command.first_seq
+                    };
                     report.diverge(
-                        command.first_seq + at as u64,
+                        seq,
                         "the recorded events differ from what the rules produce",
                         recorded_payloads
                             .get(at)
@@ -336,30 +384,9 @@ pub fn check_rules(bundle: &Bundle, seed: Option<&[u8; 32]>, report: &mut AuditR
                             .map(|v| (*v).clone())
                             .unwrap_or(Value::Null),
                     );
-                    report.push(
-                        "rules",
-                        false,
-                        format!("divergence at seq {}", command.first_seq + at as u64),
-                    );
+                    report.push("rules", false, format!("divergence at seq {seq}"));
                     return;
                 }
-            }
-            Ok(_) => {}
-        }
-        for event in recorded {
-            if let Err(why) = state.apply(&event.payload, event.schema_version) {
-                report.diverge(
-                    event.seq,
-                    format!("event does not replay: {why}"),
-                    event.payload.clone(),
-                    Value::Null,
-                );
-                report.push(
-                    "rules",
-                    false,
-                    format!("event {} does not replay", event.seq),
-                );
-                return;
             }
         }
         checked += 1;

@@ -33,13 +33,14 @@ pub enum TourMode {
     Each,
 }
 
-/// A player's command.
+/// A player's command. Unknown fields are refused (a misspelt card field must not be
+/// silently ignored).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Command {
     /// Roll the own die: first-player roll, turn roll, fight roll, or a destiny-card roll
     /// (the rampage and distribute cards roll twice with one command).
-    RollDie,
+    RollDie {},
     /// Move the bounty hunter along `path` (extension, BD-423–BD-426).
     MoveHunter { path: Vec<Node> },
     /// Free the lowest-numbered pawn of the own prison onto the probation officer (BD-060);
@@ -71,11 +72,11 @@ pub enum Command {
         piggyback_card: Option<Card>,
     },
     /// Decline (the roll, a window, a ride, an optional roll …).
-    Pass,
+    Pass {},
     /// End the turn instead of rolling again after a 10 (BD-048).
-    EndTurn,
+    EndTurn {},
     /// The defender's second chance (BD-123).
-    RerollDefence,
+    RerollDefence {},
     /// Ride the express train (BD-170); `piggyback_card` for an occupied station (BD-173/174).
     RideExpress {
         #[serde(default)]
@@ -101,24 +102,24 @@ pub enum Command {
     /// Return cards (hand cards or own spent tickets) under the hand limit (BD-232).
     DiscardCards { cards: Vec<Card> },
     /// Serve the Interrogation: hand the card back; the turn ends (BD-040).
-    ReturnInterrogation,
+    ReturnInterrogation {},
 }
 
 impl Command {
     pub fn tag(&self) -> &'static str {
         match self {
-            Command::RollDie => "roll_die",
+            Command::RollDie {} => "roll_die",
             Command::MoveHunter { .. } => "move_hunter",
             Command::FreePawn { .. } => "free_pawn",
             Command::MovePawn { .. } => "move_pawn",
             Command::PlayCard { .. } => "play_card",
-            Command::Pass => "pass",
-            Command::EndTurn => "end_turn",
-            Command::RerollDefence => "reroll_defence",
+            Command::Pass {} => "pass",
+            Command::EndTurn {} => "end_turn",
+            Command::RerollDefence {} => "reroll_defence",
             Command::RideExpress { .. } => "ride_express",
             Command::ResolveDestiny { .. } => "resolve_destiny",
             Command::DiscardCards { .. } => "discard_cards",
-            Command::ReturnInterrogation => "return_interrogation",
+            Command::ReturnInterrogation {} => "return_interrogation",
         }
     }
     /// A plain move without cards.

@@ -1,17 +1,19 @@
-//! `decide`: validates a command against the pending decision (§5), then resolves everything
-//! that follows automatically (arrivals, fights, space effects, destiny cards …) on a working
-//! copy of the state until the next decision is pending. Every change goes through an event
-//! (`emit` = record + `evolve`); the last event of every command is `awaiting`, which carries
-//! the control state (pending decision and unfinished resolutions).
+//! `decide`: validates a command against the pending decision (§5), emits the facts it
+//! produces, then the automatic steps that follow (fights starting, cards drawn, the turn
+//! ending …) until the next decision is pending. Every change goes through an event
+//! (`emit` = record + `evolve`): `decide` never touches the control state itself, so replaying
+//! the events always rebuilds exactly the state `decide` worked on.
 
 use super::board::{Kind, Node, Zone, board};
 use super::command::Command;
+use super::control;
 use super::event::{Event, RollContext};
 use super::evolve::evolve;
 use super::movement::{self, End, Len, MoveCards, PathInfo};
 use super::state::*;
 use crate::engine::{Rng, RngExt, RuleViolation, Seat, ensure};
 
+pub use super::control::{Awaiting, awaiting, can_free, must_leave_officer};
 pub use super::destiny::*;
 pub use super::hunter::*;
 
@@ -19,121 +21,6 @@ pub type Res<T = ()> = Result<T, RuleViolation>;
 
 pub(super) fn rv(rule: &'static str, msg: impl Into<String>) -> RuleViolation {
     RuleViolation::new(rule, msg)
-}
-
-/// The pending decision: who acts, its name (§5.3) and the command kinds it allows.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Awaiting {
-    pub seat: Seat,
-    pub decision: &'static str,
-    pub kinds: Vec<&'static str>,
-}
-
-fn aw(seat: Seat, decision: &'static str, kinds: &[&'static str]) -> Option<Awaiting> {
-    Some(Awaiting {
-        seat,
-        decision,
-        kinds: kinds.to_vec(),
-    })
-}
-
-/// The pending decision of `st` (none before setup and after the end).
-pub fn awaiting(st: &State) -> Option<Awaiting> {
-    if !st.started() || st.winner.is_some() {
-        return None;
-    }
-    let active = st.active.unwrap_or(Seat::from_index(0));
-    match &st.ctl.phase {
-        Phase::Setup | Phase::Over => None,
-        Phase::FirstRolls { next, .. } => aw(
-            *st.order.get(usize::from(*next))?,
-            "first_player_roll",
-            &["roll_die"],
-        ),
-        Phase::Interrogated => aw(active, "interrogated", &["return_interrogation"]),
-        Phase::TurnRoll => aw(active, "turn_roll", &["roll_die"]),
-        Phase::HunterMove { .. } => aw(active, "hunter_move", &["move_hunter"]),
-        Phase::Action { value, attempt } => {
-            if *value == 10 && can_free(st, active) {
-                aw(active, "turn_action", &["free_pawn"])
-            } else if *attempt {
-                aw(active, "turn_action", &["free_pawn", "move_pawn", "pass"])
-            } else {
-                aw(
-                    active,
-                    "turn_action",
-                    &["free_pawn", "move_pawn", "play_card", "pass"],
-                )
-            }
-        }
-        Phase::RerollAfterTen => aw(active, "reroll_after_ten", &["roll_die", "end_turn"]),
-        Phase::Resolving { .. } => match st.ctl.stack.last()? {
-            Frame::HandLimit { seat } => aw(*seat, "hand_limit", &["discard_cards"]),
-            Frame::Arrive(a) => match &a.stage {
-                ArrivalStage::Fight(f) => match f.step {
-                    FightStep::Bodyguard => aw(
-                        *f.window.get(usize::from(f.next))?,
-                        "bodyguard_window",
-                        &["play_card", "pass"],
-                    ),
-                    FightStep::AttackerRoll => aw(f.attacker_seat, "fight_roll", &["roll_die"]),
-                    FightStep::DefenderRoll => aw(f.defender, "fight_roll", &["roll_die"]),
-                    FightStep::DefenceReroll => {
-                        aw(f.defender, "defence_reroll", &["reroll_defence", "pass"])
-                    }
-                    FightStep::Lawyer => {
-                        aw(f.attacker_seat, "lawyer_window", &["play_card", "pass"])
-                    }
-                },
-                ArrivalStage::Bonus { card_only: true } => {
-                    aw(active, "bonus_move", &["move_pawn", "pass"])
-                }
-                ArrivalStage::Bonus { card_only: false } => {
-                    aw(active, "bonus_move", &["move_pawn"])
-                }
-                ArrivalStage::Express => aw(active, "express_choice", &["ride_express", "pass"]),
-                _ => None,
-            },
-            Frame::Destiny(d) => {
-                let e = d.exec.as_ref()?;
-                match e.step {
-                    ExecStep::Choice => {
-                        if choice_pass_allowed(st, active, e) {
-                            aw(active, "destiny_choice", &["resolve_destiny", "pass"])
-                        } else {
-                            aw(active, "destiny_choice", &["resolve_destiny"])
-                        }
-                    }
-                    ExecStep::Roll if is_permission(e.card) => {
-                        aw(active, "destiny_roll", &["roll_die", "pass"])
-                    }
-                    ExecStep::Roll => aw(active, "destiny_roll", &["roll_die"]),
-                    ExecStep::Move => {
-                        if is_permission(e.card) || !destiny_moves(st, active, e).0 {
-                            aw(active, "destiny_move", &["move_pawn", "pass"])
-                        } else {
-                            aw(active, "destiny_move", &["move_pawn"])
-                        }
-                    }
-                    ExecStep::Lawyer => aw(
-                        *e.window.get(usize::from(e.next))?,
-                        "lawyer_window",
-                        &["play_card", "pass"],
-                    ),
-                    ExecStep::Start | ExecStep::Next => None,
-                }
-            }
-        },
-    }
-}
-
-/// BD-061 / BD-390: a pawn in prison and no own pawn on the own probation officer.
-pub fn can_free(st: &State, seat: Seat) -> bool {
-    let Some(c) = st.colour_of(seat) else {
-        return false;
-    };
-    let po = board().probation[c.index()];
-    st.pawns_of(seat).any(|p| st.in_prison(p)) && !st.own_occupied(po, seat)
 }
 
 /// Own pawns that are free and movable (destiny subjects, card moves).
@@ -186,7 +73,7 @@ pub fn decide(st: &State, actor: Seat, cmd: &Command, rng: &mut dyn Rng) -> Res<
         rng,
     };
     cx.handle(actor, cmd, &w)?;
-    cx.finish();
+    cx.run();
     Ok(cx.ev)
 }
 
@@ -204,19 +91,8 @@ impl<'a> Cx<'a> {
         self.ev.push(e);
     }
 
-    /// Appends the `awaiting` event (the control state after this command).
-    pub fn finish(&mut self) {
-        let w = awaiting(&self.st);
-        let control = self.st.ctl.clone();
-        self.emit(Event::Awaiting {
-            seat: w.as_ref().map(|w| w.seat),
-            decision: w.map_or("none", |w| w.decision).to_string(),
-            control,
-        });
-    }
-
     pub(super) fn active(&self) -> Seat {
-        self.st.active.unwrap_or(Seat::from_index(0))
+        control::active(&self.st)
     }
 
     pub(super) fn roll(&mut self, seat: Seat, context: RollContext, sides: u32) -> u8 {
@@ -229,68 +105,78 @@ impl<'a> Cx<'a> {
         value
     }
 
+    /// Emits the automatic steps until a decision is pending (BD-006, BD-103).
+    pub fn run(&mut self) {
+        for _ in 0..10_000 {
+            if !self.auto_step() {
+                return;
+            }
+        }
+    }
+
+    /// A command that only changes who acts next (a `pass`, a choice of rolls): its fact is
+    /// recorded only when nothing else happens; otherwise what follows records it (§5.1).
+    /// This keeps logs of event schema 1, which had no such facts, exactly reproducible.
+    pub(super) fn control_only(&mut self, fact: Event) {
+        let mut spare = crate::engine::ScriptedRng::new([]);
+        let mut scratch = Cx::new(self.st.clone(), &mut spare);
+        evolve(&mut scratch.st, &fact);
+        scratch.run();
+        let (events, after) = (scratch.ev, scratch.st);
+        if events.is_empty() {
+            self.emit(fact);
+        } else {
+            for e in events {
+                self.emit(e);
+            }
+        }
+        debug_assert_eq!(
+            serde_json::to_value(&self.st).ok(),
+            serde_json::to_value(&after).ok(),
+            "replaying the recorded events rebuilds the state"
+        );
+    }
+
+    /// A `pass` with no other trace (see [`Cx::control_only`]).
+    pub(super) fn control_only_pass(&mut self, seat: Seat, decision: &str) {
+        self.control_only(Event::Passed {
+            seat,
+            decision: decision.into(),
+        });
+    }
+
     // ------------------------------------------------------------------ dispatch
 
     pub(super) fn handle(&mut self, actor: Seat, cmd: &Command, w: &Awaiting) -> Res {
         match self.st.ctl.phase.clone() {
-            Phase::FirstRolls {
-                next,
-                best_seat,
-                best_value,
-            } => {
-                ensure(matches!(cmd, Command::RollDie), "BD-030", || {
+            Phase::FirstRolls { .. } => {
+                ensure(matches!(cmd, Command::RollDie {}), "BD-030", || {
                     "everybody rolls once first".into()
                 })?;
-                let v = self.roll(actor, RollContext::FirstPlayer, 10);
-                // BD-031: a higher value wins; ties go to the earlier roller.
-                let (bs, bv) = if best_seat.is_none() || v > best_value {
-                    (Some(actor), v)
-                } else {
-                    (best_seat, best_value)
-                };
-                if usize::from(next) + 1 >= self.st.order.len() {
-                    let first = bs.unwrap_or(actor);
-                    self.emit(Event::FirstPlayerChosen { seat: first });
-                    self.start_turn(first, 1);
-                } else {
-                    self.st.ctl.phase = Phase::FirstRolls {
-                        next: next + 1,
-                        best_seat: bs,
-                        best_value: bv,
-                    };
-                }
+                self.roll(actor, RollContext::FirstPlayer, 10);
                 Ok(())
             }
             Phase::Interrogated => {
                 ensure(
-                    matches!(cmd, Command::ReturnInterrogation),
+                    matches!(cmd, Command::ReturnInterrogation {}),
                     "BD-040",
                     || "an interrogated turn only hands the card back".into(),
                 )?;
                 self.emit(Event::InterrogationServed { seat: actor });
-                self.end_turn();
                 Ok(())
             }
             Phase::TurnRoll => {
-                ensure(matches!(cmd, Command::RollDie), "BD-041", || {
+                ensure(matches!(cmd, Command::RollDie {}), "BD-041", || {
                     "the turn begins with a roll".into()
                 })?;
-                let v = self.roll(actor, RollContext::Turn, 10);
-                let first = !self.st.ctl.rolled;
-                self.st.ctl.rolled = true;
-                if first && self.st.options.bounty_hunter {
+                self.roll(actor, RollContext::Turn, 10);
+                if matches!(self.st.ctl.phase, Phase::HunterMove { .. }) {
                     // BD-423: the first turn roll also rolls the hunter's D6.
-                    let h = self.roll(actor, RollContext::Hunter, 6);
-                    self.st.ctl.phase = Phase::HunterMove {
-                        hunter: h,
-                        value: v,
-                    };
-                } else {
-                    self.use_roll(v);
+                    self.roll(actor, RollContext::Hunter, 6);
                 }
                 Ok(())
             }
-            Phase::HunterMove { hunter, value } => {
+            Phase::HunterMove { hunter, .. } => {
                 let Command::MoveHunter { path } = cmd else {
                     return Err(rv("BD-423", "the hunter moves before the roll is used"));
                 };
@@ -299,24 +185,24 @@ impl<'a> Cx<'a> {
                 for p in captures {
                     self.imprison(p);
                 }
-                self.use_roll(value);
                 Ok(())
             }
             Phase::Action { value, attempt } => self.turn_action(actor, cmd, value, attempt),
             Phase::RerollAfterTen => match cmd {
-                Command::RollDie => {
-                    let v = self.roll(actor, RollContext::Turn, 10);
-                    self.use_roll(v);
+                Command::RollDie {} => {
+                    self.roll(actor, RollContext::Turn, 10);
                     Ok(())
                 }
-                Command::EndTurn => {
+                Command::EndTurn {} => {
                     self.end_turn();
                     Ok(())
                 }
                 _ => Err(rv("BD-048", "after a 10: roll again or end the turn")),
             },
             Phase::Resolving { .. } => self.frame_command(actor, cmd, w),
-            Phase::Setup | Phase::Over => Err(rv("BD-006", "no decision is pending")),
+            Phase::Setup | Phase::Over | Phase::TurnOver => {
+                Err(rv("BD-006", "no decision is pending"))
+            }
         }
     }
 
@@ -324,40 +210,6 @@ impl<'a> Cx<'a> {
 
     pub fn start_turn(&mut self, seat: Seat, turn: u32) {
         self.emit(Event::TurnStarted { seat, turn });
-        self.st.ctl.attempts = 0;
-        self.st.ctl.rolled = false;
-        self.st.ctl.watch_used = false;
-        self.st.ctl.stack.clear();
-        // BD-040: an interrogated turn only hands the card back.
-        self.st.ctl.phase = if self.st.interrogated == Some(seat) {
-            Phase::Interrogated
-        } else {
-            Phase::TurnRoll
-        };
-    }
-
-    /// BD-042 / BD-043: attempt mode or normal mode.
-    pub(super) fn use_roll(&mut self, v: u8) {
-        let seat = self.active();
-        let has_free = self.st.pawns_of(seat).any(|p| self.st.is_free(p));
-        if has_free {
-            self.st.ctl.phase = Phase::Action {
-                value: v,
-                attempt: false,
-            };
-            return;
-        }
-        self.st.ctl.attempts += 1;
-        if v == 5 || v == 10 {
-            self.st.ctl.phase = Phase::Action {
-                value: v,
-                attempt: true,
-            };
-        } else if self.st.ctl.attempts < 3 {
-            self.st.ctl.phase = Phase::TurnRoll;
-        } else {
-            self.end_turn();
-        }
     }
 
     /// BD-050: spent tickets go back, then the next player clockwise.
@@ -389,18 +241,19 @@ impl<'a> Cx<'a> {
         self.start_turn(next, self.st.turn + 1);
     }
 
-    pub(super) fn after_action(&mut self, v: u8) {
-        if v == 10 {
-            // BD-048
-            self.st.ctl.phase = Phase::RerollAfterTen;
-        } else {
-            // BD-049
-            self.end_turn();
-        }
-    }
-
     pub(super) fn turn_action(&mut self, actor: Seat, cmd: &Command, v: u8, attempt: bool) -> Res {
         let must_free = v == 10 && can_free(&self.st, actor);
+        // BD-506 (strengthens BD-047): a pawn on the own probation officer that can leave it
+        // with this value must be moved off with it.
+        let leave = must_leave_officer(&self.st, actor, v);
+        let officer_rule = |what: &str| {
+            leave.map_or(Ok(()), |p| {
+                Err(rv(
+                    "BD-506",
+                    format!("{p} stands on your probation officer and can leave it: {what}"),
+                ))
+            })
+        };
         match cmd {
             Command::FreePawn { piggyback_card } => {
                 ensure(v == 5 || v == 10, "BD-044", || {
@@ -413,8 +266,7 @@ impl<'a> Cx<'a> {
                     .st
                     .colour_of(actor)
                     .ok_or_else(|| rv("BD-001", "no colour"))?;
-                let b = board();
-                let po = b.probation[colour.index()];
+                let po = board().probation[colour.index()];
                 if let Some(card) = piggyback_card {
                     self.check_card(actor, *card, SupportKind::Piggyback)?;
                     ensure(!self.st.at(po).is_empty(), "BD-380", || {
@@ -427,7 +279,6 @@ impl<'a> Cx<'a> {
                     .pawns_of(actor)
                     .find(|&p| self.st.in_prison(p))
                     .ok_or_else(|| rv("BD-061", "nobody in prison"))?;
-                self.st.ctl.phase = Phase::Resolving { value: v };
                 if let Some(card) = piggyback_card {
                     self.emit(Event::CardPlayed {
                         seat: actor,
@@ -436,12 +287,9 @@ impl<'a> Cx<'a> {
                     });
                 }
                 self.emit(Event::PawnFreed { pawn, to: po });
-                self.arrive(
-                    pawn,
-                    vec![b.prison[colour.index()], po],
-                    piggyback_card.is_some(),
-                );
-                self.resume();
+                if piggyback_card.is_some() {
+                    self.emit(Event::PawnStacked { pawn, on: po });
+                }
                 Ok(())
             }
             Command::MovePawn {
@@ -453,15 +301,16 @@ impl<'a> Cx<'a> {
             } => {
                 ensure(!must_free, "BD-045", || "a 10 must free a pawn".into())?;
                 self.check_mover(actor, *pawn)?;
-                if attempt {
-                    ensure(self.st.in_village(*pawn), "BD-044", || {
-                        "with no free pawn only village pawns move".into()
-                    })?;
+                // BD-513: with no free pawn a 5 frees a pawn (or is not used); village pawns
+                // are not free pawns.
+                ensure(!attempt, "BD-513", || {
+                    "no free pawn: this roll can only free a pawn".into()
+                })?;
+                if leave != Some(*pawn) {
+                    officer_rule("move that pawn")?;
                 }
-                self.check_po_rule(actor, *pawn, v)?;
                 let cards = self.move_cards(actor, *ticket_card, jetpack_cards, *piggyback_card)?;
                 let info = movement::check_path(&self.st, *pawn, path, v, cards)?;
-                self.st.ctl.phase = Phase::Resolving { value: v };
                 self.do_move(
                     actor,
                     *pawn,
@@ -472,7 +321,6 @@ impl<'a> Cx<'a> {
                     *piggyback_card,
                     &[],
                 );
-                self.resume();
                 Ok(())
             }
             Command::PlayCard {
@@ -487,6 +335,7 @@ impl<'a> Cx<'a> {
                 ensure(!attempt, "BD-044", || {
                     "Surveiller needs a normal-mode roll".into()
                 })?;
+                officer_rule("use the roll to move it, not a Surveiller")?;
                 ensure(!self.st.ctl.watch_used, "BD-234", || {
                     "at most one Surveiller per turn".into()
                 })?;
@@ -502,21 +351,18 @@ impl<'a> Cx<'a> {
                 let dest = behind_opponent(&self.st, pawn)
                     .ok_or_else(|| rv("BD-270", "no opponent ahead to stand behind"))?;
                 self.check_placement(actor, pawn, dest, *piggyback_card, "BD-270")?;
-                self.st.ctl.phase = Phase::Resolving { value: v };
-                self.st.ctl.watch_used = true;
                 self.emit(Event::CardPlayed {
                     seat: actor,
                     card: *card,
                     pawn: Some(pawn),
                 });
                 self.place(actor, pawn, dest, *piggyback_card);
-                self.resume();
                 Ok(())
             }
-            Command::Pass => {
+            Command::Pass {} => {
                 ensure(!must_free, "BD-045", || "a 10 must free a pawn".into())?;
-                self.st.ctl.phase = Phase::Resolving { value: v };
-                self.resume();
+                officer_rule("use the roll to move it off")?;
+                self.control_only_pass(actor, "turn_action");
                 Ok(())
             }
             _ => Err(rv(
@@ -524,26 +370,6 @@ impl<'a> Cx<'a> {
                 "answer the roll with free_pawn, move_pawn, play_card or pass",
             )),
         }
-    }
-
-    /// BD-047: the pawn on the own probation officer leaves first when it can.
-    pub(super) fn check_po_rule(&self, seat: Seat, pawn: Pawn, v: u8) -> Res {
-        let Some(c) = self.st.colour_of(seat) else {
-            return Ok(());
-        };
-        let po = board().probation[c.index()];
-        let Some(&bottom) = self.st.at(po).first() else {
-            return Ok(());
-        };
-        if bottom == pawn || self.st.owner(bottom) != Some(seat) {
-            return Ok(());
-        }
-        let has_path = movement::candidates(&self.st, bottom, Len::Exact(v), false)
-            .iter()
-            .any(|c| c.card_free());
-        ensure(!has_path, "BD-047", || {
-            format!("{bottom} must leave the probation officer first")
-        })
     }
 
     // ------------------------------------------------------------------ checks
@@ -562,8 +388,8 @@ impl<'a> Cx<'a> {
         })
     }
 
-    /// A named card: in the hand, of the kind, usable (BD-233). The message never reveals
-    /// anything but the actor's own hand.
+    /// A named card: in the hand, of the kind, usable (BD-233). Any card of the kind will do
+    /// (BD-514). The message never reveals anything but the actor's own hand.
     pub(super) fn check_card(&self, seat: Seat, card: Card, kind: SupportKind) -> Res {
         ensure(card.kind() == kind, "BD-235", || {
             format!("{card} is not a {kind:?} card")
@@ -608,6 +434,8 @@ impl<'a> Cx<'a> {
         })
     }
 
+    /// A placement (Surveiller, Détective, Évasion express `back`'s end): an own pawn there
+    /// needs a Sur le dos (BD-085, BD-380).
     pub(super) fn check_placement(
         &self,
         seat: Seat,
@@ -629,9 +457,22 @@ impl<'a> Cx<'a> {
         })
     }
 
+    /// BD-171–BD-173, BD-508: a ride to `station`. Any pawn there, own or opposing, is fought
+    /// for unless a Sur le dos is named.
+    pub(super) fn check_ride(&self, seat: Seat, station: Node, piggy: Option<Card>) -> Res {
+        if let Some(card) = piggy {
+            self.check_card(seat, card, SupportKind::Piggyback)?;
+            ensure(!self.st.at(station).is_empty(), "BD-380", || {
+                "Sur le dos needs an occupied node".into()
+            })?;
+        }
+        Ok(())
+    }
+
     // ------------------------------------------------------------------ relocations
 
-    /// A validated path move: cards, the tower falls, the move, tickets, the arrival.
+    /// A validated path move: cards, the tower falls, the move, tickets (the arrival follows
+    /// in `evolve`).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn do_move(
         &mut self,
@@ -684,7 +525,15 @@ impl<'a> Cx<'a> {
             path: path.to_vec(),
         });
         self.fix_tickets(&[pawn]);
-        self.arrive(pawn, record, piggy.is_some());
+        if piggy.is_some() {
+            self.stacked(pawn);
+        }
+    }
+
+    /// BD-380: the pawn is on top of the unit there; its arrival ends at once.
+    fn stacked(&mut self, pawn: Pawn) {
+        let on = self.st.pos(pawn);
+        self.emit(Event::PawnStacked { pawn, on });
     }
 
     /// A placement (Surveiller, Détective): record `[start, dest]`.
@@ -697,27 +546,36 @@ impl<'a> Cx<'a> {
             });
         }
         let start = self.st.pos(pawn);
-        let record = vec![start, dest];
-        self.tower_falls(pawn, &record);
+        self.tower_falls(pawn, &[start, dest]);
         self.emit(Event::PawnPlaced { pawn, to: dest });
         self.fix_tickets(&[pawn]);
-        self.arrive(pawn, record, piggy.is_some());
+        if piggy.is_some() {
+            self.stacked(pawn);
+        }
     }
 
-    /// BD-386: riders are set down along the record before the bottom arrives.
+    /// BD-386: riders are set down along the record before the bottom arrives; BD-509: a
+    /// rider is only set down where it may stand (never in Huntington, never on another
+    /// colour's lane or property), else further back.
     pub(super) fn tower_falls(&mut self, pawn: Pawn, record: &[Node]) {
         let riders: Vec<Pawn> = self.st.riders(pawn).to_vec();
         if riders.is_empty() {
             return;
         }
+        let b = board();
         let l = record.len() - 1;
         for (i, r) in riders.iter().enumerate() {
             let h = i + 1;
             if l <= h {
                 continue; // stays on p0 (in order)
             }
+            let may_stand = |n: Node| match b.info(n).zone {
+                Zone::Ring => true,
+                Zone::Lane | Zone::Village => b.info(n).colour == Some(r.colour()),
+                _ => false,
+            };
             let mut k = l - h;
-            while k > 0 && !self.st.at(record[k]).is_empty() {
+            while k > 0 && !(may_stand(record[k]) && self.st.at(record[k]).is_empty()) {
                 k -= 1;
             }
             if k > 0 {
@@ -745,225 +603,137 @@ impl<'a> Cx<'a> {
         self.fix_tickets(&[pawn]);
     }
 
-    /// BD-100: start an arrival (Sur le dos ends it at once).
-    pub(super) fn arrive(&mut self, pawn: Pawn, record: Vec<Node>, piggy: bool) {
-        let node = record.last().copied().unwrap_or_default();
-        if piggy {
-            self.emit(Event::PawnStacked { pawn, on: node });
-            return;
-        }
-        self.st.ctl.stack.push(Frame::Arrive(Arrival {
-            pawn,
-            record,
-            stage: ArrivalStage::Occupancy,
-        }));
-    }
-
-    /// BD-127: the attacker's path-back.
-    pub(super) fn path_back(&self, record: &[Node]) -> Node {
+    /// BD-511 (and BD-510, BD-121): a losing attacker that is protected — by a Lawyer, a
+    /// lawyer space or a Bodyguard — is placed one space behind the defender, whatever way
+    /// it arrived; a pawn that came by train was not really on the station yet and stays on
+    /// the departure (BD-173). An occupied space sends it further back, to the first space
+    /// holding no pawn.
+    pub fn retreat_target(st: &State, a: &Arrival) -> Node {
         let b = board();
-        for &n in record[..record.len().saturating_sub(1)].iter().rev() {
-            if b.info(n).zone == Zone::Prison || self.st.at(n).is_empty() {
-                return n;
+        let node = a.node();
+        let mut from = node;
+        if let [dep, station] = a.record[..]
+            && b.info(dep).station == Some(station)
+        {
+            if st.at(dep).is_empty() {
+                return dep;
             }
+            from = dep;
         }
-        let mut n = record.first().copied().unwrap_or_default();
+        let mut n = from;
         for _ in 0..200 {
             match b.info(n).back {
-                Some(x) if self.st.at(x).is_empty() => return x,
+                Some(x) if st.at(x).is_empty() => return x,
                 Some(x) => n = x,
                 None => break,
             }
         }
-        record.first().copied().unwrap_or_default()
+        a.record.first().copied().unwrap_or(node)
     }
 
-    pub(super) fn retreat(&mut self, pawn: Pawn, record: &[Node]) {
-        let to = self.path_back(record);
+    pub(super) fn retreat(&mut self, a: &Arrival) {
+        let to = Self::retreat_target(&self.st, a);
         self.emit(Event::UnitDisplaced {
-            pawns: vec![pawn],
+            pawns: vec![a.pawn],
             to,
         });
-        self.fix_tickets(&[pawn]);
+        self.fix_tickets(&[a.pawn]);
     }
 
-    // ------------------------------------------------------------------ resolution loop
+    // ------------------------------------------------------------------ automatic steps
 
-    /// Resolves ready frames until a decision is pending (BD-006, BD-103).
-    pub fn resume(&mut self) {
-        for _ in 0..10_000 {
-            if self.st.winner.is_some() {
-                self.st.ctl.phase = Phase::Over;
-                self.st.ctl.stack.clear();
-                return;
+    /// Emits the next automatic step that records something, if one is due.
+    pub fn auto_step(&mut self) -> bool {
+        if self.st.winner.is_some() {
+            return false;
+        }
+        match self.st.ctl.phase {
+            Phase::FirstRolls {
+                next, best_seat, ..
+            } if usize::from(next) >= self.st.order.len() => {
+                let first = best_seat.unwrap_or(Seat::from_index(0));
+                self.emit(Event::FirstPlayerChosen { seat: first });
+                self.start_turn(first, 1);
+                return true;
             }
-            match self.st.ctl.stack.last() {
-                None => {
-                    if let Phase::Resolving { value } = self.st.ctl.phase {
-                        self.after_action(value);
-                    }
-                    return;
+            Phase::TurnOver => {
+                self.end_turn();
+                return true;
+            }
+            _ => {}
+        }
+        match self.st.ctl.stack.last().cloned() {
+            Some(Frame::Arrive(a)) => match a.stage.clone() {
+                ArrivalStage::Occupancy => {
+                    // BD-120 / BD-508: a fight for an occupied node.
+                    let node = a.node();
+                    let seat = self.st.owner(a.pawn).unwrap_or(Seat::from_index(0));
+                    let defender = self
+                        .st
+                        .at(node)
+                        .first()
+                        .and_then(|&p| self.st.owner(p))
+                        .unwrap_or(seat);
+                    self.emit(Event::FightStarted {
+                        attacker: a.pawn,
+                        node,
+                        defender,
+                    });
+                    true
                 }
-                Some(Frame::Arrive(a)) => match a.stage {
-                    ArrivalStage::Occupancy => self.occupancy(),
-                    ArrivalStage::Effects => self.effects(),
-                    _ => return,
-                },
-                Some(Frame::Destiny(d)) => match &d.exec {
-                    None => self.next_card(),
-                    Some(e) if matches!(e.step, ExecStep::Start | ExecStep::Next) => {
-                        self.exec_ready()
-                    }
-                    Some(_) => return,
-                },
-                Some(Frame::HandLimit { .. }) => return,
-            }
+                ArrivalStage::Effects => self.effects(&a),
+                ArrivalStage::Fight(f) if f.step == FightStep::Settle => {
+                    self.fight_result(&a, &f);
+                    true
+                }
+                _ => false,
+            },
+            Some(Frame::Destiny(d)) => match d.exec {
+                Some(e) => self.exec_auto(e),
+                None => false,
+            },
+            _ => false,
         }
     }
 
-    pub(super) fn top_arrival(&mut self) -> Option<&mut Arrival> {
-        match self.st.ctl.stack.last_mut() {
-            Some(Frame::Arrive(a)) => Some(a),
-            _ => None,
-        }
-    }
-
-    pub(super) fn top_exec(&mut self) -> Option<&mut Exec> {
-        match self.st.ctl.stack.last_mut() {
-            Some(Frame::Destiny(d)) => d.exec.as_mut(),
-            _ => None,
-        }
-    }
-
-    pub(super) fn pop(&mut self) {
-        self.st.ctl.stack.pop();
-    }
-
-    /// BD-100 step 2 / BD-120: a fight on an opponent-occupied node.
-    pub(super) fn occupancy(&mut self) {
-        let Some(a) = self.top_arrival().cloned() else {
-            return;
-        };
-        let node = a.node();
-        let seat = self.st.owner(a.pawn).unwrap_or(Seat::from_index(0));
-        let unit: Vec<Pawn> = self
-            .st
-            .at(node)
-            .iter()
-            .copied()
-            .filter(|&p| p != a.pawn)
-            .collect();
-        if unit.is_empty() || unit.iter().any(|&p| self.st.owner(p) == Some(seat)) {
-            if let Some(a) = self.top_arrival() {
-                a.stage = ArrivalStage::Effects;
-            }
-            return;
-        }
-        let defender = self.st.owner(unit[0]).unwrap_or(seat);
-        // BD-121: the defending player, then the riders' owners bottom to top, once each.
-        let mut window = Vec::new();
-        for &p in &unit {
-            if let Some(o) = self.st.owner(p)
-                && !window.contains(&o)
-                && o != seat
-            {
-                window.push(o);
-            }
-        }
-        self.emit(Event::FightStarted {
-            attacker: a.pawn,
-            node,
-            defender,
-        });
-        if let Some(a) = self.top_arrival() {
-            a.stage = ArrivalStage::Fight(Fight {
-                attacker_seat: seat,
-                defender,
-                window,
-                next: 0,
-                round: 1,
-                attack: 0,
-                defence: 0,
-                rerolled: false,
-                step: FightStep::Bodyguard,
-            });
-        }
-    }
-
-    /// BD-100 steps 3–4: win check, then the space effect.
-    pub(super) fn effects(&mut self) {
-        let Some(a) = self.top_arrival().cloned() else {
-            return;
-        };
+    /// BD-100 steps 3–4: the win check and the space effects that record something.
+    fn effects(&mut self, a: &Arrival) -> bool {
         let b = board();
         let node = a.node();
         let seat = self.st.owner(a.pawn).unwrap_or(Seat::from_index(0));
         if b.is_property_of(node, a.pawn.colour()) && self.st.all_home(seat) {
             // BD-400
             self.emit(Event::GameWon { seat });
-            self.st.ctl.phase = Phase::Over;
-            self.st.ctl.stack.clear();
-            return;
+            return true;
         }
         let info = b.info(node);
         match info.kind {
             Kind::Colour if info.colour == Some(a.pawn.colour()) => {
-                // BD-154: the +6 bonus.
-                let cands = movement::candidates(&self.st, a.pawn, Len::Exact(6), true);
-                let free = cands.iter().any(|c| c.card_free());
-                if cands.is_empty() {
-                    self.pop();
+                // BD-154: no 6-step path at all: the bonus is forfeited.
+                if movement::candidates(&self.st, a.pawn, Len::Exact(6), true).is_empty() {
                     self.emit(Event::BonusForfeited { pawn: a.pawn });
-                } else if let Some(a) = self.top_arrival() {
-                    a.stage = ArrivalStage::Bonus { card_only: !free };
+                    return true;
                 }
+                false
             }
-            Kind::Express => {
-                // BD-170
-                if let Some(a) = self.top_arrival() {
-                    a.stage = ArrivalStage::Express;
-                }
-            }
-            Kind::Destiny => {
+            Kind::Destiny if !self.st.destiny_deck.is_empty() => {
                 // BD-152 / BD-301
-                self.pop();
-                let mut drawn = Vec::new();
                 for _ in 0..info.draw {
                     if let Some(&card) = self.st.destiny_deck.front() {
                         self.emit(Event::DestinyCardDrawn { seat, card });
-                        drawn.push(card);
                     }
                 }
-                self.queue_destiny(drawn, Some(a.pawn));
+                true
             }
-            Kind::Support => {
-                // BD-153
-                self.pop();
-                self.draw_support(seat);
+            Kind::Support if !self.st.support_deck.is_empty() => {
+                self.draw_support(seat); // BD-153
+                true
             }
-            _ => self.pop(),
+            _ => false,
         }
     }
 
-    /// BD-302: cards join the queue being executed, or start a new one.
-    pub(super) fn queue_destiny(&mut self, cards: Vec<Destiny>, subject: Option<Pawn>) {
-        if cards.is_empty() {
-            return;
-        }
-        for f in self.st.ctl.stack.iter_mut().rev() {
-            if let Frame::Destiny(d) = f {
-                d.queue.extend(cards);
-                return;
-            }
-        }
-        self.st.ctl.stack.push(Frame::Destiny(DestinyQueue {
-            queue: cards,
-            subject,
-            exec: None,
-        }));
-    }
-
-    /// BD-153 / BD-237 / BD-232
+    /// BD-153 / BD-237 / BD-232 (the hand limit follows in `evolve`).
     pub(super) fn draw_support(&mut self, seat: Seat) {
         if let Some(&card) = self.st.support_deck.front() {
             self.emit(Event::SupportCardDrawn {
@@ -971,9 +741,6 @@ impl<'a> Cx<'a> {
                 turn: self.st.turn,
                 card: Some(card),
             });
-            if self.st.card_count(seat) > 5 {
-                self.st.ctl.stack.push(Frame::HandLimit { seat });
-            }
         }
     }
 
@@ -1030,8 +797,6 @@ impl<'a> Cx<'a> {
             cards: Some(cards.clone()),
             tickets,
         });
-        self.pop();
-        self.resume();
         Ok(())
     }
 
@@ -1050,7 +815,6 @@ impl<'a> Cx<'a> {
                 })?;
                 let cards = self.move_cards(actor, *ticket_card, jetpack_cards, *piggyback_card)?;
                 let info = movement::check_path(&self.st, *pawn, path, 6, cards)?;
-                self.pop();
                 self.do_move(
                     actor,
                     *pawn,
@@ -1061,23 +825,20 @@ impl<'a> Cx<'a> {
                     *piggyback_card,
                     &[],
                 );
-                self.resume();
                 Ok(())
             }
-            Command::Pass => {
+            Command::Pass {} => {
                 ensure(card_only, "BD-154", || {
                     "the bonus move is compulsory".into()
                 })?;
-                self.pop();
                 self.emit(Event::BonusForfeited { pawn: a.pawn });
-                self.resume();
                 Ok(())
             }
             _ => Err(rv("BD-154", "make the bonus move")),
         }
     }
 
-    /// BD-170–BD-174
+    /// BD-170–BD-173, BD-508
     pub(super) fn express(&mut self, actor: Seat, cmd: &Command, a: Arrival) -> Res {
         match cmd {
             Command::RideExpress { piggyback_card } => {
@@ -1086,15 +847,12 @@ impl<'a> Cx<'a> {
                     .info(dep)
                     .station
                     .ok_or_else(|| rv("BD-170", "no rail here"))?;
-                self.check_placement(actor, a.pawn, station, *piggyback_card, "BD-174")?;
-                self.pop();
+                self.check_ride(actor, station, *piggyback_card)?;
                 self.ride(actor, a.pawn, dep, station, *piggyback_card);
-                self.resume();
                 Ok(())
             }
-            Command::Pass => {
-                self.pop();
-                self.resume();
+            Command::Pass {} => {
+                self.control_only_pass(actor, "express_choice");
                 Ok(())
             }
             _ => Err(rv("BD-170", "ride the express or pass")),
@@ -1121,6 +879,8 @@ impl<'a> Cx<'a> {
             from: dep,
             to: station,
         });
-        self.arrive(pawn, vec![dep, station], piggy.is_some());
+        if piggy.is_some() {
+            self.stacked(pawn);
+        }
     }
 }

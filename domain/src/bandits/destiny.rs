@@ -52,20 +52,61 @@ pub fn last_lawyer(st: &State, pawn: Pawn) -> Option<Node> {
     None
 }
 
-/// BD-361: the nearest express departure clockwise (distance ≥ 0) and its station.
+/// BD-361 / BD-507: the nearest express departure the pawn can reach (distance ≥ 0) and its
+/// station. From the ring: clockwise. From Huntington: along the tram edges its ticket allows,
+/// out by a red exit, then clockwise (ties, impossible on this board, go to the first found in
+/// the board's edge order). From a lane or a property none is reachable.
 pub fn nearest_express(st: &State, pawn: Pawn) -> Option<(Node, Node)> {
-    if !st.on_ring(pawn) {
+    let b = board();
+    let start = st.pos(pawn);
+    if !st.on_ring(pawn) && !st.in_huntington(pawn) {
         return None;
     }
-    let b = board();
-    let mut n = st.pos(pawn);
-    for _ in 0..72 {
-        if let Some(station) = b.info(n).station {
-            return Some((n, station));
+    if let Some(station) = b.info(start).station {
+        return Some((start, station));
+    }
+    let tk = if st.in_huntington(pawn) {
+        st.active_ticket(pawn)
+            .map(|t| movement::Tk::of(t.card.kind()))
+            .unwrap_or(movement::Tk::None)
+    } else {
+        movement::Tk::None
+    };
+    let mut seen = vec![false; b.nodes.len()];
+    seen[start.idx()] = true;
+    let mut queue = std::collections::VecDeque::from([(start, tk)]);
+    while let Some((cur, tk)) = queue.pop_front() {
+        for &(to, _, _) in &b.out[cur.idx()] {
+            if seen[to.idx()] {
+                continue;
+            }
+            let Ok(ntk) = movement::step_rule(pawn, cur, to, tk, movement::Tk::None) else {
+                continue;
+            };
+            seen[to.idx()] = true;
+            if let Some(station) = b.info(to).station {
+                return Some((to, station));
+            }
+            queue.push_back((to, ntk));
         }
-        n = b.ring_next(n)?;
     }
     None
+}
+
+/// BD-507: how Évasion express's train goes for `pawn` from `dep` to `station`: `Some(true)`
+/// when it can ride without a card (the station is empty or holds opponents: a fight),
+/// `Some(false)` when it stops on the departure (an own pawn holds the station), `None` when
+/// neither works without a Sur le dos (an own pawn on the departure too).
+pub fn train_without_card(st: &State, pawn: Pawn, dep: Node, station: Node) -> Option<bool> {
+    let owner = st.owner(pawn);
+    let own_on = |n: Node| st.at(n).iter().any(|&p| p != pawn && st.owner(p) == owner);
+    if !own_on(station) {
+        Some(true)
+    } else if !own_on(dep) {
+        Some(false)
+    } else {
+        None
+    }
 }
 
 /// BD-362: `k` steps back along `back` pointers.
@@ -126,10 +167,13 @@ pub fn subject_options(
             }
         }
         DestinyKind::ExpressEscape => {
-            if let Some((_, station)) = nearest_express(st, pawn)
-                && let Some((_, card)) = placement_end(st, pawn, station)
-            {
-                out.push((DestinyOption::Train, None, card));
+            // BD-507: rides (a fight or a Sur le dos for an occupied station), or stops on the
+            // departure when an own pawn holds the station.
+            if let Some((dep, station)) = nearest_express(st, pawn) {
+                let free = train_without_card(st, pawn, dep, station).is_some();
+                if free || !st.at(station).is_empty() {
+                    out.push((DestinyOption::Train, None, !free));
+                }
             }
             for k in 1..=6u8 {
                 if let Some(path) = back_path(st, pawn, k)
@@ -180,10 +224,8 @@ pub fn choice_pass_allowed(st: &State, seat: Seat, e: &Exec) -> bool {
 /// Pawns that may make the current destiny move.
 pub fn destiny_movers(st: &State, seat: Seat, e: &Exec) -> Vec<Pawn> {
     match e.card.kind() {
-        DestinyKind::Distribute => outside_movable(st, seat)
-            .into_iter()
-            .filter(|p| !e.moved.contains(p))
-            .collect(),
+        // BD-505: any free pawn outside Huntington, as often as the points allow.
+        DestinyKind::Distribute => outside_movable(st, seat),
         DestinyKind::Rampage | DestinyKind::DrawOrRoll => free_movable(st, seat),
         _ => outside_movable(st, seat),
     }
@@ -214,40 +256,51 @@ pub fn destiny_moves(st: &State, seat: Seat, e: &Exec) -> (bool, bool) {
 impl Cx<'_> {
     // ------------------------------------------------------------------ destiny cards
 
-    pub(super) fn set_exec(&mut self, e: Exec) {
-        if let Some(Frame::Destiny(d)) = self.st.ctl.stack.last_mut() {
-            d.exec = Some(e);
+    /// The automatic steps of the card being executed that record something: its end, a
+    /// skipped decision, the unit of an unanswered accusation going to prison.
+    pub(super) fn exec_auto(&mut self, e: Exec) -> bool {
+        let seat = self.active();
+        let start = e.step == ExecStep::Start;
+        match e.step {
+            ExecStep::Start | ExecStep::Next => match e.card.kind() {
+                // BD-304 / BD-363: a card with no possible option has no effect.
+                DestinyKind::Detective
+                | DestinyKind::ExpressEscape
+                | DestinyKind::Accusation
+                | DestinyKind::Rampage
+                | DestinyKind::DrawOrRoll => self.finish_card(e.card, !start),
+                DestinyKind::SmallOuting | DestinyKind::BigOuting | DestinyKind::GrandTour => {
+                    if start {
+                        self.skip("destiny_roll");
+                    }
+                    self.finish_card(e.card, !start);
+                }
+                DestinyKind::Distribute => {
+                    self.finish_card(e.card, true);
+                    if start {
+                        // BD-350: no pawn to move: a support card instead.
+                        self.draw_support(seat);
+                    }
+                }
+                DestinyKind::Interrogation => return false,
+            },
+            ExecStep::Rolled => self.skip("destiny_move"),
+            ExecStep::Lawyer if usize::from(e.next) >= e.window.len() => {
+                // BD-320: nobody played a Lawyer: the whole unit goes to prison.
+                let node = e.target.map(|t| self.st.pos(t)).unwrap_or(NOWHERE);
+                let unit: Vec<Pawn> = self.st.at(node).to_vec();
+                for p in unit {
+                    self.imprison(p);
+                }
+                self.finish_card(e.card, true);
+            }
+            _ => return false,
         }
-    }
-
-    pub(super) fn next_card(&mut self) {
-        let Some(Frame::Destiny(d)) = self.st.ctl.stack.last_mut() else {
-            return;
-        };
-        if d.queue.is_empty() {
-            self.pop();
-            return;
-        }
-        let card = d.queue.remove(0);
-        let subject = d.subject.take();
-        d.exec = Some(Exec {
-            card,
-            subject,
-            step: ExecStep::Start,
-            rolls_left: 0,
-            value: 0,
-            moved: Vec::new(),
-            target: None,
-            window: Vec::new(),
-            next: 0,
-        });
+        true
     }
 
     pub(super) fn finish_card(&mut self, card: Destiny, effect: bool) {
         self.emit(Event::DestinyCardResolved { card, effect });
-        if let Some(Frame::Destiny(d)) = self.st.ctl.stack.last_mut() {
-            d.exec = None;
-        }
     }
 
     pub(super) fn skip(&mut self, decision: &str) {
@@ -258,150 +311,29 @@ impl Cx<'_> {
         });
     }
 
-    /// A ready destiny card: decide its next waiting step (or finish it).
-    pub(super) fn exec_ready(&mut self) {
-        let Some(mut e) = self.top_exec().cloned() else {
-            return;
-        };
-        let seat = self.active();
-        let start = e.step == ExecStep::Start;
-        let f = self
-            .st
-            .pawns_of(seat)
-            .filter(|&p| self.st.is_free(p))
-            .count() as u8;
-        match e.card.kind() {
-            DestinyKind::Detective | DestinyKind::ExpressEscape => {
-                if start {
-                    let possible = subjects(&self.st, seat, &e)
-                        .iter()
-                        .any(|&p| !subject_options(&self.st, e.card, p).is_empty());
-                    if possible {
-                        e.step = ExecStep::Choice;
-                        self.set_exec(e);
-                    } else {
-                        // BD-304 / BD-363
-                        self.finish_card(e.card, false);
-                    }
-                } else {
-                    self.finish_card(e.card, true);
-                }
-            }
-            DestinyKind::Accusation => {
-                if start && !accusation_targets(&self.st, seat).is_empty() {
-                    e.step = ExecStep::Choice;
-                    self.set_exec(e);
-                } else {
-                    self.finish_card(e.card, !start);
-                }
-            }
-            DestinyKind::Interrogation => {
-                e.step = ExecStep::Choice;
-                self.set_exec(e);
-            }
-            DestinyKind::SmallOuting | DestinyKind::BigOuting | DestinyKind::GrandTour => {
-                if start {
-                    match e.card.kind() {
-                        DestinyKind::SmallOuting => e.rolls_left = f.min(3), // BD-330
-                        DestinyKind::BigOuting => e.rolls_left = 2 * f.min(2), // BD-331
-                        _ if f >= 4 => {
-                            // BD-332: choose the mode first.
-                            e.step = ExecStep::Choice;
-                            self.set_exec(e);
-                            return;
-                        }
-                        _ => e.rolls_left = 2 * f.min(3),
-                    }
-                }
-                if e.rolls_left > 0 && !outside_movable(&self.st, seat).is_empty() {
-                    e.step = ExecStep::Roll;
-                    self.set_exec(e);
-                } else {
-                    if start {
-                        self.skip("destiny_roll");
-                    }
-                    self.finish_card(e.card, !start);
-                }
-            }
-            DestinyKind::Rampage => {
-                if start && !free_movable(&self.st, seat).is_empty() {
-                    e.step = ExecStep::Roll;
-                    self.set_exec(e);
-                } else {
-                    self.finish_card(e.card, !start);
-                }
-            }
-            DestinyKind::Distribute => {
-                if start {
-                    if outside_movable(&self.st, seat).is_empty() {
-                        // BD-350: no pawn to move: a support card instead.
-                        self.finish_card(e.card, true);
-                        self.draw_support(seat);
-                        return;
-                    }
-                    e.step = ExecStep::Roll;
-                    self.set_exec(e);
-                } else if e.value > 0 && destiny_moves(&self.st, seat, &e).1 {
-                    e.step = ExecStep::Move;
-                    self.set_exec(e);
-                } else {
-                    self.finish_card(e.card, true);
-                }
-            }
-            DestinyKind::DrawOrRoll => {
-                if start {
-                    e.step = ExecStep::Choice;
-                    self.set_exec(e);
-                } else if e.rolls_left > 0 && !free_movable(&self.st, seat).is_empty() {
-                    e.step = ExecStep::Roll;
-                    self.set_exec(e);
-                } else {
-                    self.finish_card(e.card, true);
-                }
-            }
-        }
-    }
-
     pub(super) fn destiny_command(
         &mut self,
         actor: Seat,
         cmd: &Command,
-        mut e: Exec,
+        e: Exec,
         w: &Awaiting,
     ) -> Res {
         match e.step {
             ExecStep::Choice => self.destiny_choice(actor, cmd, e, w),
             ExecStep::Roll => match cmd {
-                Command::RollDie => {
-                    let two = matches!(
-                        e.card.kind(),
-                        DestinyKind::Rampage | DestinyKind::Distribute
-                    );
-                    let mut v = self.roll(actor, RollContext::Destiny, 10);
-                    if two {
-                        v += self.roll(actor, RollContext::Destiny, 10);
+                Command::RollDie {} => {
+                    // BD-305: the rampage and distribute roll twice with one command.
+                    self.roll(actor, RollContext::Destiny, 10);
+                    if super::control::two_dice(e.card) {
+                        self.roll(actor, RollContext::Destiny, 10);
                     }
-                    e.value = v;
-                    e.rolls_left = e.rolls_left.saturating_sub(1);
-                    if destiny_moves(&self.st, actor, &e).1 {
-                        e.step = ExecStep::Move;
-                    } else {
-                        self.skip("destiny_move");
-                        e.step = ExecStep::Next;
-                        if two {
-                            e.value = 0;
-                        }
-                    }
-                    self.set_exec(e);
-                    self.resume();
                     Ok(())
                 }
-                Command::Pass => {
+                Command::Pass {} => {
                     ensure(is_permission(e.card), "BD-306", || {
                         "this card's rolls are compulsory".into()
                     })?;
                     self.finish_card(e.card, true);
-                    self.resume();
                     Ok(())
                 }
                 _ => Err(rv("BD-305", "roll the die")),
@@ -415,13 +347,13 @@ impl Cx<'_> {
                     piggyback_card,
                 } => {
                     self.check_mover(actor, *pawn)?;
+                    let rule = match e.card.kind() {
+                        DestinyKind::Distribute => "BD-505",
+                        _ => "BD-305",
+                    };
                     ensure(
                         destiny_movers(&self.st, actor, &e).contains(pawn),
-                        match e.card.kind() {
-                            DestinyKind::Distribute => "BD-350",
-                            DestinyKind::Rampage | DestinyKind::DrawOrRoll => "BD-305",
-                            _ => "BD-305",
-                        },
+                        rule,
                         || format!("{pawn} may not move for this card"),
                     )?;
                     let cards =
@@ -431,23 +363,14 @@ impl Cx<'_> {
                             movement::check_rampage(&self.st, *pawn, path, e.value, cards)?
                         }
                         DestinyKind::Distribute => {
-                            ensure(path.len() <= usize::from(e.value), "BD-350", || {
+                            // BD-505: a share of any length up to the points left.
+                            ensure(path.len() <= usize::from(e.value), "BD-505", || {
                                 format!("at most {} points are left", e.value)
                             })?;
                             movement::check_path(&self.st, *pawn, path, path.len() as u8, cards)?
                         }
                         _ => movement::check_path(&self.st, *pawn, path, e.value, cards)?,
                     };
-                    match e.card.kind() {
-                        DestinyKind::Distribute => {
-                            e.value -= path.len() as u8;
-                            e.moved.push(*pawn);
-                        }
-                        DestinyKind::Rampage => e.value = 0,
-                        _ => {}
-                    }
-                    e.step = ExecStep::Next;
-                    self.set_exec(e);
                     let captured = info.captured.clone();
                     self.do_move(
                         actor,
@@ -459,21 +382,18 @@ impl Cx<'_> {
                         *piggyback_card,
                         &captured,
                     );
-                    self.resume();
                     Ok(())
                 }
-                Command::Pass => {
-                    ensure(w.kinds.contains(&"pass"), "BD-306", || {
-                        "this roll must be used".into()
+                Command::Pass {} => {
+                    let rule = if e.card.kind() == DestinyKind::Distribute {
+                        "BD-505"
+                    } else {
+                        "BD-306"
+                    };
+                    ensure(w.kinds.contains(&"pass"), rule, || {
+                        "this roll must be used: every point while a pawn can move".into()
                     })?;
-                    if e.card.kind() == DestinyKind::Distribute
-                        || e.card.kind() == DestinyKind::Rampage
-                    {
-                        e.value = 0;
-                    }
-                    e.step = ExecStep::Next;
-                    self.set_exec(e);
-                    self.resume();
+                    self.control_only_pass(actor, "destiny_move");
                     Ok(())
                 }
                 _ => Err(rv("BD-305", "move a pawn with the roll")),
@@ -490,27 +410,15 @@ impl Cx<'_> {
                         self.emit(Event::AccusationCancelled { pawn: t });
                     }
                     self.finish_card(e.card, true);
-                    self.resume();
                     Ok(())
                 }
-                Command::Pass => {
-                    e.next += 1;
-                    if usize::from(e.next) >= e.window.len() {
-                        let node = e.target.map(|t| self.st.pos(t)).unwrap_or(NOWHERE);
-                        let unit: Vec<Pawn> = self.st.at(node).to_vec();
-                        for p in unit {
-                            self.imprison(p);
-                        }
-                        self.finish_card(e.card, true);
-                    } else {
-                        self.set_exec(e);
-                    }
-                    self.resume();
+                Command::Pass {} => {
+                    self.control_only_pass(actor, "lawyer_window");
                     Ok(())
                 }
                 _ => Err(rv("BD-320", "play a Lawyer or pass")),
             },
-            ExecStep::Start | ExecStep::Next => Err(rv("BD-006", "no decision is pending")),
+            _ => Err(rv("BD-006", "no decision is pending")),
         }
     }
 
@@ -518,7 +426,7 @@ impl Cx<'_> {
         &mut self,
         actor: Seat,
         cmd: &Command,
-        mut e: Exec,
+        e: Exec,
         w: &Awaiting,
     ) -> Res {
         let (option, pawn, target_pawn, target_player, steps, mode, piggy) = match cmd {
@@ -539,12 +447,11 @@ impl Cx<'_> {
                 *mode,
                 *piggyback_card,
             ),
-            Command::Pass => {
+            Command::Pass {} => {
                 ensure(w.kinds.contains(&"pass"), "BD-304", || {
                     "this card needs a choice".into()
                 })?;
                 self.finish_card(e.card, false);
-                self.resume();
                 return Ok(());
             }
             _ => return Err(rv("BD-304", "resolve the destiny card")),
@@ -570,7 +477,7 @@ impl Cx<'_> {
                 let option = option.ok_or_else(|| rv(rule, "choose an option"))?;
                 match (e.card.kind(), option) {
                     (DestinyKind::Detective, DestinyOption::BehindOpponent) => {
-                        // BD-310a / BD-198
+                        // BD-310a
                         let dest = behind_opponent(&self.st, subject).ok_or_else(|| {
                             rv(
                                 "BD-310",
@@ -578,36 +485,16 @@ impl Cx<'_> {
                             )
                         })?;
                         self.check_placement(actor, subject, dest, piggy, "BD-310")?;
-                        e.step = ExecStep::Next;
-                        self.set_exec(e);
                         self.place(actor, subject, dest, piggy);
                     }
                     (DestinyKind::Detective, DestinyOption::LastLawyer) => {
                         let dest = last_lawyer(&self.st, subject)
                             .ok_or_else(|| rv("BD-310", "no lawyer space behind"))?;
                         self.check_placement(actor, subject, dest, piggy, "BD-310")?;
-                        e.step = ExecStep::Next;
-                        self.set_exec(e);
                         self.place(actor, subject, dest, piggy);
                     }
                     (DestinyKind::ExpressEscape, DestinyOption::Train) => {
-                        // BD-361
-                        let (dep, station) =
-                            nearest_express(&self.st, subject).ok_or_else(|| {
-                                rv("BD-361", "the train is only reached from the ring")
-                            })?;
-                        self.check_placement(actor, subject, station, piggy, "BD-361")?;
-                        e.step = ExecStep::Next;
-                        self.set_exec(e);
-                        let start = self.st.pos(subject);
-                        self.tower_falls(subject, &[start, dep]);
-                        if start != dep {
-                            self.emit(Event::PawnPlaced {
-                                pawn: subject,
-                                to: dep,
-                            });
-                        }
-                        self.ride(actor, subject, dep, station, piggy);
+                        self.evasion_train(actor, subject, piggy)?
                     }
                     (DestinyKind::ExpressEscape, DestinyOption::Back) => {
                         // BD-362
@@ -620,8 +507,6 @@ impl Cx<'_> {
                         })?;
                         let last = *path.last().ok_or_else(|| rv("BD-362", "empty"))?;
                         self.check_placement(actor, subject, last, piggy, "BD-362")?;
-                        e.step = ExecStep::Next;
-                        self.set_exec(e);
                         let info = PathInfo {
                             end: End::Empty,
                             jetpacks: 0,
@@ -640,21 +525,10 @@ impl Cx<'_> {
                     "BD-320",
                     || format!("{t} cannot be accused (own, not free, or on a lawyer space)"),
                 )?;
-                let node = self.st.pos(t);
-                let mut window = Vec::new();
-                for &p in self.st.at(node) {
-                    if let Some(o) = self.st.owner(p)
-                        && o != actor
-                        && !window.contains(&o)
-                    {
-                        window.push(o);
-                    }
-                }
-                e.target = Some(t);
-                e.window = window;
-                e.next = 0;
-                e.step = ExecStep::Lawyer;
-                self.set_exec(e);
+                self.emit(Event::PawnAccused {
+                    seat: actor,
+                    pawn: t,
+                });
             }
             DestinyKind::GrandTour => {
                 let f = self
@@ -663,7 +537,7 @@ impl Cx<'_> {
                     .filter(|&p| self.st.is_free(p))
                     .count() as u8;
                 let m = mode.ok_or_else(|| rv("BD-332", "choose pairs or each"))?;
-                e.rolls_left = match m {
+                let rolls = match m {
                     TourMode::Pairs => 2 * f.min(3),
                     TourMode::Each => {
                         ensure(f >= 4, "BD-332", || {
@@ -672,8 +546,11 @@ impl Cx<'_> {
                         f
                     }
                 };
-                e.step = ExecStep::Next;
-                self.set_exec(e);
+                self.control_only(Event::RollsGranted {
+                    seat: actor,
+                    card: e.card,
+                    rolls,
+                });
             }
             DestinyKind::DrawOrRoll => match option {
                 Some(DestinyOption::Draw) => {
@@ -681,13 +558,18 @@ impl Cx<'_> {
                     self.finish_card(e.card, true);
                     if let Some(card) = card {
                         self.emit(Event::DestinyCardDrawn { seat: actor, card });
-                        self.queue_destiny(vec![card], None);
                     }
                 }
                 Some(DestinyOption::Roll) => {
-                    e.rolls_left = 2;
-                    e.step = ExecStep::Next;
-                    self.set_exec(e);
+                    // BD-351: "for at least 1 pawn of your choice": a pawn must be there.
+                    ensure(!free_movable(&self.st, actor).is_empty(), "BD-351", || {
+                        "no own free pawn can move: draw instead".into()
+                    })?;
+                    self.emit(Event::RollsGranted {
+                        seat: actor,
+                        card: e.card,
+                        rolls: 2,
+                    });
                 }
                 _ => return Err(rv("BD-351", "choose draw or roll")),
             },
@@ -698,13 +580,51 @@ impl Cx<'_> {
                     "name another player".into()
                 })?;
                 self.emit(Event::InterrogationPlaced { target: t });
-                if let Some(Frame::Destiny(d)) = self.st.ctl.stack.last_mut() {
-                    d.exec = None;
-                }
             }
             _ => return Err(rv("BD-304", "this card needs no choice")),
         }
-        self.resume();
+        Ok(())
+    }
+
+    /// BD-361 / BD-507: to the nearest reachable express departure, then the ride if
+    /// possible: an occupied station is fought for (or climbed with a named Sur le dos); when
+    /// an own pawn holds it and no Sur le dos is named, the pawn stops on the departure.
+    fn evasion_train(&mut self, actor: Seat, subject: Pawn, piggy: Option<Card>) -> Res {
+        let (dep, station) = nearest_express(&self.st, subject)
+            .ok_or_else(|| rv("BD-507", "no express train can be reached from there"))?;
+        let rides = match piggy {
+            Some(card) => {
+                self.check_card(actor, card, SupportKind::Piggyback)?;
+                ensure(!self.st.at(station).is_empty(), "BD-380", || {
+                    "Sur le dos needs an occupied station".into()
+                })?;
+                true
+            }
+            None => train_without_card(&self.st, subject, dep, station).ok_or_else(|| {
+                rv(
+                    "BD-507",
+                    "own pawns hold both the departure and the station: only with Sur le dos",
+                )
+            })?,
+        };
+        let start = self.st.pos(subject);
+        // BD-175: a bottom leaves its riders on its start node.
+        self.tower_falls(subject, &[start, dep]);
+        if start != dep {
+            self.emit(Event::PawnPlaced {
+                pawn: subject,
+                to: dep,
+            });
+            self.fix_tickets(&[subject]); // left Huntington (BD-194)
+        }
+        if rides {
+            self.ride(actor, subject, dep, station, piggy);
+        } else {
+            self.emit(Event::ExpressMissed {
+                pawn: subject,
+                station,
+            });
+        }
         Ok(())
     }
 }

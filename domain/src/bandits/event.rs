@@ -1,7 +1,7 @@
 //! Events (spec §5.4, §6). Every random outcome is in an event; `evolve` never draws.
 
 use super::board::{Colour, Node};
-use super::state::{Card, Control, Destiny, Options, Pawn};
+use super::state::{Card, Destiny, Options, Pawn};
 use crate::engine::Seat;
 use serde::{Deserialize, Serialize};
 
@@ -193,10 +193,29 @@ pub enum Event {
     GameWon {
         seat: Seat,
     },
-    /// The pending decision and the unfinished resolutions after a command (public, §5.1).
-    Awaiting {
-        seat: Option<Seat>,
+    /// `seat` declined the pending decision `decision` (a window, a ride, a roll) and nothing
+    /// else happened: recorded so that `evolve` knows who acts next (§5.1).
+    Passed {
+        seat: Seat,
         decision: String,
-        control: Control,
+    },
+    /// `seat` accused `pawn` with an Accusation card; its unit's owners may answer with a
+    /// Lawyer (BD-320).
+    PawnAccused {
+        seat: Seat,
+        pawn: Pawn,
+    },
+    /// `seat` chose the rolls of a grand tour (its mode, BD-332) or of draw-or-roll (`roll`,
+    /// BD-351): `rolls` rolls follow.
+    RollsGranted {
+        seat: Seat,
+        card: Destiny,
+        rolls: u8,
+    },
+    /// Évasion express: `pawn` reached the departure but could not ride to `station` (an own
+    /// pawn there and no Sur le dos, BD-507); it stops on the departure.
+    ExpressMissed {
+        pawn: Pawn,
+        station: Node,
     },
 }

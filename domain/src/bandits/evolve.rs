@@ -1,11 +1,41 @@
-//! `evolve`: applies one event in place. Total (never panics on a history `decide` produced,
-//! and tolerates odd ones), never draws randomness, allocates only when a list grows.
+//! `evolve`: applies one event in place: the fact itself (pawns, cards, decks), then what it
+//! does to the control state and the steps that follow from it ([`super::control`]). Total
+//! (never panics on a history `decide` produced, and tolerates odd ones), never draws
+//! randomness.
 
 use super::board::{Node, board};
+use super::control;
 use super::event::Event;
-use super::state::{HandCard, NOWHERE, Pawn, State, Ticket};
+use super::hunter::hunter_path;
+use super::state::{HandCard, NOWHERE, Pawn, Phase, State, Ticket};
 
 pub fn evolve(st: &mut State, event: &Event) {
+    control::before_event(st, event);
+    let start = match event {
+        Event::PawnFreed { pawn, .. }
+        | Event::PawnMoved { pawn, .. }
+        | Event::PawnPlaced { pawn, .. } => st.pos(*pawn),
+        _ => NOWHERE,
+    };
+    if let (Event::HunterMoved { path }, Phase::HunterMove { hunter, value }) =
+        (event, st.ctl.phase.clone())
+    {
+        // BD-423: the roll is used once the hunter's captures are done (the pawns it lands
+        // on go to prison by the events that follow).
+        let captured = hunter_path(st, hunter, path).unwrap_or_default();
+        let seat = control::active(st);
+        let has_free = st
+            .pawns_of(seat)
+            .any(|p| st.is_free(p) && !captured.contains(&p));
+        control::use_roll(st, value, has_free);
+    }
+    apply(st, event);
+    control::on_event(st, event, start);
+    control::settle(st);
+}
+
+/// The fact itself: pawns, cards, decks.
+fn apply(st: &mut State, event: &Event) {
     match event {
         Event::GameCreated {
             options,
@@ -62,6 +92,10 @@ pub fn evolve(st: &mut State, event: &Event) {
         }
         Event::DieRolled { .. }
         | Event::FirstPlayerChosen { .. }
+        | Event::Passed { .. }
+        | Event::PawnAccused { .. }
+        | Event::RollsGranted { .. }
+        | Event::ExpressMissed { .. }
         | Event::PawnStacked { .. }
         | Event::FightStarted { .. }
         | Event::FightEnded { .. }
@@ -157,7 +191,6 @@ pub fn evolve(st: &mut State, event: &Event) {
             st.destiny_deck.push_back(super::state::Destiny(11));
         }
         Event::GameWon { seat } => st.winner = Some(*seat),
-        Event::Awaiting { control, .. } => st.ctl.clone_from(control),
     }
 }
 

@@ -14,12 +14,13 @@ impl Cx<'_> {
         actor: Seat,
         cmd: &Command,
         a: Arrival,
-        mut f: Fight,
+        f: Fight,
     ) -> Res {
         let node = a.node();
         match f.step {
             FightStep::Bodyguard => match cmd {
                 Command::PlayCard { card, .. } => {
+                    // BD-121: no dice; the attacker stays behind the defender.
                     self.check_card(actor, *card, SupportKind::Bodyguard)?;
                     self.emit(Event::CardPlayed {
                         seat: actor,
@@ -30,49 +31,34 @@ impl Cx<'_> {
                         node,
                         result: FightResult::Bodyguard,
                     });
-                    self.pop();
-                    self.retreat(a.pawn, &a.record);
-                    self.resume();
+                    self.retreat(&a);
                     Ok(())
                 }
-                Command::Pass => {
-                    f.next += 1;
-                    if usize::from(f.next) >= f.window.len() {
-                        f.step = FightStep::AttackerRoll;
-                    }
-                    self.set_fight(f);
+                Command::Pass {} => {
+                    self.control_only_pass(actor, "bodyguard_window");
                     Ok(())
                 }
                 _ => Err(rv("BD-121", "play a Bodyguard or pass")),
             },
             FightStep::AttackerRoll | FightStep::DefenderRoll => {
-                ensure(matches!(cmd, Command::RollDie), "BD-122", || {
+                ensure(matches!(cmd, Command::RollDie {}), "BD-122", || {
                     "roll for the fight".into()
                 })?;
-                if f.step == FightStep::AttackerRoll {
-                    f.attack = self.roll(actor, RollContext::Attacker, 10);
-                    f.step = FightStep::DefenderRoll;
-                    self.set_fight(f);
-                    return Ok(());
-                }
-                f.defence = self.roll(actor, RollContext::Defender, 10);
-                if f.defence < f.attack && !f.rerolled {
-                    f.step = FightStep::DefenceReroll;
-                    self.set_fight(f);
-                    return Ok(());
-                }
-                self.settle(a, f);
+                let context = if f.step == FightStep::AttackerRoll {
+                    RollContext::Attacker
+                } else {
+                    RollContext::Defender
+                };
+                self.roll(actor, context, 10);
                 Ok(())
             }
             FightStep::DefenceReroll => match cmd {
-                Command::RerollDefence => {
-                    f.defence = self.roll(actor, RollContext::DefenderReroll, 10);
-                    f.rerolled = true;
-                    self.settle(a, f);
+                Command::RerollDefence {} => {
+                    self.roll(actor, RollContext::DefenderReroll, 10);
                     Ok(())
                 }
-                Command::Pass => {
-                    self.settle(a, f);
+                Command::Pass {} => {
+                    self.fight_result(&a, &f);
                     Ok(())
                 }
                 _ => Err(rv("BD-123", "re-roll the defence or pass")),
@@ -85,30 +71,22 @@ impl Cx<'_> {
                         card: *card,
                         pawn: Some(a.pawn),
                     });
-                    self.pop();
-                    self.retreat(a.pawn, &a.record);
-                    self.resume();
+                    self.retreat(&a); // BD-126b, BD-511
                     Ok(())
                 }
-                Command::Pass => {
-                    self.pop();
-                    self.imprison(a.pawn);
-                    self.resume();
+                Command::Pass {} => {
+                    self.imprison(a.pawn); // BD-126c
                     Ok(())
                 }
                 _ => Err(rv("BD-126", "play a Lawyer or pass")),
             },
+            FightStep::Settle | FightStep::Retreat => Err(rv("BD-006", "no decision is pending")),
         }
     }
 
-    pub(super) fn set_fight(&mut self, f: Fight) {
-        if let Some(a) = self.top_arrival() {
-            a.stage = ArrivalStage::Fight(f);
-        }
-    }
-
-    /// BD-124–BD-126
-    pub(super) fn settle(&mut self, a: Arrival, mut f: Fight) {
+    /// BD-124–BD-126: the fight's result once the values differ (a tie starts a new round in
+    /// `control::settle`).
+    pub(super) fn fight_result(&mut self, a: &Arrival, f: &Fight) {
         let node = a.node();
         if f.attack > f.defence {
             // BD-125: the unit goes back to the first node without pawns.
@@ -138,31 +116,17 @@ impl Cx<'_> {
                 });
                 self.fix_tickets(&unit);
             }
-            if let Some(top) = self.top_arrival() {
-                top.stage = ArrivalStage::Effects;
-            }
-            self.resume();
-        } else if f.attack == f.defence {
-            // BD-124: a new round with a fresh re-roll right.
-            f.round += 1;
-            f.rerolled = false;
-            f.step = FightStep::AttackerRoll;
-            self.set_fight(f);
         } else {
             self.emit(Event::FightEnded {
                 node,
                 result: FightResult::Defender,
             });
             if self.st.is_lawyer_space(node) {
-                // BD-126a
-                self.pop();
-                self.retreat(a.pawn, &a.record);
-                self.resume();
-            } else {
-                // BD-126b: the Lawyer window (opened whatever the hand, BD-503).
-                f.step = FightStep::Lawyer;
-                self.set_fight(f);
+                // BD-126a, BD-510: on a lawyer space (a probation officer included) the
+                // attacker only steps back.
+                self.retreat(a);
             }
+            // Otherwise BD-126b: the Lawyer window (opened whatever the hand, BD-503).
         }
     }
 }

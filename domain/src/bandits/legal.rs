@@ -1,10 +1,11 @@
 //! `legal`: every command `decide` accepts from a seat now.
 //!
-//! Bounded representative subsets (documented in docs/rules/bandits.md): card ids of the
-//! same kind are interchangeable, so a move that needs a Sur le dos or Jet-packs, a
-//! Bodyguard/Lawyer play and a Surveiller are listed with the lowest usable card id(s) only
-//! (tickets are listed once per usable ticket id); path enumeration stops after
-//! [`movement::MAX_PATHS`] paths per pawn and hunter paths after [`HUNTER_PATHS`].
+//! BD-514: a command that names a card is listed once per usable card id of that kind the
+//! seat holds (every Jet-pack combination, every Sur le dos, every ticket, Bodyguard, Lawyer
+//! and Surveiller). The hand holds at most five cards, so a path yields at most ten variants.
+//! The only caps (documented in docs/rules/bandits.md): path enumeration stops after
+//! [`movement::MAX_PATHS`] paths per pawn and ticket kind, hunter paths after
+//! [`HUNTER_PATHS`]; `decide` still accepts every legal command beyond them.
 
 use super::board::{Zone, board};
 use super::command::{Command, DestinyOption, TourMode};
@@ -23,21 +24,18 @@ pub fn legal(st: &State, seat: Seat) -> Vec<Command> {
         return Vec::new();
     }
     let mut out = Vec::new();
-    let piggy = st
-        .usable_of_kind(seat, SupportKind::Piggyback)
-        .first()
-        .copied();
+    let piggies = st.usable_of_kind(seat, SupportKind::Piggyback);
     match &st.ctl.phase {
-        Phase::FirstRolls { .. } | Phase::TurnRoll => out.push(Command::RollDie),
-        Phase::Interrogated => out.push(Command::ReturnInterrogation),
+        Phase::FirstRolls { .. } | Phase::TurnRoll => out.push(Command::RollDie {}),
+        Phase::Interrogated => out.push(Command::ReturnInterrogation {}),
         Phase::HunterMove { hunter, .. } => {
             for path in hunter_paths(st, *hunter, HUNTER_PATHS) {
                 out.push(Command::MoveHunter { path });
             }
         }
         Phase::RerollAfterTen => {
-            out.push(Command::RollDie);
-            out.push(Command::EndTurn);
+            out.push(Command::RollDie {});
+            out.push(Command::EndTurn {});
         }
         Phase::Action { value, attempt } => {
             let v = *value;
@@ -46,70 +44,67 @@ pub fn legal(st: &State, seat: Seat) -> Vec<Command> {
                     piggyback_card: None,
                 });
                 let po = st.colour_of(seat).map(|c| board().probation[c.index()]);
-                if let (Some(card), Some(po)) = (piggy, po)
-                    && !st.at(po).is_empty()
-                {
-                    out.push(Command::FreePawn {
-                        piggyback_card: Some(card),
-                    });
+                if po.is_some_and(|po| !st.at(po).is_empty()) {
+                    for &card in &piggies {
+                        out.push(Command::FreePawn {
+                            piggyback_card: Some(card),
+                        });
+                    }
                 }
                 if v == 10 {
                     return out; // BD-045
                 }
             }
-            // BD-047: the pawn on the probation officer leaves first when it can.
-            let po_pawn = st
-                .colour_of(seat)
-                .and_then(|c| st.at(board().probation[c.index()]).first().copied());
-            let po_pawn = po_pawn.filter(|&p| {
-                st.owner(p) == Some(seat)
-                    && movement::candidates(st, p, Len::Exact(v), false)
-                        .iter()
-                        .any(|c| c.card_free())
-            });
-            for p in st.pawns_of(seat) {
-                if !st.is_movable(p) || (*attempt && !st.in_village(p)) {
-                    continue;
+            if *attempt {
+                out.push(Command::Pass {}); // BD-513: village pawns are not free
+                return out;
+            }
+            if let Some(p) = must_leave_officer(st, seat, v) {
+                // BD-506: the value moves that pawn off, nothing else.
+                for c in movement::candidates(st, p, Len::Exact(v), true) {
+                    move_variants(st, seat, p, &c, &mut out);
                 }
-                if po_pawn.is_some_and(|q| q != p) {
+                return out;
+            }
+            for p in st.pawns_of(seat) {
+                if !st.is_movable(p) {
                     continue;
                 }
                 for c in movement::candidates(st, p, Len::Exact(v), true) {
                     move_variants(st, seat, p, &c, &mut out);
                 }
             }
-            if !*attempt
-                && !st.ctl.watch_used
-                && let Some(&watch) = st.usable_of_kind(seat, SupportKind::Watch).first()
-            {
-                for p in free_movable(st, seat) {
-                    if !st.on_ring(p) {
-                        continue;
-                    }
-                    let Some(dest) = behind_opponent(st, p) else {
-                        continue;
-                    };
-                    if let Some((end, needs)) = placement_end(st, p, dest) {
-                        if !needs {
-                            out.push(Command::PlayCard {
-                                card: watch,
-                                pawn: Some(p),
-                                piggyback_card: None,
-                            });
+            if !st.ctl.watch_used {
+                for watch in st.usable_of_kind(seat, SupportKind::Watch) {
+                    for p in free_movable(st, seat) {
+                        if !st.on_ring(p) {
+                            continue;
                         }
-                        if end != End::Empty
-                            && let Some(pg) = piggy
-                        {
-                            out.push(Command::PlayCard {
-                                card: watch,
-                                pawn: Some(p),
-                                piggyback_card: Some(pg),
-                            });
+                        let Some(dest) = behind_opponent(st, p) else {
+                            continue;
+                        };
+                        if let Some((end, needs)) = placement_end(st, p, dest) {
+                            if !needs {
+                                out.push(Command::PlayCard {
+                                    card: watch,
+                                    pawn: Some(p),
+                                    piggyback_card: None,
+                                });
+                            }
+                            if end != End::Empty {
+                                for &pg in &piggies {
+                                    out.push(Command::PlayCard {
+                                        card: watch,
+                                        pawn: Some(p),
+                                        piggyback_card: Some(pg),
+                                    });
+                                }
+                            }
                         }
                     }
                 }
             }
-            out.push(Command::Pass);
+            out.push(Command::Pass {});
         }
         Phase::Resolving { .. } => match st.ctl.stack.last() {
             Some(Frame::HandLimit { seat }) => hand_limit_options(st, *seat, &mut out),
@@ -121,7 +116,7 @@ pub fn legal(st: &State, seat: Seat) -> Vec<Command> {
                         } else {
                             SupportKind::Lawyer
                         };
-                        if let Some(&card) = st.usable_of_kind(seat, kind).first() {
+                        for card in st.usable_of_kind(seat, kind) {
                             let pawn = (kind == SupportKind::Lawyer).then_some(a.pawn);
                             out.push(Command::PlayCard {
                                 card,
@@ -129,52 +124,51 @@ pub fn legal(st: &State, seat: Seat) -> Vec<Command> {
                                 piggyback_card: None,
                             });
                         }
-                        out.push(Command::Pass);
+                        out.push(Command::Pass {});
                     }
-                    FightStep::AttackerRoll | FightStep::DefenderRoll => out.push(Command::RollDie),
+                    FightStep::AttackerRoll | FightStep::DefenderRoll => {
+                        out.push(Command::RollDie {})
+                    }
                     FightStep::DefenceReroll => {
-                        out.push(Command::RerollDefence);
-                        out.push(Command::Pass);
+                        out.push(Command::RerollDefence {});
+                        out.push(Command::Pass {});
                     }
+                    FightStep::Settle | FightStep::Retreat => {}
                 },
                 ArrivalStage::Bonus { card_only } => {
                     for c in movement::candidates(st, a.pawn, Len::Exact(6), true) {
                         move_variants(st, seat, a.pawn, &c, &mut out);
                     }
                     if *card_only {
-                        out.push(Command::Pass);
+                        out.push(Command::Pass {});
                     }
                 }
                 ArrivalStage::Express => {
-                    if let Some(station) = board().info(a.node()).station
-                        && let Some((end, needs)) = placement_end(st, a.pawn, station)
-                    {
-                        if !needs {
-                            out.push(Command::RideExpress {
-                                piggyback_card: None,
-                            });
-                        }
-                        if end != End::Empty
-                            && board().info(station).zone == Zone::Ring
-                            && let Some(pg) = piggy
-                        {
-                            out.push(Command::RideExpress {
-                                piggyback_card: Some(pg),
-                            });
+                    // BD-508: any pawn on the station is fought for, or climbed with Sur le dos.
+                    if let Some(station) = board().info(a.node()).station {
+                        out.push(Command::RideExpress {
+                            piggyback_card: None,
+                        });
+                        if !st.at(station).is_empty() {
+                            for &pg in &piggies {
+                                out.push(Command::RideExpress {
+                                    piggyback_card: Some(pg),
+                                });
+                            }
                         }
                     }
-                    out.push(Command::Pass);
+                    out.push(Command::Pass {});
                 }
                 _ => {}
             },
             Some(Frame::Destiny(d)) => {
                 if let Some(e) = &d.exec {
-                    destiny_options(st, seat, e, &w.kinds, piggy, &mut out);
+                    destiny_options(st, seat, e, &w.kinds, &piggies, &mut out);
                 }
             }
             None => {}
         },
-        Phase::Setup | Phase::Over => {}
+        Phase::Setup | Phase::Over | Phase::TurnOver => {}
     }
     out
 }
@@ -184,7 +178,7 @@ fn destiny_options(
     seat: Seat,
     e: &Exec,
     kinds: &[&str],
-    piggy: Option<Card>,
+    piggies: &[Card],
     out: &mut Vec<Command>,
 ) {
     match e.step {
@@ -203,39 +197,22 @@ fn destiny_options(
                             };
                             let occupied = dest.is_some_and(|d| !st.at(d).is_empty());
                             let on_ring = dest.is_some_and(|d| board().info(d).zone == Zone::Ring);
-                            let base = Command::ResolveDestiny {
+                            let with = |pg: Option<Card>| Command::ResolveDestiny {
                                 option: Some(option),
                                 pawn: Some(p),
                                 target_pawn: None,
                                 target_player: None,
                                 steps,
                                 mode: None,
-                                piggyback_card: None,
+                                piggyback_card: pg,
                             };
                             if !needs {
-                                out.push(base.clone());
+                                out.push(with(None));
                             }
-                            if occupied
-                                && on_ring
-                                && let (
-                                    Some(pg),
-                                    Command::ResolveDestiny {
-                                        option,
-                                        pawn,
-                                        steps,
-                                        ..
-                                    },
-                                ) = (piggy, base)
-                            {
-                                out.push(Command::ResolveDestiny {
-                                    option,
-                                    pawn,
-                                    target_pawn: None,
-                                    target_player: None,
-                                    steps,
-                                    mode: None,
-                                    piggyback_card: Some(pg),
-                                });
+                            if occupied && on_ring {
+                                for &pg in piggies {
+                                    out.push(with(Some(pg)));
+                                }
                             }
                         }
                     }
@@ -254,7 +231,9 @@ fn destiny_options(
                 }
                 DestinyKind::DrawOrRoll => {
                     out.push(resolve_with(|c| set_option(c, DestinyOption::Draw)));
-                    out.push(resolve_with(|c| set_option(c, DestinyOption::Roll)));
+                    if !free_movable(st, seat).is_empty() {
+                        out.push(resolve_with(|c| set_option(c, DestinyOption::Roll)));
+                    }
                 }
                 DestinyKind::Interrogation => {
                     for &s in st.order.iter().filter(|&&s| s != seat) {
@@ -264,13 +243,13 @@ fn destiny_options(
                 _ => {}
             }
             if kinds.contains(&"pass") {
-                out.push(Command::Pass);
+                out.push(Command::Pass {});
             }
         }
         ExecStep::Roll => {
-            out.push(Command::RollDie);
+            out.push(Command::RollDie {});
             if kinds.contains(&"pass") {
-                out.push(Command::Pass);
+                out.push(Command::Pass {});
             }
         }
         ExecStep::Move => {
@@ -281,20 +260,20 @@ fn destiny_options(
                 }
             }
             if kinds.contains(&"pass") {
-                out.push(Command::Pass);
+                out.push(Command::Pass {});
             }
         }
         ExecStep::Lawyer => {
-            if let Some(&card) = st.usable_of_kind(seat, SupportKind::Lawyer).first() {
+            for card in st.usable_of_kind(seat, SupportKind::Lawyer) {
                 out.push(Command::PlayCard {
                     card,
                     pawn: e.target,
                     piggyback_card: None,
                 });
             }
-            out.push(Command::Pass);
+            out.push(Command::Pass {});
         }
-        ExecStep::Start | ExecStep::Next => {}
+        _ => {}
     }
 }
 
@@ -324,7 +303,8 @@ fn set_player(c: &mut Command, s: Seat) {
     }
 }
 
-/// The commands realizing a candidate path with the seat's actual usable cards.
+/// The commands realizing a candidate path, once per way of naming the seat's usable cards
+/// (BD-514: any ticket of the kind, any `jetpacks` of its Jet-packs, any Sur le dos).
 pub fn move_variants(st: &State, seat: Seat, pawn: Pawn, c: &Candidate, out: &mut Vec<Command>) {
     let tickets: Vec<Option<Card>> = match c.ticket {
         Some(kind) => st
@@ -338,38 +318,47 @@ pub fn move_variants(st: &State, seat: Seat, pawn: Pawn, c: &Candidate, out: &mu
     if jets.len() < c.jetpacks {
         return;
     }
-    let jetpack_cards: Vec<Card> = jets[..c.jetpacks].to_vec();
-    let piggy = st
-        .usable_of_kind(seat, SupportKind::Piggyback)
-        .first()
-        .copied();
+    let mut jet_sets = Vec::new();
+    choose(&jets, c.jetpacks, 0, &mut Vec::new(), &mut jet_sets);
+    let piggy = st.usable_of_kind(seat, SupportKind::Piggyback);
     let last = c.path.last().copied().unwrap_or_default();
     let ring = board().info(last).zone == Zone::Ring;
     let mut piggies = Vec::new();
     match c.end {
         End::Empty => piggies.push(None),
-        End::Own => {
-            if let Some(pg) = piggy {
-                piggies.push(Some(pg));
-            }
-        }
+        End::Own => piggies.extend(piggy.iter().map(|&p| Some(p))),
         End::Opponent => {
             piggies.push(None);
-            if let (Some(pg), true) = (piggy, ring) {
-                piggies.push(Some(pg));
+            if ring {
+                piggies.extend(piggy.iter().map(|&p| Some(p)));
             }
         }
     }
     for t in &tickets {
-        for pg in &piggies {
-            out.push(Command::MovePawn {
-                pawn,
-                path: c.path.clone(),
-                ticket_card: *t,
-                jetpack_cards: jetpack_cards.clone(),
-                piggyback_card: *pg,
-            });
+        for jetpack_cards in &jet_sets {
+            for pg in &piggies {
+                out.push(Command::MovePawn {
+                    pawn,
+                    path: c.path.clone(),
+                    ticket_card: *t,
+                    jetpack_cards: jetpack_cards.clone(),
+                    piggyback_card: *pg,
+                });
+            }
         }
+    }
+}
+
+/// Every `k`-subset of `pool`, in order.
+fn choose(pool: &[Card], k: usize, from: usize, pick: &mut Vec<Card>, out: &mut Vec<Vec<Card>>) {
+    if pick.len() == k {
+        out.push(pick.clone());
+        return;
+    }
+    for i in from..pool.len() {
+        pick.push(pool[i]);
+        choose(pool, k, i + 1, pick, out);
+        pick.pop();
     }
 }
 

@@ -9,6 +9,7 @@
 
 pub mod board;
 pub mod command;
+pub mod control;
 pub mod decide;
 pub mod destiny;
 pub mod event;
@@ -20,6 +21,7 @@ pub mod movement;
 pub mod sim;
 pub mod state;
 pub mod svg;
+pub mod upcast;
 pub mod view;
 
 #[cfg(test)]
@@ -35,7 +37,7 @@ pub use view::View;
 use crate::engine::*;
 use board::{Zone, board};
 use decide::Cx;
-use state::{Frame, NOWHERE, Phase};
+use state::{Frame, NOWHERE};
 
 /// The game (unit struct).
 pub struct Bandits;
@@ -147,26 +149,21 @@ pub fn setup_with(
         });
     }
     support.clear();
-    match options.first_player {
-        Some(s) => {
-            cx.emit(Event::FirstPlayerChosen { seat: s });
-            cx.start_turn(s, 1);
-        }
-        None => {
-            cx.st.ctl.phase = Phase::FirstRolls {
-                next: 0,
-                best_seat: None,
-                best_value: 0,
-            }
-        }
+    // Without a first player, `game_created` opens the first-player rolls (BD-030).
+    if let Some(s) = options.first_player {
+        cx.emit(Event::FirstPlayerChosen { seat: s });
+        cx.start_turn(s, 1);
     }
-    cx.finish();
     Ok(cx.ev)
 }
 
 impl Game for Bandits {
     const KIND: &'static str = "bandits";
-    const RULES_VERSION: &'static str = "bandits/1.0.0";
+    /// 1.1.0: the errata BD-505 … BD-514 (docs/rules/bandits.md).
+    const RULES_VERSION: &'static str = "bandits/1.1.0";
+    /// Schema 2: the control state is derived by `evolve`; no more `awaiting` events.
+    const EVENT_SCHEMA_VERSION: u32 = 2;
+    const READS_RULES: &'static [&'static str] = &["bandits/1.0.0"];
     type Options = Options;
     type State = State;
     type Command = Command;
@@ -263,6 +260,18 @@ impl Game for Bandits {
 
     fn check_invariants(state: &State) -> Result<(), String> {
         check_invariants(state)
+    }
+
+    fn upcast(
+        state: &State,
+        schema_version: u32,
+        payload: serde_json::Value,
+    ) -> Result<Vec<serde_json::Value>, String> {
+        upcast::upcast(state, schema_version, payload)
+    }
+
+    fn check_event(before: &State, event: &Event) -> Result<(), String> {
+        check_event(before, event)
     }
 
     fn heuristic(state: &State, seat: Seat) -> i64 {
@@ -390,6 +399,32 @@ pub fn check_invariants(st: &State) -> Result<(), String> {
             .any(|f| matches!(f, Frame::HandLimit { seat } if *seat == s));
         if st.card_count(s) > 5 && !pending {
             return Err(format!("{s} holds {} cards", st.card_count(s)));
+        }
+    }
+    Ok(())
+}
+
+/// BD-505: a distribute card never ends with points a pawn could still use (a move that
+/// needs no card; cards are never compulsory, BD-236).
+pub fn check_event(before: &State, event: &Event) -> Result<(), String> {
+    if let Event::DestinyCardResolved { card, .. } = event
+        && card.kind() == state::DestinyKind::Distribute
+        && let Some(Frame::Destiny(d)) = before
+            .ctl
+            .stack
+            .iter()
+            .rev()
+            .find(|f| matches!(f, Frame::Destiny(_)))
+        && let Some(e) = &d.exec
+        && e.step != state::ExecStep::Start
+        && e.value > 0
+    {
+        let seat = control::active(before);
+        if decide::destiny_moves(before, seat, e).0 {
+            return Err(format!(
+                "distribute ended with {} usable points left",
+                e.value
+            ));
         }
     }
     Ok(())

@@ -58,14 +58,14 @@ fn rv(rule: &'static str, msg: impl Into<String>) -> RuleViolation {
     RuleViolation::new(rule, msg)
 }
 
-/// One step's edge rule (BD-082, BD-190–BD-193, BD-210, BD-389). Returns the new ticket state.
-fn step_rule(
+/// One step's edge rule (BD-082, BD-190–BD-193, BD-210). Returns the new ticket state.
+/// BD-509: a bottom carrying riders steps like any pawn (BD-389 is gone).
+pub fn step_rule(
     pawn: Pawn,
     from: Node,
     to: Node,
     tk: Tk,
     played: Tk,
-    riders: bool,
 ) -> Result<Tk, RuleViolation> {
     let b = board();
     let Some((ty, colour)) = b.step(from, to) else {
@@ -77,12 +77,7 @@ fn step_rule(
     match ty {
         EdgeType::Ring => Ok(tk),
         EdgeType::HuntEntry => {
-            if riders {
-                Err(rv(
-                    "BD-389",
-                    "a bottom carrying riders may not enter Huntington",
-                ))
-            } else if tk == Tk::None && played != Tk::None {
+            if tk == Tk::None && played != Tk::None {
                 Ok(played)
             } else if tk != Tk::None {
                 Err(rv("BD-257", "a pawn has at most one ticket"))
@@ -105,11 +100,6 @@ fn step_rule(
                         "only {} pawns enter this village",
                         colour.map_or("?", |c| c.name())
                     ),
-                ))
-            } else if riders && ty == EdgeType::VillageEntry {
-                Err(rv(
-                    "BD-389",
-                    "a bottom carrying riders may not enter a lane",
                 ))
             } else {
                 Ok(tk)
@@ -182,7 +172,6 @@ pub fn check_path(
     if path.len() > 200 {
         return Err(rv("BD-081", "path too long"));
     }
-    let riders = !st.riders(pawn).is_empty();
     let active = st
         .active_ticket(pawn)
         .map(|t| Tk::of(t.card.kind()))
@@ -204,7 +193,7 @@ pub fn check_path(
             ));
         }
         let before = tk;
-        tk = step_rule(pawn, cur, to, tk, played, riders)?;
+        tk = step_rule(pawn, cur, to, tk, played)?;
         if before == Tk::None && tk != Tk::None {
             entered = true;
         }
@@ -269,7 +258,6 @@ pub fn check_rampage(
     if path.is_empty() || path.len() > 200 {
         return Err(rv("BD-340", "the rampage path is empty or too long"));
     }
-    let riders = !st.riders(pawn).is_empty();
     let active = st
         .active_ticket(pawn)
         .map(|t| Tk::of(t.card.kind()))
@@ -297,7 +285,7 @@ pub fn check_rampage(
             ));
         }
         let before = tk;
-        tk = step_rule(pawn, cur, to, tk, played, riders)?;
+        tk = step_rule(pawn, cur, to, tk, played)?;
         if before == Tk::None && tk != Tk::None {
             entered = true;
         }
@@ -320,10 +308,12 @@ pub fn check_rampage(
         ));
     }
     let own_property = b.is_property_of(cur, pawn.colour());
-    if budget != 0 && !(own_property && budget > 0) {
+    // BD-512: the total must be used; the 3 extra steps per capture may be (the pawn may
+    // stop earlier). The up-to rule of the own village still applies (BD-213).
+    if path.len() < usize::from(total) && !own_property {
         return Err(rv(
-            "BD-340",
-            format!("the path must use exactly the total plus 3 per opponent ({budget} off)"),
+            "BD-512",
+            format!("the rolled total of {total} must be used"),
         ));
     }
     if jets != cards.jetpacks {
@@ -388,7 +378,6 @@ pub fn candidates(st: &State, pawn: Pawn, len: Len, tickets: bool) -> Vec<Candid
     } else {
         Tk::None
     };
-    let riders = !st.riders(pawn).is_empty();
     let mut choices = vec![Tk::None];
     if tickets && tk == Tk::None {
         choices.push(Tk::Single);
@@ -405,7 +394,6 @@ pub fn candidates(st: &State, pawn: Pawn, len: Len, tickets: bool) -> Vec<Candid
             start,
             len,
             played,
-            riders,
             out: &mut out,
             found: 0,
         };
@@ -420,7 +408,6 @@ struct Walk<'a> {
     start: Node,
     len: Len,
     played: Tk,
-    riders: bool,
     out: &'a mut Vec<Candidate>,
     found: usize,
 }
@@ -435,7 +422,7 @@ impl Walk<'_> {
             if to == self.start || path.contains(&to) {
                 continue;
             }
-            let Ok(ntk) = step_rule(self.pawn, cur, to, tk, self.played, self.riders) else {
+            let Ok(ntk) = step_rule(self.pawn, cur, to, tk, self.played) else {
                 continue;
             };
             path.push(to);
@@ -456,7 +443,8 @@ impl Walk<'_> {
             let length_ok = match self.len {
                 Len::Exact(_) => nb == 0 || (own_property && nb >= 0),
                 Len::UpTo(_) => nb >= 0,
-                Len::Rampage(_) => nb == 0 || (own_property && nb > 0),
+                // BD-512: at least the total, at most the total plus 3 per capture.
+                Len::Rampage(t) => nb >= 0 && (path.len() >= usize::from(t) || own_property),
             };
             let used_ticket = self.played == Tk::None || ticket_used(path, self.start);
             if length_ok && used_ticket {

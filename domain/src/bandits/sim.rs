@@ -29,6 +29,20 @@ pub fn sim_options(i: u64) -> (Options, u8) {
     (options, seats)
 }
 
+/// `games` games for each player count 2–6 (options otherwise as [`sim_options`]): the runs
+/// behind the figures of docs/rules/bandits.md.
+pub fn simulate_per_seat_count(games: u64, seed: u64) -> Result<serde_json::Value, SimFailure> {
+    let mut out = serde_json::Map::new();
+    for seats in 2..=6u8 {
+        let stats = simulate_with(games, seed.wrapping_add(u64::from(seats)), |i| {
+            let (options, _) = sim_options(i * 5 + u64::from(seats) - 2);
+            (options, seats)
+        })?;
+        out.insert(format!("{seats}_players"), stats);
+    }
+    Ok(serde_json::Value::Object(out))
+}
+
 /// Plays `games` games from `seed` and returns statistics (see docs/rules/bandits.md).
 pub fn simulate(games: u64, seed: u64) -> Result<serde_json::Value, SimFailure> {
     simulate_with(games, seed, sim_options)

@@ -260,6 +260,9 @@ pub enum Phase {
     Resolving { value: u8 },
     /// After a 10's action: roll again or end the turn (BD-048).
     RerollAfterTen,
+    /// The turn is over; the end-of-turn events are due (transient: never pending after a
+    /// command).
+    TurnOver,
     /// The game is over.
     Over,
 }
@@ -273,6 +276,11 @@ pub enum FightStep {
     DefenderRoll,
     DefenceReroll,
     Lawyer,
+    /// Both values are in: the result is due (transient).
+    Settle,
+    /// The attacker retreats (lawyer space, Lawyer card, Bodyguard); the arrival ends once it
+    /// has left the node (transient).
+    Retreat,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -310,6 +318,10 @@ pub struct Arrival {
     /// Movement record (BD-127), start first.
     pub record: Vec<Node>,
     pub stage: ArrivalStage,
+    /// The arrival has no space effect (BD-507: a pawn that could not ride stops on the
+    /// departure).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stop: bool,
 }
 
 impl Arrival {
@@ -327,6 +339,13 @@ pub enum ExecStep {
     Roll,
     Move,
     Lawyer,
+    /// A roll came out with no legal move: the move decision is skipped (transient).
+    Rolled,
+    /// Draw-or-roll's `draw`: the card is done and the next destiny card is drawn (transient).
+    Draw,
+    /// Distribute with no pawn to move: the card is done and a support card is drawn
+    /// (transient).
+    Fallback,
 }
 
 /// A destiny card being executed (§3.14).
@@ -339,7 +358,8 @@ pub struct Exec {
     pub rolls_left: u8,
     /// The current roll (outings, draw-or-roll) or total (rampage T, distribute R).
     pub value: u8,
-    /// Pawns that already got a distribute share (BD-350).
+    /// Pawns that have taken a distribute share so far (BD-350; BD-505 lets a pawn take
+    /// several, so this is informative only).
     pub moved: Vec<Pawn>,
     /// Accusation: the accused pawn and the Lawyer window (BD-320).
     pub target: Option<Pawn>,
@@ -374,6 +394,10 @@ pub struct Control {
     /// A Surveiller was played this turn (BD-234).
     pub watch_used: bool,
     pub stack: Vec<Frame>,
+    /// The pawn a Sur le dos was just played for: its coming relocation climbs on top and is
+    /// no arrival (BD-380; transient).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub climbing: Option<Pawn>,
 }
 
 /// Where a pawn is not on any node (colours not in play).

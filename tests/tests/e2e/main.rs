@@ -2,6 +2,8 @@
 
 mod accounts;
 mod audit;
+mod bandits_rules;
+mod bandits_upcast;
 mod contract;
 mod errors;
 mod fuzz;

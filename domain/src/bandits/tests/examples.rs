@@ -19,7 +19,7 @@ fn ex01_a_ten_frees_a_pawn_and_grants_a_reroll() {
     assert_eq!(fx.legal("black"), vec![free()]);
     fx.rejects("black", mv_ring("black-1", 0, 4), "BD-045");
     fx.rejects("black", watch("S31", "black-1"), "BD-045");
-    fx.rejects("black", Command::Pass, "BD-045");
+    fx.rejects("black", Command::Pass {}, "BD-045");
     fx.ok("black", free());
     assert_eq!(fx.at("black-1"), "R00");
     fx.expect("reroll_after_ten", "black");
@@ -40,22 +40,21 @@ fn ex02_three_failed_attempts() {
     fx.expect("turn_roll", "black");
     fx.roll("black");
     fx.expect("turn_roll", "red");
-    // With 3, 5: the 5 is usable.
+    // With 3, 5: the 5 is usable — to free a pawn (BD-513: the village pawn is not free, so
+    // it does not move; the spec's EX-02 variant offered that move).
     let mut fx = Fx::new();
     fx.put("black-6", "V.black.3").dice(&[3, 5]);
     fx.roll("black");
     fx.roll("black");
     fx.expect("turn_action", "black");
-    let legal = fx.legal("black");
-    assert!(legal.contains(&free()));
-    assert!(legal.contains(&Command::Pass));
-    assert!(legal.contains(&mv("black-6", &["V.black.4"])));
-    assert!(legal.contains(&mv(
-        "black-6",
-        &["V.black.2", "V.black.1", "V.black.6", "V.black.5"]
-    )));
-    fx.ok("black", mv("black-6", &["V.black.4", "V.black.5"]));
-    assert_eq!(fx.at("black-6"), "V.black.5");
+    assert_eq!(fx.legal("black"), vec![free(), Command::Pass {}]);
+    fx.rejects(
+        "black",
+        mv("black-6", &["V.black.4", "V.black.5"]),
+        "BD-513",
+    );
+    fx.ok("black", free());
+    assert_eq!(fx.at("black-1"), "R00");
 }
 
 #[test]
@@ -67,7 +66,7 @@ fn ex03_a_five_may_free_no_reroll_after_a_five() {
     let legal = fx.legal("black");
     assert!(legal.contains(&free()));
     assert!(legal.contains(&mv_ring("black-1", 30, 35)));
-    assert!(legal.contains(&Command::Pass));
+    assert!(legal.contains(&Command::Pass {}));
     fx.ok("black", free());
     assert_eq!(fx.at("black-2"), "R00");
     fx.expect("turn_roll", "red");
@@ -81,8 +80,10 @@ fn ex04_own_pawn_on_the_probation_officer() {
     fx.roll("black");
     fx.expect("turn_action", "black");
     fx.rejects("black", free(), "BD-061");
-    fx.rejects("black", mv_ring("black-2", 30, 40), "BD-047");
-    assert!(fx.legal("black").contains(&Command::Pass));
+    fx.rejects("black", mv_ring("black-2", 30, 40), "BD-506");
+    // BD-506 (strengthens BD-047): no `pass` either while black-1 can leave with the 10.
+    fx.rejects("black", Command::Pass {}, "BD-506");
+    assert!(!fx.legal("black").contains(&Command::Pass {}));
     fx.ok("black", mv_ring("black-1", 0, 10));
     assert_eq!(fx.at("black-1"), "R10");
     fx.expect("reroll_after_ten", "black");
@@ -90,20 +91,20 @@ fn ex04_own_pawn_on_the_probation_officer() {
 
 #[test]
 fn ex05_freeing_into_a_fight_on_the_probation_officer() {
-    // BD-062, BD-063, BD-121–BD-126
+    // BD-062, BD-121–BD-126; BD-510 replaces BD-063: the loser steps back, not to prison
     let mut fx = Fx::new();
     fx.put("red-1", "R00").dice(&[5, 6, 3, 8]);
     fx.roll("black");
     fx.ok("black", free());
     fx.expect("bodyguard_window", "red");
-    fx.ok("red", Command::Pass);
+    fx.ok("red", Command::Pass {});
     fx.expect("fight_roll", "black");
     fx.roll("black");
     fx.expect("fight_roll", "red");
     fx.roll("red");
     fx.expect("defence_reroll", "red");
-    fx.ok("red", Command::RerollDefence);
-    assert_eq!(fx.at("black-1"), "P.black");
+    fx.ok("red", Command::RerollDefence {});
+    assert_eq!(fx.at("black-1"), "R71"); // BD-510: one space back from R00
     assert_eq!(fx.at("red-1"), "R00");
     fx.expect("turn_roll", "red");
     // Variant: the re-roll gives 2.
@@ -111,10 +112,10 @@ fn ex05_freeing_into_a_fight_on_the_probation_officer() {
     fx.put("red-1", "R00").dice(&[5, 6, 3, 2]);
     fx.roll("black");
     fx.ok("black", free());
-    fx.ok("red", Command::Pass);
+    fx.ok("red", Command::Pass {});
     fx.roll("black");
     fx.roll("red");
-    fx.ok("red", Command::RerollDefence);
+    fx.ok("red", Command::RerollDefence {});
     assert_eq!(fx.at("red-1"), "R71");
     assert_eq!(fx.at("black-1"), "R00");
 }
@@ -159,12 +160,12 @@ fn ex08_the_attacker_wins() {
     // BD-122–BD-125, BD-101
     let mut fx = ex08_position(&[3, 7, 4, 2]);
     fx.expect("bodyguard_window", "green");
-    fx.ok("green", Command::Pass);
+    fx.ok("green", Command::Pass {});
     fx.roll("black");
     fx.roll("green");
     fx.expect("defence_reroll", "green");
     let destiny_before = fx.st.destiny_deck.len();
-    fx.ok("green", Command::RerollDefence);
+    fx.ok("green", Command::RerollDefence {});
     assert_eq!(fx.at("green-1"), "R17");
     assert_eq!(fx.at("black-1"), "R18");
     assert_eq!(
@@ -179,11 +180,11 @@ fn ex08_the_attacker_wins() {
 fn ex09_the_attacker_loses_prison() {
     // BD-126c
     let mut fx = ex08_position(&[3, 3, 8]);
-    fx.ok("green", Command::Pass);
+    fx.ok("green", Command::Pass {});
     fx.roll("black");
     fx.roll("green");
     fx.expect("lawyer_window", "black");
-    fx.ok("black", Command::Pass);
+    fx.ok("black", Command::Pass {});
     assert_eq!(fx.at("black-1"), "P.black");
     assert_eq!(fx.at("green-1"), "R18");
 }
@@ -198,7 +199,7 @@ fn ex10_the_lawyer_card() {
         .dice(&[3, 3, 8]);
     fx.roll("black");
     fx.ok("black", mv_ring("black-1", 15, 18));
-    fx.ok("green", Command::Pass);
+    fx.ok("green", Command::Pass {});
     fx.roll("black");
     fx.roll("green");
     let destiny_before = fx.st.destiny_deck.len();
@@ -217,7 +218,7 @@ fn ex11_attacking_onto_a_lawyer_space() {
         .dice(&[3, 4, 9]);
     fx.roll("black");
     fx.ok("black", mv_ring("black-1", 19, 22));
-    fx.ok("green", Command::Pass);
+    fx.ok("green", Command::Pass {});
     fx.roll("black");
     fx.roll("green");
     assert_eq!(fx.at("black-1"), "R21");
@@ -248,10 +249,10 @@ fn ex12_bodyguard() {
 fn ex13_a_tie_and_a_reroll_that_ties() {
     // BD-123, BD-124
     let mut fx = ex08_position(&[3, 8, 3, 8, 2, 9]);
-    fx.ok("green", Command::Pass);
+    fx.ok("green", Command::Pass {});
     fx.roll("black");
     fx.roll("green");
-    fx.ok("green", Command::RerollDefence);
+    fx.ok("green", Command::RerollDefence {});
     fx.expect("fight_roll", "black");
     fx.roll("black");
     fx.roll("green");
@@ -283,7 +284,7 @@ fn ex14_colour_space_plus_six() {
         ),
         "BD-210",
     );
-    fx.rejects("black", Command::Pass, "BD-154");
+    fx.rejects("black", Command::Pass {}, "BD-154");
     fx.ok("black", mv_ring("black-1", 33, 39));
     assert_eq!(fx.at("black-1"), "R39");
     fx.expect("turn_roll", "red");
@@ -319,7 +320,7 @@ fn ex15_express_train_to_a_free_station() {
     fx.put("black-1", "R03").dice(&[4]);
     fx.roll("black");
     fx.ok("black", mv_ring("black-1", 3, 7));
-    fx.ok("black", Command::Pass);
+    fx.ok("black", Command::Pass {});
     assert_eq!(fx.at("black-1"), "R07");
 }
 
@@ -340,13 +341,14 @@ fn ex16_express_to_an_occupied_station_the_lawyer_subtlety() {
         },
     );
     fx.expect("bodyguard_window", "red");
-    fx.ok("red", Command::Pass);
+    fx.ok("red", Command::Pass {});
     fx.roll("black");
     fx.roll("red");
     fx.expect("lawyer_window", "black");
     fx.ok("black", play("S26"));
     assert_eq!(fx.at("black-1"), "R07");
-    // Variant: own pawn on the station.
+    // Variant: own pawn on the station. BD-508 (replaces BD-174): a fight (see
+    // errata::bd508_*) or Sur le dos.
     let mut fx = Fx::new();
     fx.give("black", "S19")
         .put("black-1", "R03")
@@ -354,13 +356,9 @@ fn ex16_express_to_an_occupied_station_the_lawyer_subtlety() {
         .dice(&[4]);
     fx.roll("black");
     fx.ok("black", mv_ring("black-1", 3, 7));
-    fx.rejects(
-        "black",
-        Command::RideExpress {
-            piggyback_card: None,
-        },
-        "BD-174",
-    );
+    assert!(fx.legal("black").contains(&Command::RideExpress {
+        piggyback_card: None
+    }));
     fx.ok(
         "black",
         Command::RideExpress {
@@ -573,12 +571,12 @@ fn ex23_a_stack_defends_as_one() {
     fx.roll("red");
     fx.ok("red", mv_ring("red-1", 15, 18));
     fx.expect("bodyguard_window", "green");
-    fx.ok("green", Command::Pass);
+    fx.ok("green", Command::Pass {});
     fx.expect("bodyguard_window", "black");
-    fx.ok("black", Command::Pass);
+    fx.ok("black", Command::Pass {});
     fx.roll("red");
     fx.roll("green");
-    fx.ok("green", Command::RerollDefence);
+    fx.ok("green", Command::RerollDefence {});
     assert_eq!(fx.on("R17"), vec!["green-1", "black-1"]);
     assert_eq!(fx.on("R18"), vec!["red-1"]);
 }
@@ -613,8 +611,8 @@ fn ex24_winning() {
         Bandits::outcome(&fx.st).unwrap().winners,
         vec![fx.seat("black")]
     );
-    fx.rejects("red", Command::RollDie, "BD-400");
-    fx.rejects("black", Command::RollDie, "BD-400");
+    fx.rejects("red", Command::RollDie {}, "BD-400");
+    fx.rejects("black", Command::RollDie {}, "BD-400");
 }
 
 fn accusation_position() -> Fx {
@@ -638,7 +636,7 @@ fn ex25_accusation() {
     fx.rejects("red", target("black-2"), "BD-320");
     fx.ok("red", target("black-1"));
     fx.expect("lawyer_window", "black");
-    fx.ok("black", Command::Pass);
+    fx.ok("black", Command::Pass {});
     assert_eq!(fx.at("black-1"), "P.black");
     assert_eq!(
         fx.st.destiny_deck.back().map(|x| x.to_string()).as_deref(),
@@ -784,7 +782,7 @@ fn ex28_small_outing_huntington_pawns_count_but_do_not_move() {
     fx.ok("black", mv_ring("black-2", 30, 34));
     fx.expect("destiny_roll", "black");
     fx.roll("black");
-    fx.ok("black", Command::Pass);
+    fx.ok("black", Command::Pass {});
     // Two rolls (F = 2) were used up: the card is over.
     assert!(fx.log.iter().any(
         |e| matches!(e, Event::DestinyCardResolved { card, .. } if card.to_string() == "D04")
@@ -794,7 +792,7 @@ fn ex28_small_outing_huntington_pawns_count_but_do_not_move() {
 
 #[test]
 fn ex29_the_rampage() {
-    // BD-340
+    // BD-340; BD-512: the 3 extra steps per capture may be left unused
     let mut fx = Fx::new();
     fx.put("black-1", "R12")
         .put("red-1", "R16")
@@ -804,8 +802,9 @@ fn ex29_the_rampage() {
     fx.dice(&[7, 5]).run_destiny("D07", Some("black-1"));
     fx.roll("black");
     fx.expect("destiny_move", "black");
-    fx.rejects("black", mv_ring("black-1", 12, 24), "BD-340");
-    fx.rejects("black", mv_ring("black-1", 12, 31), "BD-340");
+    fx.rejects("black", mv_ring("black-1", 12, 23), "BD-512"); // 11 < T = 12
+    fx.rejects("black", mv_ring("black-1", 12, 31), "BD-340"); // the steps ran out at R30
+    assert!(fx.legal("black").contains(&mv_ring("black-1", 12, 24))); // BD-512: stops early
     fx.ok("black", mv_ring("black-1", 12, 30));
     assert_eq!(fx.at("red-1"), "P.red");
     assert_eq!(fx.at("green-1"), "P.green");
@@ -834,8 +833,8 @@ fn ex30_interrogation() {
     assert_eq!(fx.st.destiny_deck.len(), 10);
     fx.expect("interrogated", "red");
     assert_eq!(fx.st.turn, 22);
-    fx.rejects("red", Command::RollDie, "BD-040");
-    fx.ok("red", Command::ReturnInterrogation);
+    fx.rejects("red", Command::RollDie {}, "BD-040");
+    fx.ok("red", Command::ReturnInterrogation {});
     assert_eq!(
         fx.st.destiny_deck.back().map(|x| x.to_string()).as_deref(),
         Some("D11")
@@ -898,18 +897,19 @@ fn ex32_surveiller_once_per_turn() {
 
 #[test]
 fn ex33_distribute() {
-    // BD-350
+    // BD-350; BD-505 replaces its "one share per pawn": a pawn may take several shares
     let mut fx = Fx::new();
     fx.put("black-1", "R40").put("black-2", "R44").dice(&[6, 3]);
     fx.run_destiny("D08", None);
     fx.roll("black");
     fx.expect("destiny_move", "black");
     fx.rejects("black", mv_ring("black-1", 40, 44), "BD-085");
-    fx.rejects("black", Command::Pass, "BD-306");
-    fx.ok("black", mv_ring("black-2", 44, 49));
-    fx.rejects("black", mv_ring("black-2", 49, 50), "BD-350");
-    fx.ok("black", mv_ring("black-1", 40, 44));
-    assert_eq!(fx.at("black-1"), "R44");
+    fx.rejects("black", Command::Pass {}, "BD-505");
+    fx.ok("black", mv_ring("black-2", 44, 49)); // 4 points left
+    fx.ok("black", mv_ring("black-1", 40, 42)); // 2 left
+    fx.rejects("black", mv_ring("black-1", 42, 45), "BD-505"); // 3 > 2
+    fx.ok("black", mv_ring("black-2", 49, 51)); // a second share for black-2
+    assert_eq!(fx.at("black-2"), "R51");
     fx.expect("turn_roll", "red");
 }
 

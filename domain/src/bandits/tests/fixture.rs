@@ -263,7 +263,6 @@ impl Fx {
                 if !self.unchecked {
                     check_invariants(&self.st).unwrap_or_else(|e| panic!("invariant: {e}"));
                 }
-                // evolve replays what decide computed (the awaiting event carries control).
             }
             Err(_) => assert_eq!(before, serde_json::to_string(&self.st).unwrap()),
         }
@@ -288,7 +287,7 @@ impl Fx {
         }
     }
     pub fn roll(&mut self, colour: &str) -> Vec<Event> {
-        self.ok(colour, Command::RollDie)
+        self.ok(colour, Command::RollDie {})
     }
 
     /// (decision name, colour of the actor)
@@ -352,9 +351,10 @@ impl Fx {
             subject: subject.map(p),
             exec: None,
         }));
-        let mut cx = crate::bandits::decide::Cx::new(self.st.clone(), &mut self.rng);
-        cx.resume();
-        cx.finish();
+        let mut st = self.st.clone();
+        crate::bandits::control::settle(&mut st);
+        let mut cx = crate::bandits::decide::Cx::new(st, &mut self.rng);
+        cx.run();
         self.log.extend(cx.ev.iter().cloned());
         self.st = cx.st;
     }

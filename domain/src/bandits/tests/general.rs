@@ -32,12 +32,12 @@ fn bd001_only_the_acting_player_with_an_allowed_kind() {
     // BD-001: other seats, unknown seats and wrong kinds are refused without any change.
     let mut fx = Fx::new();
     fx.give("red", "S37");
-    fx.rejects("red", Command::RollDie, "BD-001");
+    fx.rejects("red", Command::RollDie {}, "BD-001");
     let before = serde_json::to_string(&fx.st).unwrap();
     let e = Bandits::decide(
         &fx.st,
         Seat::new(6).unwrap(),
-        &Command::RollDie,
+        &Command::RollDie {},
         &mut fx.rng,
     )
     .unwrap_err();
@@ -328,7 +328,7 @@ fn bd030_bd031_bd033_first_player_rolls() {
     for s in order {
         let seat = Seat::new(s).unwrap();
         assert_eq!(Bandits::prompts(&st)[0].seat, seat);
-        let out = Bandits::decide(&st, seat, &Command::RollDie, &mut rng).unwrap();
+        let out = Bandits::decide(&st, seat, &Command::RollDie {}, &mut rng).unwrap();
         assert!(!out.iter().any(|e| matches!(
             e,
             Event::DieRolled {
@@ -347,7 +347,7 @@ fn bd030_bd031_bd033_first_player_rolls() {
     );
     assert_eq!(st.turn, 1);
     // Turn 1's first roll rolls the hunter too.
-    let out = Bandits::decide(&st, Seat::new(3).unwrap(), &Command::RollDie, &mut rng).unwrap();
+    let out = Bandits::decide(&st, Seat::new(3).unwrap(), &Command::RollDie {}, &mut rng).unwrap();
     assert!(out.iter().any(|e| matches!(
         e,
         Event::DieRolled {
@@ -382,7 +382,7 @@ fn bd041_bd043_a_turn_is_one_roll_and_one_action() {
     // BD-041: the turn begins with a roll. BD-043: one value, one action, then the turn ends.
     let mut fx = Fx::new();
     fx.put("black-1", "R30").put("black-2", "R40").dice(&[4]);
-    fx.rejects("black", Command::Pass, "BD-041");
+    fx.rejects("black", Command::Pass {}, "BD-041");
     fx.roll("black");
     fx.ok("black", mv_ring("black-1", 30, 34));
     fx.expect("turn_roll", "red");

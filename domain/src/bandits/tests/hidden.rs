@@ -97,11 +97,11 @@ fn bd503_windows_open_whatever_the_hand() {
         .dice(&[3, 2, 9]);
     fx.roll("black");
     fx.ok("black", mv_ring("black-1", 15, 18));
-    fx.ok("green", Command::Pass);
+    fx.ok("green", Command::Pass {});
     fx.roll("black");
     fx.roll("green");
     fx.expect("lawyer_window", "black");
-    assert_eq!(fx.legal("black"), vec![Command::Pass]);
+    assert_eq!(fx.legal("black"), vec![Command::Pass {}]);
 }
 
 #[test]

@@ -1,10 +1,12 @@
 //! Tests of the bandits engine, by spec section.
 
 mod cards;
+mod errata;
 mod examples;
 mod fixture;
 mod general;
 mod hidden;
+mod legacy;
 mod moves;
 mod props;
 mod sim;

@@ -58,7 +58,7 @@ fn bd088_card_and_bonus_moves_follow_the_movement_rules() {
     // Every 6-step path needs a card: the bonus may be passed.
     fx.expect("bonus_move", "black");
     fx.rejects("black", mv_ring("black-1", 33, 39), "BD-085");
-    fx.ok("black", Command::Pass);
+    fx.ok("black", Command::Pass {});
     assert!(
         fx.log
             .iter()
@@ -150,14 +150,14 @@ fn bd120_bd130_defender_is_the_bottom_owner() {
         |e| matches!(e, Event::FightStarted { defender, .. } if *defender == fx.seat("green"))
     ));
     fx.expect("bodyguard_window", "green");
-    fx.ok("green", Command::Pass);
+    fx.ok("green", Command::Pass {});
     fx.expect("bodyguard_window", "red");
-    fx.ok("red", Command::Pass);
+    fx.ok("red", Command::Pass {});
     fx.roll("black");
-    fx.rejects("red", Command::RollDie, "BD-001");
+    fx.rejects("red", Command::RollDie {}, "BD-001");
     fx.roll("green");
-    fx.rejects("red", Command::RerollDefence, "BD-001");
-    fx.ok("green", Command::Pass);
+    fx.rejects("red", Command::RerollDefence {}, "BD-001");
+    fx.ok("green", Command::Pass {});
     assert_eq!(fx.on("R17"), vec!["green-1", "red-1"]);
 }
 
@@ -169,15 +169,15 @@ fn bd128_a_unit_goes_to_each_own_prison() {
     fx.put("green-1", "R18").put("red-1", "R18");
     fx.run_destiny("D02", None);
     fx.ok("black", target("red-1"));
-    fx.ok("green", Command::Pass);
-    fx.ok("red", Command::Pass);
+    fx.ok("green", Command::Pass {});
+    fx.ok("red", Command::Pass {});
     assert_eq!(fx.at("green-1"), "P.green");
     assert_eq!(fx.at("red-1"), "P.red");
     let mut fx = Fx::new();
     fx.ticket("red", "S13", "red-1").put("red-1", "H.red.4");
     fx.run_destiny("D03", None);
     fx.ok("black", target("red-1"));
-    let evs = fx.ok("red", Command::Pass);
+    let evs = fx.ok("red", Command::Pass {});
     assert!(has(&evs, |e| matches!(e, Event::TicketSpent { .. })));
 }
 
@@ -190,10 +190,10 @@ fn bd129_fight_values_are_plain_numbers() {
         .dice(&[3, 10, 3]);
     fx.roll("black");
     fx.ok("black", mv_ring("black-1", 15, 18));
-    fx.ok("green", Command::Pass);
+    fx.ok("green", Command::Pass {});
     fx.roll("black");
     fx.roll("green");
-    fx.ok("green", Command::Pass);
+    fx.ok("green", Command::Pass {});
     assert_eq!(fx.at("black-1"), "R18");
     assert_eq!(fx.on("P.black").len(), 5);
     fx.expect("turn_roll", "red");
@@ -310,10 +310,10 @@ fn bd191_bd194_bd255_ticket_life() {
         "red",
         with_ticket(mv("red-1", &["R02", "R03", "H.black.1"]), "S14"),
     );
-    fx.ok("black", Command::Pass);
+    fx.ok("black", Command::Pass {});
     fx.roll("red");
     fx.roll("black");
-    let evs = fx.ok("black", Command::Pass);
+    let evs = fx.ok("black", Command::Pass {});
     assert_eq!(fx.at("black-1"), "R03");
     assert!(has(
         &evs,

@@ -4,17 +4,18 @@
 
 use super::fixture::*;
 use crate::bandits::board::board;
+use crate::bandits::state::{self, Card};
 use crate::bandits::*;
 use crate::engine::{ChaChaRng, Game, RngExt, Seat, seeded};
 use proptest::prelude::{ProptestConfig, proptest};
 
 fn other_kinds() -> Vec<Command> {
     vec![
-        Command::RollDie,
-        Command::Pass,
-        Command::EndTurn,
-        Command::RerollDefence,
-        Command::ReturnInterrogation,
+        Command::RollDie {},
+        Command::Pass {},
+        Command::EndTurn {},
+        Command::RerollDefence {},
+        Command::ReturnInterrogation {},
         Command::FreePawn {
             piggyback_card: None,
         },
@@ -25,6 +26,110 @@ fn other_kinds() -> Vec<Command> {
         Command::MoveHunter { path: vec![] },
         Command::resolve(),
     ]
+}
+
+/// The card slots of a command: (slot, card).
+fn card_slots(cmd: &Command) -> Vec<(usize, Card)> {
+    let mut out = Vec::new();
+    match cmd {
+        Command::FreePawn {
+            piggyback_card: Some(c),
+        }
+        | Command::RideExpress {
+            piggyback_card: Some(c),
+        } => out.push((0, *c)),
+        Command::MovePawn {
+            ticket_card,
+            jetpack_cards,
+            piggyback_card,
+            ..
+        } => {
+            out.extend(ticket_card.map(|c| (0, c)));
+            out.extend(piggyback_card.map(|c| (1, c)));
+            out.extend(jetpack_cards.iter().enumerate().map(|(i, c)| (2 + i, *c)));
+        }
+        Command::PlayCard {
+            card,
+            piggyback_card,
+            ..
+        } => {
+            out.push((0, *card));
+            out.extend(piggyback_card.map(|c| (1, c)));
+        }
+        Command::ResolveDestiny {
+            piggyback_card: Some(c),
+            ..
+        } => out.push((0, *c)),
+        _ => {}
+    }
+    out
+}
+
+/// `cmd` with the card in `slot` replaced (Jet-packs sorted: their order does not matter).
+fn with_card(cmd: &Command, slot: usize, card: Card) -> Command {
+    let mut cmd = cmd.clone();
+    match &mut cmd {
+        Command::FreePawn { piggyback_card }
+        | Command::RideExpress { piggyback_card }
+        | Command::ResolveDestiny { piggyback_card, .. } => *piggyback_card = Some(card),
+        Command::MovePawn {
+            ticket_card,
+            jetpack_cards,
+            piggyback_card,
+            ..
+        } => match slot {
+            0 => *ticket_card = Some(card),
+            1 => *piggyback_card = Some(card),
+            i => {
+                jetpack_cards[i - 2] = card;
+                jetpack_cards.sort();
+            }
+        },
+        Command::PlayCard {
+            card: c,
+            piggyback_card,
+            ..
+        } => match slot {
+            0 => *c = card,
+            _ => *piggyback_card = Some(card),
+        },
+        _ => {}
+    }
+    cmd
+}
+
+/// BD-514: a listed command naming a card is listed with every other usable card of that kind
+/// the seat holds (and all are accepted); a card of that kind the seat does not hold is
+/// refused.
+fn check_card_ids(st: &State, seat: Seat, legal: &[Command], rng: &mut ChaChaRng) {
+    let usable = |kind| st.usable_of_kind(seat, kind);
+    for cmd in legal.iter().filter(|c| !card_slots(c).is_empty()).take(6) {
+        let named: Vec<Card> = card_slots(cmd).iter().map(|s| s.1).collect();
+        for (slot, card) in card_slots(cmd) {
+            for other in usable(card.kind()) {
+                if named.contains(&other) {
+                    continue;
+                }
+                let variant = with_card(cmd, slot, other);
+                assert!(
+                    legal.contains(&variant),
+                    "{variant:?} not listed beside {cmd:?}"
+                );
+                assert!(
+                    Bandits::decide(st, seat, &variant, rng).is_ok(),
+                    "{variant:?} refused"
+                );
+            }
+            let stranger = Card::all().find(|c| {
+                c.kind() == card.kind() && !st.hands[seat.index()].iter().any(|h| h.card == *c)
+            });
+            if let Some(stranger) = stranger {
+                let e = Bandits::decide(st, seat, &with_card(cmd, slot, stranger), rng)
+                    .expect_err("a card not in the hand");
+                assert_eq!(e.rule, "BD-231", "{e}");
+            }
+        }
+    }
 }
 
 fn check_state(st: &State, rng: &mut ChaChaRng) {
@@ -47,6 +152,11 @@ fn check_state(st: &State, rng: &mut ChaChaRng) {
             "{cmd:?} not in the prompt's kinds"
         );
     }
+    check_card_ids(st, seat, &legal, rng);
+    // The state (its control part included) survives a JSON round trip.
+    let json = serde_json::to_value(&st.ctl).unwrap();
+    let back: state::Control = serde_json::from_value(json.clone()).unwrap();
+    assert_eq!(back, st.ctl);
     // Other seats (including seats not at the table) get nothing.
     for n in 1..=6u8 {
         let other = Seat::new(n).unwrap();
@@ -143,7 +253,7 @@ fn json_contract_of_commands_and_options() {
             .unwrap();
     assert_eq!(cmd, mv("black-1", &["R01", "R02"]));
     assert_eq!(
-        serde_json::to_value(Command::RollDie).unwrap(),
+        serde_json::to_value(Command::RollDie {}).unwrap(),
         serde_json::json!({"type": "roll_die"})
     );
     assert!(
@@ -180,7 +290,7 @@ fn random_command(rng: &mut ChaChaRng) -> Command {
     let len = rng.below(25) as usize;
     let path: Vec<_> = (0..len).map(|_| node(rng)).collect();
     match rng.below(12) {
-        0 => Command::RollDie,
+        0 => Command::RollDie {},
         1 => Command::MoveHunter { path },
         2 => Command::FreePawn {
             piggyback_card: opt_card(rng),
@@ -197,9 +307,9 @@ fn random_command(rng: &mut ChaChaRng) -> Command {
             pawn: Some(pawn(rng)),
             piggyback_card: opt_card(rng),
         },
-        5 => Command::Pass,
-        6 => Command::EndTurn,
-        7 => Command::RerollDefence,
+        5 => Command::Pass {},
+        6 => Command::EndTurn {},
+        7 => Command::RerollDefence {},
         8 => Command::RideExpress {
             piggyback_card: opt_card(rng),
         },
@@ -215,7 +325,7 @@ fn random_command(rng: &mut ChaChaRng) -> Command {
         10 => Command::DiscardCards {
             cards: (0..rng.below(8)).map(|_| card(rng)).collect(),
         },
-        _ => Command::ReturnInterrogation,
+        _ => Command::ReturnInterrogation {},
     }
 }
 
@@ -248,6 +358,59 @@ fn decide_never_panics_on_absurd_commands() {
             }
         }
     }
+}
+
+#[test]
+fn new_control_fields_round_trip() {
+    // The fields and steps added with event schema 2 serialize and parse back.
+    use state::*;
+    let ctl = Control {
+        phase: Phase::TurnOver,
+        climbing: Some(p("black-2")),
+        stack: vec![
+            Frame::Destiny(DestinyQueue {
+                queue: vec![d("D03")],
+                subject: None,
+                exec: Some(Exec {
+                    card: d("D09"),
+                    subject: None,
+                    step: ExecStep::Draw,
+                    rolls_left: 0,
+                    value: 0,
+                    moved: vec![],
+                    target: None,
+                    window: vec![],
+                    next: 0,
+                }),
+            }),
+            Frame::Arrive(Arrival {
+                pawn: p("black-1"),
+                record: path(&["R55"]),
+                stage: ArrivalStage::Fight(Fight {
+                    attacker_seat: Seat::new(1).unwrap(),
+                    defender: Seat::new(2).unwrap(),
+                    window: vec![],
+                    next: 0,
+                    round: 1,
+                    attack: 4,
+                    defence: 4,
+                    rerolled: false,
+                    step: FightStep::Settle,
+                }),
+                stop: true,
+            }),
+        ],
+        ..Control::default()
+    };
+    let json = serde_json::to_value(&ctl).unwrap();
+    assert_eq!(
+        serde_json::from_value::<Control>(json.clone()).unwrap(),
+        ctl
+    );
+    assert_eq!(json["climbing"], "black-2");
+    // Defaults stay out of the JSON, so schema-1 control states compare equal.
+    let plain = serde_json::to_value(Control::default()).unwrap();
+    assert!(plain.get("climbing").is_none());
 }
 
 #[test]

@@ -24,6 +24,18 @@ fn simulate_10000() {
     println!("{stats:#}\nelapsed {:?}", t.elapsed());
 }
 
+/// `cargo test -p domain --release --lib -- --ignored simulate_10000_per_seat_count --nocapture`
+/// 10,000 games for each player count: every command's `legal` is accepted, the invariants
+/// hold after every command and every event passes `check_event` (BD-505).
+#[test]
+#[ignore]
+fn simulate_10000_per_seat_count() {
+    let t = std::time::Instant::now();
+    let stats = crate::bandits::sim::simulate_per_seat_count(10_000, 2026)
+        .unwrap_or_else(|f| panic!("{f}"));
+    println!("{stats:#}\nelapsed {:?}", t.elapsed());
+}
+
 #[test]
 #[ignore]
 fn evolve_throughput() {
