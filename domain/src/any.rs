@@ -86,6 +86,8 @@ pub trait AnyState: Send + Sync {
     fn view(&self, viewer: Viewer) -> Value;
     fn prompts(&self) -> Vec<Prompt>;
     fn legal(&self, seat: Seat) -> Vec<Value>;
+    /// The seat's legal commands as JSON Schema families (see [`crate::choices`]).
+    fn choices(&self, seat: Seat) -> Vec<crate::choices::Family>;
     fn outcome(&self) -> Option<Outcome>;
     /// What `viewer` may see of a stored event; `None` when it is hidden from them.
     fn redact(&self, payload: &Value, viewer: Viewer) -> Option<Value>;
@@ -301,6 +303,9 @@ impl<G: Game> AnyState for ErasedState<G> {
             .iter()
             .map(|c| serde_json::to_value(c).expect("commands serialize"))
             .collect()
+    }
+    fn choices(&self, seat: Seat) -> Vec<crate::choices::Family> {
+        G::choices(&self.0, seat)
     }
     fn outcome(&self) -> Option<Outcome> {
         G::outcome(&self.0)

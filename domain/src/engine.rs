@@ -151,13 +151,25 @@ pub struct Prompt {
     pub seat: Seat,
     /// Command `type` tags this seat may send now.
     pub kinds: Vec<Cow<'static, str>>,
+    /// True when the game waits for this seat (it **must** act); false when the seat only
+    /// **may** act (trades, vetoes, re-roll purchases …) and the game goes on without it.
+    pub must: bool,
 }
 
 impl Prompt {
+    /// The game waits for `seat`, which must send one of `kinds`.
     pub fn new(seat: Seat, kinds: &[&'static str]) -> Self {
         Prompt {
             seat,
             kinds: kinds.iter().map(|k| Cow::Borrowed(*k)).collect(),
+            must: true,
+        }
+    }
+    /// `seat` may send one of `kinds`; the game does not wait for it.
+    pub fn may(seat: Seat, kinds: &[&'static str]) -> Self {
+        Prompt {
+            must: false,
+            ..Prompt::new(seat, kinds)
         }
     }
 }
@@ -389,6 +401,16 @@ pub trait Game: 'static {
 
     /// Every command `seat` may send now that `decide` accepts (enumerable choices).
     fn legal(state: &Self::State, seat: Seat) -> Vec<Self::Command>;
+
+    /// `seat`'s legal commands as JSON Schema families ([`crate::choices`]): exactly what
+    /// `decide` accepts now. Default: exact `enum` families drawn from [`Game::legal`].
+    fn choices(state: &Self::State, seat: Seat) -> Vec<crate::choices::Family> {
+        let commands: Vec<serde_json::Value> = Self::legal(state, seat)
+            .iter()
+            .map(|c| serde_json::to_value(c).expect("commands serialize"))
+            .collect();
+        crate::choices::Family::from_commands(&commands)
+    }
 
     /// `Some` once the game is over.
     fn outcome(state: &Self::State) -> Option<Outcome>;

@@ -3,6 +3,7 @@
 
 pub mod any;
 pub mod bandits;
+pub mod choices;
 pub mod engine;
 pub mod sim;
 

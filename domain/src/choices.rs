@@ -1,0 +1,695 @@
+//! Legal moves as a contract a phone can build on: for a seat, `choices` is a list of command
+//! **families**, each a JSON Schema 2020-12 document. Together they describe *exactly* the
+//! commands the seat may send now: every instance of a family is accepted by `decide`, and every
+//! command `decide` accepts is an instance of some family. A UI draws one control per family; a
+//! bot samples one.
+//!
+//! JSON Schema cannot state every rule on its own (a sum, a path through a graph, a dependency
+//! between two fields). A game then enumerates the finite part (`enum` of whole paths or whole
+//! commands) or splits the family (one per target seat, per card, per pawn); it never
+//! over-approximates.
+//!
+//! This module holds the [`Family`] type, helpers that build the small schema vocabulary the
+//! games use ([`schema`]), and the tools the exactness tests and bots share: [`sample`] draws an
+//! instance of a schema (boundaries included), [`mutate`] bends a command into a near miss, and
+//! [`enumerate`] lists the instances of a finite family (the concrete `legal` list of simple
+//! bots is drawn from `choices` with it).
+
+use crate::engine::Rng;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use std::borrow::Cow;
+
+/// The JSON Schema dialect every family declares.
+pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// One family of commands a seat may send now, described exactly by a JSON Schema.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Family {
+    /// The command `type` every instance carries (`offer_trade`, `step`, …).
+    #[schema(value_type = String, example = "offer_trade")]
+    pub kind: Cow<'static, str>,
+    /// A short label for the control that sends it.
+    pub title: String,
+    /// What the command does, for the player.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// JSON Schema 2020-12 of the whole command object (`type` included): every instance is
+    /// accepted now, and nothing else of this kind is.
+    #[schema(value_type = Object)]
+    pub schema: Value,
+    /// Hints for a UI: costs, what an option really gives after caps, `requires` (a command to
+    /// send first) … Never needed to decide whether a command is legal.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    #[schema(value_type = Object)]
+    pub annotations: Map<String, Value>,
+}
+
+impl Family {
+    /// A family of `kind` described by `schema` (the dialect is added).
+    pub fn new(kind: &'static str, title: impl Into<String>, schema: Value) -> Self {
+        let mut schema = schema;
+        if let Value::Object(map) = &mut schema {
+            map.insert("$schema".into(), json!(DIALECT));
+        }
+        Family {
+            kind: Cow::Borrowed(kind),
+            title: title.into(),
+            description: None,
+            schema,
+            annotations: Map::new(),
+        }
+    }
+    pub fn describe(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+    pub fn annotate(mut self, key: &str, value: Value) -> Self {
+        self.annotations.insert(key.into(), value);
+        self
+    }
+
+    /// Exact families from a concrete list of commands: one family per `type`, whose schema is
+    /// the `enum` of those commands. Exact by construction when the list is; the default
+    /// `choices` of a game that lists its moves concretely.
+    pub fn from_commands(commands: &[Value]) -> Vec<Family> {
+        let mut out: Vec<(String, Vec<Value>)> = Vec::new();
+        for command in commands {
+            let kind = command
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("unknown")
+                .to_string();
+            match out.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, list)) => list.push(command.clone()),
+                None => out.push((kind, vec![command.clone()])),
+            }
+        }
+        out.into_iter()
+            .map(|(kind, list)| {
+                let mut schema = Map::new();
+                schema.insert("$schema".into(), json!(DIALECT));
+                schema.insert("enum".into(), Value::Array(list));
+                Family {
+                    title: kind.replace('_', " "),
+                    kind: Cow::Owned(kind),
+                    description: None,
+                    schema: Value::Object(schema),
+                    annotations: Map::new(),
+                }
+            })
+            .collect()
+    }
+}
+
+/// Builders for the schema vocabulary the games use. Every object is closed
+/// (`additionalProperties: false`): commands refuse unknown fields.
+pub mod schema {
+    use serde_json::{Map, Value, json};
+
+    /// A command object: `type` is `kind`; every listed property is required.
+    pub fn command(kind: &str, properties: Vec<(&str, Value)>) -> Value {
+        let mut props = vec![("type", konst(json!(kind)))];
+        props.extend(properties);
+        object(props, &[])
+    }
+    /// A command object whose `optional` properties may be left out.
+    pub fn command_with_optional(
+        kind: &str,
+        properties: Vec<(&str, Value)>,
+        optional: &[&str],
+    ) -> Value {
+        let mut props = vec![("type", konst(json!(kind)))];
+        props.extend(properties);
+        object(props, optional)
+    }
+    /// A closed object; every property is required except those named in `optional`.
+    pub fn object(properties: Vec<(&str, Value)>, optional: &[&str]) -> Value {
+        let required: Vec<Value> = properties
+            .iter()
+            .filter(|(name, _)| !optional.contains(name))
+            .map(|(name, _)| json!(name))
+            .collect();
+        let properties: Map<String, Value> = properties
+            .into_iter()
+            .map(|(name, schema)| (name.to_string(), schema))
+            .collect();
+        json!({
+            "type": "object",
+            "properties": properties,
+            "required": required,
+            "additionalProperties": false,
+        })
+    }
+    /// Exactly `value`.
+    pub fn konst(value: Value) -> Value {
+        json!({ "const": value })
+    }
+    /// One of `values` (at least one).
+    pub fn one_of_values(values: impl IntoIterator<Item = Value>) -> Value {
+        let values: Vec<Value> = values.into_iter().collect();
+        match values.as_slice() {
+            [only] => konst(only.clone()),
+            _ => json!({ "enum": values }),
+        }
+    }
+    /// An integer in `min..=max`.
+    pub fn int(min: i64, max: i64) -> Value {
+        if min == max {
+            return konst(json!(min));
+        }
+        json!({ "type": "integer", "minimum": min, "maximum": max })
+    }
+    /// A boolean.
+    pub fn boolean() -> Value {
+        json!({ "type": "boolean" })
+    }
+    /// An array of distinct items drawn from `items` (a list of allowed values), of length
+    /// `min..=max`.
+    pub fn unique_array_of(items: Vec<Value>, min: usize, max: usize) -> Value {
+        json!({
+            "type": "array",
+            "items": { "enum": items },
+            "uniqueItems": true,
+            "minItems": min,
+            "maxItems": max,
+        })
+    }
+    /// An array of `min..=max` items, each matching `items`.
+    pub fn array(items: Value, min: usize, max: usize) -> Value {
+        json!({ "type": "array", "items": items, "minItems": min, "maxItems": max })
+    }
+    /// Any of these schemas (the branches should not overlap, so that a UI can tell them apart).
+    pub fn one_of(branches: Vec<Value>) -> Value {
+        json!({ "oneOf": branches })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sampling, mutating, enumerating
+// ---------------------------------------------------------------------------------------------
+
+/// Draws an instance of `schema` (the vocabulary of [`schema`]: `const`, `enum`, integer
+/// ranges, booleans, closed objects, arrays with `uniqueItems`, `oneOf`/`anyOf`). Integers hit
+/// their bounds one time in three, so boundaries are exercised. `None` for a schema outside
+/// that vocabulary or with no instance.
+pub fn sample(schema: &Value, rng: &mut dyn Rng) -> Option<Value> {
+    use crate::engine::RngExt;
+    if let Some(v) = schema.get("const") {
+        return Some(v.clone());
+    }
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        return (!values.is_empty()).then(|| values[rng.index(values.len())].clone());
+    }
+    for key in ["oneOf", "anyOf"] {
+        if let Some(branches) = schema.get(key).and_then(Value::as_array) {
+            if branches.is_empty() {
+                return None;
+            }
+            return sample(&branches[rng.index(branches.len())], rng);
+        }
+    }
+    match schema.get("type").and_then(Value::as_str) {
+        Some("integer") => {
+            let min = schema.get("minimum").and_then(Value::as_i64).unwrap_or(0);
+            let max = schema
+                .get("maximum")
+                .and_then(Value::as_i64)
+                .unwrap_or(min + 100);
+            if max < min {
+                return None;
+            }
+            let span = u32::try_from(max - min).ok()?.checked_add(1)?;
+            Some(json!(match rng.below(6) {
+                0 => min,
+                1 => max,
+                _ => min + i64::from(rng.below(span)),
+            }))
+        }
+        Some("boolean") => Some(json!(rng.below(2) == 1)),
+        Some("object") => {
+            let required: Vec<&str> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let mut out = Map::new();
+            if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+                for (name, sub) in props {
+                    if required.contains(&name.as_str()) || rng.below(2) == 1 {
+                        out.insert(name.clone(), sample(sub, rng)?);
+                    }
+                }
+            }
+            Some(Value::Object(out))
+        }
+        Some("array") => {
+            let min = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0) as usize;
+            let max = schema
+                .get("maxItems")
+                .and_then(Value::as_u64)
+                .unwrap_or(min as u64 + 4) as usize;
+            let items = schema.get("items").cloned().unwrap_or(json!({}));
+            let unique = schema.get("uniqueItems") == Some(&json!(true));
+            if unique && let Some(pool) = items.get("enum").and_then(Value::as_array) {
+                let max = max.min(pool.len());
+                if max < min {
+                    return None;
+                }
+                let len = min + rng.index(max - min + 1);
+                let mut pool = pool.clone();
+                rng.shuffle(&mut pool);
+                pool.truncate(len);
+                return Some(Value::Array(pool));
+            }
+            if max < min {
+                return None;
+            }
+            let len = min + rng.index(max - min + 1);
+            let mut out = Vec::with_capacity(len);
+            for _ in 0..len {
+                let item = sample(&items, rng)?;
+                if unique && out.contains(&item) {
+                    continue;
+                }
+                out.push(item);
+            }
+            (out.len() >= min).then_some(Value::Array(out))
+        }
+        _ => None,
+    }
+}
+
+/// A near miss of `command`: one field changed to a neighbouring or foreign value, removed, or
+/// an unknown field added. The result may still be legal (a neighbour inside the range); the
+/// exactness test asks `decide` and the schemas, and they must agree.
+pub fn mutate(command: &Value, rng: &mut dyn Rng) -> Value {
+    use crate::engine::RngExt;
+    let mut out = command.clone();
+    let Value::Object(map) = &mut out else {
+        return json!({"type": "not_a_command"});
+    };
+    let keys: Vec<String> = map.keys().filter(|k| *k != "type").cloned().collect();
+    match (rng.below(8), keys.is_empty()) {
+        (0, _) => {
+            map.insert("unexpected".into(), json!(1));
+        }
+        (1, _) => {
+            map.insert("type".into(), json!("no_such_command"));
+        }
+        (_, true) => {
+            map.insert("extra".into(), json!(rng.below(3)));
+        }
+        (2, false) => {
+            map.remove(&keys[rng.index(keys.len())]);
+        }
+        (_, false) => {
+            let key = &keys[rng.index(keys.len())];
+            let value = map.get_mut(key).expect("key");
+            *value = bend(value, rng);
+        }
+    }
+    out
+}
+
+/// A value near `value`: integers ±1 or far out, strings altered, arrays shortened or with a
+/// duplicate, objects bent in one field.
+fn bend(value: &Value, rng: &mut dyn Rng) -> Value {
+    use crate::engine::RngExt;
+    match value {
+        Value::Number(n) => {
+            let n = n.as_i64().unwrap_or(0);
+            json!(match rng.below(5) {
+                0 => n - 1,
+                1 => n + 1,
+                2 => -n - 1,
+                3 => n + 1000,
+                _ => i64::from(rng.below(20)),
+            })
+        }
+        Value::String(s) => match rng.below(3) {
+            0 => json!(format!("{s}x")),
+            1 => json!(""),
+            _ => json!(7),
+        },
+        Value::Bool(b) => json!(!b),
+        Value::Array(items) if !items.is_empty() => {
+            let mut items = items.clone();
+            match rng.below(3) {
+                0 => {
+                    items.pop();
+                }
+                1 => {
+                    let i = rng.index(items.len());
+                    items.push(items[i].clone());
+                }
+                _ => {
+                    let i = rng.index(items.len());
+                    items[i] = bend(&items[i], rng);
+                }
+            }
+            Value::Array(items)
+        }
+        Value::Array(_) => json!([0]),
+        Value::Object(_) => mutate(value, rng),
+        Value::Null => json!(0),
+    }
+}
+
+/// Every instance of a finite `schema`, or `None` when there are more than `cap` (or the schema
+/// is outside the vocabulary of [`schema`]). Arrays with `uniqueItems` are enumerated as sets
+/// in the order of their `enum`.
+pub fn enumerate(schema: &Value, cap: usize) -> Option<Vec<Value>> {
+    if let Some(v) = schema.get("const") {
+        return Some(vec![v.clone()]);
+    }
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        return (values.len() <= cap).then(|| values.clone());
+    }
+    for key in ["oneOf", "anyOf"] {
+        if let Some(branches) = schema.get(key).and_then(Value::as_array) {
+            let mut out = Vec::new();
+            for branch in branches {
+                out.extend(enumerate(branch, cap)?);
+                if out.len() > cap {
+                    return None;
+                }
+            }
+            return Some(out);
+        }
+    }
+    match schema.get("type").and_then(Value::as_str) {
+        Some("integer") => {
+            let min = schema.get("minimum").and_then(Value::as_i64)?;
+            let max = schema.get("maximum").and_then(Value::as_i64)?;
+            let count = usize::try_from(max - min + 1).ok()?;
+            (count <= cap).then(|| (min..=max).map(|n| json!(n)).collect())
+        }
+        Some("boolean") => Some(vec![json!(false), json!(true)]),
+        Some("object") => enumerate_object(schema, cap),
+        Some("array") => enumerate_array(schema, cap),
+        _ => None,
+    }
+}
+
+fn enumerate_object(schema: &Value, cap: usize) -> Option<Vec<Value>> {
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut out = vec![Map::new()];
+    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        for (name, sub) in props {
+            let values = enumerate(sub, cap)?;
+            let optional = !required.contains(&name.as_str());
+            let mut next = Vec::new();
+            for partial in &out {
+                if optional {
+                    next.push(partial.clone());
+                }
+                for value in &values {
+                    let mut extended = partial.clone();
+                    extended.insert(name.clone(), value.clone());
+                    next.push(extended);
+                }
+                if next.len() > cap {
+                    return None;
+                }
+            }
+            out = next;
+        }
+    }
+    Some(out.into_iter().map(Value::Object).collect())
+}
+
+fn enumerate_array(schema: &Value, cap: usize) -> Option<Vec<Value>> {
+    let min = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let max = schema.get("maxItems").and_then(Value::as_u64)? as usize;
+    let pool = enumerate(schema.get("items")?, cap)?;
+    let unique = schema.get("uniqueItems") == Some(&json!(true));
+    let mut out: Vec<Vec<Value>> = vec![Vec::new()];
+    let mut all = Vec::new();
+    for len in 0..=max {
+        if len >= min {
+            all.extend(out.iter().cloned().map(Value::Array));
+            if all.len() > cap {
+                return None;
+            }
+        }
+        if len == max {
+            break;
+        }
+        let mut next = Vec::new();
+        for partial in &out {
+            // Sets: items in increasing pool order, so each set is listed once.
+            let start = if unique {
+                partial
+                    .last()
+                    .and_then(|last| pool.iter().position(|p| p == last))
+                    .map_or(0, |i| i + 1)
+            } else {
+                0
+            };
+            for item in &pool[start.min(pool.len())..] {
+                let mut extended = partial.clone();
+                extended.push(item.clone());
+                next.push(extended);
+            }
+            if next.len() > cap {
+                return None;
+            }
+        }
+        out = next;
+    }
+    Some(all)
+}
+
+/// The concrete commands of `families`, for simple bots: each finite family enumerated (up to
+/// `cap` instances), each larger one sampled `cap` times. Never the contract: `choices` is.
+pub fn concrete(families: &[Family], cap: usize, rng: &mut dyn Rng) -> Vec<Value> {
+    let mut out = Vec::new();
+    for family in families {
+        match enumerate(&family.schema, cap) {
+            Some(all) => out.extend(all),
+            None => {
+                for _ in 0..cap {
+                    if let Some(instance) = sample(&family.schema, rng)
+                        && !out.contains(&instance)
+                    {
+                        out.push(instance);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exactness, for the games' tests
+// ---------------------------------------------------------------------------------------------
+
+/// The two-way exactness check the games' tests run at many positions (see the module docs).
+#[cfg(test)]
+pub mod exactness {
+    use super::{Family, mutate, sample};
+    use crate::engine::{Game, Rng, RngExt, Seat, seeded};
+    use serde_json::Value;
+
+    /// Compiled schemas of a seat's families (the `boon` validator, JSON Schema 2020-12).
+    pub struct Schemas {
+        schemas: boon::Schemas,
+        compiled: Vec<boon::SchemaIndex>,
+    }
+
+    impl Schemas {
+        pub fn compile(families: &[Family]) -> Result<Schemas, String> {
+            let mut schemas = boon::Schemas::new();
+            let mut compiler = boon::Compiler::new();
+            let mut compiled = Vec::new();
+            for (i, family) in families.iter().enumerate() {
+                let url = format!("urn:family:{i}");
+                compiler
+                    .add_resource(&url, family.schema.clone())
+                    .map_err(|e| format!("family {i} ({}): {e}", family.kind))?;
+                compiled.push(
+                    compiler
+                        .compile(&url, &mut schemas)
+                        .map_err(|e| format!("family {i} ({}): {e}", family.kind))?,
+                );
+            }
+            Ok(Schemas { schemas, compiled })
+        }
+        /// True when some family validates `command`.
+        pub fn accepts(&self, command: &Value) -> bool {
+            self.compiled
+                .iter()
+                .any(|index| self.schemas.validate(command, *index).is_ok())
+        }
+    }
+
+    /// Whether `decide` accepts the JSON `command` from `seat` (unparsable = refused).
+    pub fn accepted<G: Game>(state: &G::State, seat: Seat, command: &Value) -> bool {
+        match serde_json::from_value::<G::Command>(command.clone()) {
+            Ok(parsed) => G::decide(state, seat, &parsed, &mut seeded(7)).is_ok(),
+            Err(_) => false,
+        }
+    }
+
+    /// Checks, at `state`, for `seat`: (1) `per_family` instances sampled from every family are
+    /// accepted by `decide`; (2) each of `candidates` (mutations of instances, other seats'
+    /// commands, out-of-range values …) plus `mutations` fresh mutations is accepted by `decide`
+    /// iff some family validates it. Returns how many commands were compared.
+    pub fn check<G: Game>(
+        state: &G::State,
+        seat: Seat,
+        families: &[Family],
+        candidates: &[Value],
+        per_family: usize,
+        mutations: usize,
+        rng: &mut dyn Rng,
+    ) -> Result<usize, String> {
+        let schemas = Schemas::compile(families)?;
+        let mut compared = 0;
+        let mut instances = Vec::new();
+        for family in families {
+            for _ in 0..per_family {
+                let instance = sample(&family.schema, rng)
+                    .ok_or_else(|| format!("family {} has no instance", family.kind))?;
+                if !accepted::<G>(state, seat, &instance) {
+                    let why = serde_json::from_value::<G::Command>(instance.clone())
+                        .map_err(|e| e.to_string())
+                        .and_then(|c| {
+                            G::decide(state, seat, &c, &mut seeded(7))
+                                .map(|_| ())
+                                .map_err(|e| e.to_string())
+                        });
+                    return Err(format!(
+                        "{seat}: instance {instance} of family {} is refused: {why:?}",
+                        family.kind
+                    ));
+                }
+                if !schemas.accepts(&instance) {
+                    return Err(format!(
+                        "{seat}: sampled instance {instance} of {} does not validate",
+                        family.kind
+                    ));
+                }
+                compared += 1;
+                instances.push(instance);
+            }
+        }
+        let mut probes: Vec<Value> = candidates.to_vec();
+        for _ in 0..mutations {
+            if instances.is_empty() && candidates.is_empty() {
+                break;
+            }
+            let base = if !instances.is_empty() && (candidates.is_empty() || rng.below(2) == 0) {
+                &instances[rng.index(instances.len())]
+            } else {
+                &candidates[rng.index(candidates.len())]
+            };
+            probes.push(mutate(base, rng));
+        }
+        for probe in probes {
+            let by_rules = accepted::<G>(state, seat, &probe);
+            let by_schemas = schemas.accepts(&probe);
+            if by_rules != by_schemas {
+                return Err(format!(
+                    "{seat}: {probe} is {} by decide but {} by the families",
+                    if by_rules { "accepted" } else { "refused" },
+                    if by_schemas {
+                        "validated"
+                    } else {
+                        "not validated"
+                    },
+                ));
+            }
+            compared += 1;
+        }
+        Ok(compared)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::seeded;
+
+    #[test]
+    fn samples_stay_inside_their_schema_and_reach_the_bounds() {
+        let family = Family::new(
+            "offer",
+            "offer",
+            schema::command(
+                "offer",
+                vec![
+                    ("to", schema::one_of_values([json!(2), json!(3)])),
+                    ("malt", schema::int(0, 7)),
+                    (
+                        "whiskies",
+                        schema::unique_array_of(vec![json!("a"), json!("b"), json!("c")], 0, 2),
+                    ),
+                ],
+            ),
+        );
+        let schemas = exactness::Schemas::compile(std::slice::from_ref(&family)).unwrap();
+        let mut rng = seeded(3);
+        let mut malts = std::collections::BTreeSet::new();
+        for _ in 0..500 {
+            let s = sample(&family.schema, &mut rng).unwrap();
+            assert!(schemas.accepts(&s), "{s}");
+            malts.insert(s["malt"].as_i64().unwrap());
+            assert!(s["whiskies"].as_array().unwrap().len() <= 2);
+        }
+        assert!(malts.contains(&0) && malts.contains(&7));
+        // Closed objects: an unknown field or a value out of range is not an instance.
+        assert!(!schemas.accepts(&json!({"type": "offer", "to": 2, "malt": 8, "whiskies": []})));
+        assert!(
+            !schemas.accepts(&json!({"type": "offer", "to": 2, "malt": 1, "whiskies": [], "x": 1}))
+        );
+        assert!(
+            !schemas.accepts(&json!({"type": "offer", "to": 2, "malt": 1, "whiskies": ["a", "a"]}))
+        );
+    }
+
+    #[test]
+    fn enumeration_lists_every_instance_once() {
+        let s = schema::command(
+            "pick",
+            vec![
+                ("n", schema::int(1, 3)),
+                (
+                    "set",
+                    schema::unique_array_of(vec![json!("x"), json!("y"), json!("z")], 1, 2),
+                ),
+            ],
+        );
+        let all = enumerate(&s, 1000).unwrap();
+        // 3 numbers × (3 singletons + 3 pairs)
+        assert_eq!(all.len(), 18);
+        let distinct: std::collections::HashSet<String> =
+            all.iter().map(|v| v.to_string()).collect();
+        assert_eq!(distinct.len(), 18);
+        assert!(enumerate(&s, 10).is_none());
+    }
+
+    #[test]
+    fn families_from_commands_are_exact_enums() {
+        let commands = vec![
+            json!({"type": "a", "n": 1}),
+            json!({"type": "b"}),
+            json!({"type": "a", "n": 2}),
+        ];
+        let families = Family::from_commands(&commands);
+        assert_eq!(families.len(), 2);
+        let schemas = exactness::Schemas::compile(&families).unwrap();
+        for c in &commands {
+            assert!(schemas.accepts(c));
+        }
+        assert!(!schemas.accepts(&json!({"type": "a", "n": 3})));
+        let listed = concrete(&families, 10, &mut seeded(1));
+        assert_eq!(listed.len(), 3);
+    }
+}
