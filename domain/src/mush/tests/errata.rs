@@ -314,6 +314,7 @@ fn mu165_resting_in_anchorage_removes_no_fatigue() {
 // MU-166: opponents pool tokens, 2 per die, at most 6 tokens and 3 dice per turn
 // ---------------------------------------------------------------------------------------------
 
+// MU-136 (replaced by MU-166): a die is no longer paid in full by one player — two payers split it.
 #[test]
 fn mu166_two_opponents_pay_one_die_together() {
     let mut s = Fx::new().done();
@@ -391,6 +392,7 @@ fn mu166_the_last_token_paid_is_the_one_refunded() {
     assert_eq!((s.players[1].tokens, s.players[2].tokens), (18, 20));
 }
 
+// MU-135: the cap of 3 dice (6 tokens) is shared by every payer, whoever pays.
 #[test]
 fn mu166_at_most_6_tokens_and_never_more_dice_than_rolled() {
     // D0 = 8: 6 tokens in all, whoever pays; the window closes when the pool is full.
