@@ -192,40 +192,9 @@ impl Choice {
                 to,
                 max_modifier,
             } => step_family(s, seat, *early, *to, *max_modifier),
-            Choice::PlaceAvalanche { targets } => Family::new(
-                kind,
-                "Place an avalanche (5 tokens)",
-                schema::command(kind, vec![("link", schema::one_of_values(ids(targets)))]),
-            )
-            .describe(
-                "Put a marker from the supply on a link clear of difficult terrain and of other \
-                 markers (MU-105 a, MU-106): a sled crossing it must roll 6 or more.",
-            )
-            .annotate("cost", json!(AVALANCHE_ACTION_COST))
-            .annotate("supply", json!(s.avalanche_supply)),
-            Choice::MoveAvalanche { from, targets } => Family::new(
-                kind,
-                "Move an avalanche (5 tokens)",
-                schema::command(
-                    kind,
-                    vec![
-                        ("from_link", schema::one_of_values(ids(from))),
-                        ("to_link", schema::one_of_values(ids(targets))),
-                    ],
-                ),
-            )
-            .describe(
-                "Move any marker on the board to any link clear of difficult terrain and of \
-                 other markers (MU-105 b, MU-106).",
-            )
-            .annotate("cost", json!(AVALANCHE_ACTION_COST)),
-            Choice::RemoveAvalanche { links } => Family::new(
-                kind,
-                "Remove an avalanche (5 tokens)",
-                schema::command(kind, vec![("link", schema::one_of_values(ids(links)))]),
-            )
-            .describe("Put a marker back in the supply (MU-105 c).")
-            .annotate("cost", json!(AVALANCHE_ACTION_COST)),
+            Choice::PlaceAvalanche { targets } => place_family(s, targets),
+            Choice::MoveAvalanche { from, targets } => move_avalanche_family(from, targets),
+            Choice::RemoveAvalanche { links } => remove_family(links),
             Choice::DeclareMove => move_family(s, seat),
             Choice::DeclareRest { option } => rest_family(s, seat, *option),
             Choice::ReduceDice { max } => reduce_family(s, *max),
@@ -454,4 +423,54 @@ fn reduce_family(s: &State, max: u8) -> Family {
     .annotate("token_cap", json!(token_cap))
     .annotate("dice_removed_after", json!(dice_after))
     .annotate("active", json!(s.active))
+}
+
+/// MU-105 a, MU-106: a marker from the supply onto a free link.
+fn place_family(s: &State, targets: &[LinkId]) -> Family {
+    let kind = "place_avalanche";
+    Family::new(
+        kind,
+        "Place an avalanche (5 tokens)",
+        schema::command(kind, vec![("link", schema::one_of_values(ids(targets)))]),
+    )
+    .describe(
+        "Put a marker from the supply on a link clear of difficult terrain and of other \
+         markers (MU-105 a, MU-106): a sled crossing it must roll 6 or more.",
+    )
+    .annotate("cost", json!(AVALANCHE_ACTION_COST))
+    .annotate("supply", json!(s.avalanche_supply))
+}
+
+/// MU-105 b, MU-106: any marker × any free link — the two are independent, so one family over
+/// link ids, not one command per pair.
+fn move_avalanche_family(from: &[LinkId], targets: &[LinkId]) -> Family {
+    let kind = "move_avalanche";
+    Family::new(
+        kind,
+        "Move an avalanche (5 tokens)",
+        schema::command(
+            kind,
+            vec![
+                ("from_link", schema::one_of_values(ids(from))),
+                ("to_link", schema::one_of_values(ids(targets))),
+            ],
+        ),
+    )
+    .describe(
+        "Move any marker on the board to any link clear of difficult terrain and of other \
+         markers (MU-105 b, MU-106).",
+    )
+    .annotate("cost", json!(AVALANCHE_ACTION_COST))
+}
+
+/// MU-105 c: a marker back to the supply.
+fn remove_family(links: &[LinkId]) -> Family {
+    let kind = "remove_avalanche";
+    Family::new(
+        kind,
+        "Remove an avalanche (5 tokens)",
+        schema::command(kind, vec![("link", schema::one_of_values(ids(links)))]),
+    )
+    .describe("Put a marker back in the supply (MU-105 c).")
+    .annotate("cost", json!(AVALANCHE_ACTION_COST))
 }
