@@ -1,127 +1,116 @@
-//! `prompts` (who may act now, section 5.1) and `legal` (every command `decide` accepts now).
+//! Who may act now (section 5.1) and what exactly they may send: `choices` lists a seat's
+//! legal commands in typed form ([`Choice`], one per command family); the JSON Schema families
+//! of the API (`super::choices::families`), the concrete `legal` list of simple bots and the
+//! prompt `kinds` are all drawn from it, so they cannot disagree.
 //!
-//! Every family is enumerated exactly: bids 0..=tokens, every live avalanche link, every
-//! modifier within range and affordable. Nothing here depends on another seat's sealed bid.
+//! Every family is exact: bids 0..=tokens, every live avalanche link, every modifier within
+//! range and affordable. Nothing here depends on another seat's sealed bid (section 4).
 
+use super::board::{LinkId, SpaceId};
+use super::choices::Choice;
 use super::command::Command;
 use super::decide::{rest_options, training_limit, validate_step};
 use super::evolve::avalanche_link_ok;
 use super::state::*;
 use crate::engine::{Prompt, Seat};
 
+/// MU-160 / section 5.1: the seats the game waits for, each with the kinds of its families.
+/// Every Mush prompt is a **must**: the re-roll and reduction windows poll one seat at a time
+/// and wait for its answer (buy or pass, pay or pass), and bidding waits for every bid; the
+/// game never goes on without a prompted seat.
 pub fn prompts(s: &State) -> Vec<Prompt> {
-    let one = |seat: Option<Seat>, kinds: &[&'static str]| {
-        seat.map(|x| vec![Prompt::new(x, kinds)])
-            .unwrap_or_default()
-    };
-    match s.phase {
-        Phase::NotStarted | Phase::GameOver => Vec::new(),
-        Phase::SetupTraining => one(s.chooser, &["choose_training"]),
-        Phase::RerollWindow => {
-            let polled = s.reroll.as_ref().map(|w| w.polled);
-            let kinds: &[&'static str] = if polled.is_some_and(|x| s.tokens(x) >= REROLL_COST) {
-                &["buy_reroll", "pass_reroll"]
-            } else {
-                &["pass_reroll"]
-            };
-            one(polled, kinds)
-        }
-        // Section 5.4: every player who has not bid yet, simultaneously.
-        Phase::Bidding => (0..usize::from(s.seats))
-            .map(Seat::from_index)
-            .filter(|x| s.bids.get(x.index()).is_some_and(Option::is_none))
-            .map(|x| Prompt::new(x, &["submit_bid"]))
-            .collect(),
-        Phase::EarlyRiser => one(
-            s.early_riser,
-            &kinds_of(&legal(s, s.early_riser.unwrap_or(Seat::from_index(0)))),
-        ),
-        Phase::TurnStart | Phase::Movement => one(
-            s.active,
-            &kinds_of(&legal(s, s.active.unwrap_or(Seat::from_index(0)))),
-        ),
-        Phase::ReductionWindow => one(
-            s.reduction.as_ref().map(|r| r.polled),
-            &["reduce_dice", "pass_reduction"],
-        ),
-    }
+    Seat::all(s.seats)
+        .filter_map(|seat| {
+            let mut kinds: Vec<&'static str> = Vec::new();
+            for choice in choices(s, seat) {
+                if !kinds.contains(&choice.kind()) {
+                    kinds.push(choice.kind());
+                }
+            }
+            (!kinds.is_empty()).then(|| Prompt::new(seat, &kinds))
+        })
+        .collect()
 }
 
-fn kinds_of(cmds: &[Command]) -> Vec<&'static str> {
-    let mut kinds: Vec<&'static str> = Vec::new();
-    for c in cmds {
-        if !kinds.contains(&c.tag()) {
-            kinds.push(c.tag());
-        }
-    }
-    kinds
-}
-
+/// Every command `decide` accepts now from `seat`, drawn from [`choices`], in the order this
+/// list always had (so seeded simulations replay as recorded).
 pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
+    let plan = choices(s, seat);
+    let moves = plan
+        .iter()
+        .any(|c| matches!(c, Choice::MoveAvalanche { .. }));
+    let mut out = Vec::new();
+    for choice in &plan {
+        match choice {
+            // Each marker's moves, then its removal: the removal family lists the same
+            // markers as the move family (both are the markers on the board).
+            Choice::MoveAvalanche { from, targets } => {
+                for &from_link in from {
+                    out.extend(
+                        targets
+                            .iter()
+                            .map(|&to_link| Command::MoveAvalanche { from_link, to_link }),
+                    );
+                    out.push(Command::RemoveAvalanche { link: from_link });
+                }
+            }
+            Choice::RemoveAvalanche { .. } if moves => {}
+            _ => out.extend(choice.commands()),
+        }
+    }
+    out
+}
+
+/// `seat`'s legal commands now, one [`Choice`] per family: exactly what `decide` accepts.
+pub fn choices(s: &State, seat: Seat) -> Vec<Choice> {
     if !s.is_seat(seat) {
-        return Vec::new();
+        return Vec::new(); // MU-160
     }
     let tokens = s.tokens(seat);
     let mut out = Vec::new();
     match s.phase {
+        // MU-152 / MU-160: nothing before setup or after the win.
         Phase::NotStarted | Phase::GameOver => {}
+        // MU-021 / MU-023: the chooser, any training with room left.
         Phase::SetupTraining if s.chooser == Some(seat) => {
             let limit = training_limit(s.seats);
-            for t in Training::ALL {
-                if s.players.iter().filter(|p| p.training == Some(t)).count() < limit {
-                    out.push(Command::ChooseTraining { training: t });
-                }
+            let open: Vec<Training> = Training::ALL
+                .into_iter()
+                .filter(|t| s.players.iter().filter(|p| p.training == Some(*t)).count() < limit)
+                .collect();
+            if !open.is_empty() {
+                out.push(Choice::ChooseTraining { open });
             }
         }
+        // MU-130 / MU-132: the polled seat buys (3 tokens) or passes.
         Phase::RerollWindow if s.reroll.as_ref().is_some_and(|w| w.polled == seat) => {
             if tokens >= REROLL_COST {
-                out.push(Command::BuyReroll {});
+                out.push(Choice::BuyReroll);
             }
-            out.push(Command::PassReroll {});
+            out.push(Choice::PassReroll);
         }
+        // MU-033: one sealed bid, 0..=tokens.
         Phase::Bidding if s.bids.get(seat.index()).is_some_and(Option::is_none) => {
-            out.extend((0..=tokens).map(|amount| Command::SubmitBid { amount }));
+            out.push(Choice::SubmitBid { max: tokens });
         }
+        // MU-039: the early riser's free step, with the overtaking right for sale (MU-082).
         Phase::EarlyRiser if s.early_riser == Some(seat) => {
-            out.push(Command::SkipEarlyRiser {});
-            if s.overtake != Some(seat) && tokens >= OVERTAKE_COST {
-                out.push(Command::BuyOvertake {});
-            }
-            steps(s, seat, &mut out, true);
+            out.push(Choice::SkipEarlyRiser);
+            overtake(s, seat, &mut out);
+            steps(s, seat, true, &mut out);
         }
+        // MU-046 / MU-107: avalanche actions, then one declaration.
         Phase::TurnStart if s.active == Some(seat) => {
             avalanche_actions(s, seat, &mut out);
-            let p = &s.players[seat.index()];
-            if p.fresh() > 0 {
-                out.push(Command::DeclareMove {});
-            }
-            let difficult = p.space.is_difficult();
-            for option in rest_options(s, seat) {
-                if !difficult || p.fresh() == 0 {
-                    out.push(Command::DeclareRest { option: *option });
-                }
-            }
+            declarations(s, seat, &mut out);
         }
-        Phase::ReductionWindow => {
-            if let Some(r) = s
-                .reduction
-                .as_ref()
-                .filter(|r| r.polled == seat && s.active != Some(seat))
-            {
-                // MU-166: any amount from 1 token up to the pool's room and the tokens held.
-                let room = r.token_cap() - r.pooled();
-                let max = room.min(u8::try_from(tokens).unwrap_or(u8::MAX));
-                out.extend((1..=max).map(|tokens| Command::ReduceDice { tokens }));
-                out.push(Command::PassReduction {});
-            }
-        }
+        Phase::ReductionWindow => reduction(s, seat, &mut out),
+        // MU-070 / MU-071: stop, buy the right, step while points are left, avalanches.
         Phase::Movement if s.active == Some(seat) => {
-            out.push(Command::EndMovement {});
-            if s.overtake != Some(seat) && tokens >= OVERTAKE_COST {
-                out.push(Command::BuyOvertake {});
-            }
+            out.push(Choice::EndMovement);
+            overtake(s, seat, &mut out);
             if s.mv.mp >= 1 {
-                steps(s, seat, &mut out, false);
+                steps(s, seat, false, &mut out);
             }
             avalanche_actions(s, seat, &mut out);
         }
@@ -130,42 +119,98 @@ pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
     out
 }
 
-/// Every step along a live link with every affordable modifier in range.
-fn steps(s: &State, seat: Seat, out: &mut Vec<Command>, early: bool) {
+/// MU-082 / MU-084: the mover may buy the right for 4 tokens, once a turn.
+fn overtake(s: &State, seat: Seat, out: &mut Vec<Choice>) {
+    if s.overtake != Some(seat) && s.tokens(seat) >= OVERTAKE_COST {
+        out.push(Choice::BuyOvertake);
+    }
+}
+
+/// MU-072: one family per live link `validate_step` accepts, with the modifier range it
+/// accepts there (0..=2 into difficult terrain, 0..=4 over an avalanche, 0 otherwise, never
+/// more than the tokens held: MU-091, MU-101, MU-072 e).
+pub fn steps(s: &State, seat: Seat, early: bool, out: &mut Vec<Choice>) {
     let from = s.players[seat.index()].space;
     for &to in s.graph().successors(from) {
-        for modifier in 0..=MAX_AVALANCHE_MODIFIER {
-            if validate_step(s, seat, to, modifier).is_ok() {
-                out.push(if early {
-                    Command::EarlyRiserStep { to, modifier }
-                } else {
-                    Command::Step { to, modifier }
-                });
-            }
+        if let Some(max_modifier) = max_modifier(s, seat, to) {
+            out.push(Choice::Step {
+                early,
+                to,
+                max_modifier,
+            });
         }
     }
 }
 
-/// MU-105–MU-107: place, move and remove, for 5 tokens each.
-fn avalanche_actions(s: &State, seat: Seat, out: &mut Vec<Command>) {
+/// The largest modifier `validate_step` accepts for a step to `to` (its checks are upper
+/// bounds, so every smaller one is accepted too); `None` when the step is refused.
+pub fn max_modifier(s: &State, seat: Seat, to: SpaceId) -> Option<u8> {
+    (0..=MAX_AVALANCHE_MODIFIER)
+        .take_while(|m| validate_step(s, seat, to, *m).is_ok())
+        .last()
+}
+
+/// MU-105–MU-107: place, move and remove, for 5 tokens each; targets are the live links
+/// clear of difficult terrain and of other markers (MU-106), whatever marker moves there.
+fn avalanche_actions(s: &State, seat: Seat, out: &mut Vec<Choice>) {
     if s.tokens(seat) < AVALANCHE_ACTION_COST {
         return;
     }
-    let targets = s
+    let targets: Vec<LinkId> = s
         .graph()
         .links
         .iter()
         .copied()
-        .filter(|l| avalanche_link_ok(s, *l));
-    if s.avalanche_supply > 0 {
-        out.extend(targets.clone().map(|link| Command::PlaceAvalanche { link }));
+        .filter(|l| avalanche_link_ok(s, *l))
+        .collect();
+    if s.avalanche_supply > 0 && !targets.is_empty() {
+        out.push(Choice::PlaceAvalanche {
+            targets: targets.clone(),
+        });
     }
-    for &from_link in &s.avalanches {
+    if !s.avalanches.is_empty() {
+        if !targets.is_empty() {
+            out.push(Choice::MoveAvalanche {
+                from: s.avalanches.clone(),
+                targets,
+            });
+        }
+        out.push(Choice::RemoveAvalanche {
+            links: s.avalanches.clone(),
+        });
+    }
+}
+
+/// MU-046–MU-049, MU-122, MU-165: a move while a dog is fresh; the space's rest options,
+/// except on difficult terrain while a dog is fresh (MU-048).
+fn declarations(s: &State, seat: Seat, out: &mut Vec<Choice>) {
+    let p = &s.players[seat.index()];
+    if p.fresh() > 0 {
+        out.push(Choice::DeclareMove);
+    }
+    if !p.space.is_difficult() || p.fresh() == 0 {
         out.extend(
-            targets
-                .clone()
-                .map(|to_link| Command::MoveAvalanche { from_link, to_link }),
+            rest_options(s, seat)
+                .iter()
+                .map(|&option| Choice::DeclareRest { option }),
         );
-        out.push(Command::RemoveAvalanche { link: from_link });
     }
+}
+
+/// MU-134, MU-137, MU-166: the polled opponent pays 1 token up to the pool's room and its
+/// tokens, or passes.
+fn reduction(s: &State, seat: Seat, out: &mut Vec<Choice>) {
+    let Some(r) = s
+        .reduction
+        .as_ref()
+        .filter(|r| r.polled == seat && s.active != Some(seat))
+    else {
+        return;
+    };
+    let room = r.token_cap() - r.pooled();
+    let max = room.min(u8::try_from(s.tokens(seat)).unwrap_or(u8::MAX));
+    if max >= 1 {
+        out.push(Choice::ReduceDice { max });
+    }
+    out.push(Choice::PassReduction);
 }

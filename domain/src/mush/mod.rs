@@ -6,6 +6,7 @@
 //! commands), `view` (views and redaction), `render` (the board picture), `sim` (statistics).
 
 pub mod board;
+pub mod choices;
 pub mod command;
 pub mod decide;
 pub mod event;
@@ -124,6 +125,10 @@ impl Game for Mush {
 
     fn legal(state: &State, seat: Seat) -> Vec<Command> {
         legal::legal(state, seat)
+    }
+
+    fn choices(state: &State, seat: Seat) -> Vec<crate::choices::Family> {
+        choices::families(state, seat)
     }
 
     fn outcome(state: &State) -> Option<Outcome> {

@@ -2,6 +2,7 @@
 //! / a RuleViolation naming the rule / a state), the spec's worked examples (§7), properties
 //! ("legal is exact"), the simulation and the generated board picture.
 
+mod choices;
 mod erased;
 mod errata;
 mod examples;
