@@ -7,5 +7,5 @@ mod errata;
 mod examples;
 mod fixture;
 mod properties;
+mod render;
 mod rules;
-mod svg;

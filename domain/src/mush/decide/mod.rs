@@ -4,9 +4,10 @@
 use super::board::{self, LinkId, RestClass, SpaceId};
 use super::command::Command;
 use super::event::Event;
-use super::flow::*;
+pub mod flow;
 use super::state::*;
 use crate::engine::{Rng, RngExt, RuleViolation, Seat, ensure};
+use flow::*;
 
 type Res<T = ()> = Result<T, RuleViolation>;
 

@@ -1,8 +1,8 @@
 //! The bounty hunter's path (§3.17, BD-424–BD-428): validation and enumeration.
 
-use super::board::{Node, board};
-use super::decide::{Res, rv};
-use super::state::*;
+use super::{Res, rv};
+use crate::bandits::board::{Node, board};
+use crate::bandits::state::*;
 use crate::engine::ensure;
 
 /// BD-424–BD-428: validates the hunter's path; returns the captured pawns in order.

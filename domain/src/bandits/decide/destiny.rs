@@ -1,12 +1,12 @@
 //! Destiny cards (§3.14): queries (subjects, options, targets, movers) and the execution of
 //! the queue, one card at a time.
 
-use super::board::{Node, Zone, board};
-use super::command::{Command, DestinyOption, TourMode};
-use super::decide::{Awaiting, Cx, Res, free_movable, outside_movable, rv};
-use super::event::{Event, RollContext};
-use super::movement::{self, End, Len, PathInfo};
-use super::state::*;
+use super::{Awaiting, Cx, Res, free_movable, outside_movable, rv};
+use crate::bandits::board::{Node, Zone, board};
+use crate::bandits::command::{Command, DestinyOption, TourMode};
+use crate::bandits::event::{Event, RollContext};
+use crate::bandits::movement::{self, End, Len, PathInfo};
+use crate::bandits::state::*;
 use crate::engine::{Seat, ensure};
 
 /// BD-306: small outing, big outing and grand tour are permissions.
@@ -324,7 +324,7 @@ impl Cx<'_> {
                 Command::RollDie {} => {
                     // BD-305: the rampage and distribute roll twice with one command.
                     self.roll(actor, RollContext::Destiny, 10);
-                    if super::control::two_dice(e.card) {
+                    if crate::bandits::evolve::control::two_dice(e.card) {
                         self.roll(actor, RollContext::Destiny, 10);
                     }
                     Ok(())

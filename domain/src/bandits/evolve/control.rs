@@ -13,12 +13,12 @@
 //! Steps that record something (a fight starts, a card is drawn, the turn ends) are emitted by
 //! `decide` (`Cx::auto_step`) and come back here as facts.
 
-use super::board::{Kind, Node, board};
-use super::decide::{free_movable, outside_movable};
-use super::destiny::*;
-use super::event::{Event, FightResult, RollContext};
-use super::movement::{self, Len};
-use super::state::*;
+use crate::bandits::board::{Kind, Node, board};
+use crate::bandits::decide::destiny::*;
+use crate::bandits::decide::{free_movable, outside_movable};
+use crate::bandits::event::{Event, FightResult, RollContext};
+use crate::bandits::movement::{self, Len};
+use crate::bandits::state::*;
 use crate::engine::Seat;
 
 /// The pending decision: who acts, its name (§5.3) and the command kinds it allows.

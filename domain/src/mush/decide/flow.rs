@@ -5,11 +5,11 @@
 //! The decider works on a private clone of the state: each event is applied with `evolve` as
 //! soon as it is produced, so the automatic steps read exactly the state replay will see.
 
-use super::board::{LinkId, SpaceId};
-use super::event::{Event, RevealedBid};
-use super::evolve::evolve;
-use super::state::*;
 use crate::engine::{Rng, RngExt, Seat, sealed_commitment};
+use crate::mush::board::{LinkId, SpaceId};
+use crate::mush::event::{Event, RevealedBid};
+use crate::mush::evolve::evolve;
+use crate::mush::state::*;
 
 /// The decider's scratch pad: a state clone, the events so far and the RNG.
 pub(super) struct Ctx<'r> {
@@ -44,7 +44,7 @@ pub(super) fn reroll(c: &mut Ctx) {
         RollKind::FirstTrainer => {
             // MU-167: the whole first-trainer procedure is rolled again.
             let seats = c.s.seats;
-            let event = super::decide::first_trainer_roll(seats, &mut *c.rng, attempt);
+            let event = super::first_trainer_roll(seats, &mut *c.rng, attempt);
             c.emit(event);
         }
         RollKind::Weather => {

@@ -6,16 +6,20 @@
 
 use super::board::{Kind, Node, Zone, board};
 use super::command::Command;
-use super::control;
 use super::event::{Event, RollContext};
+use super::evolve::control;
 use super::evolve::evolve;
 use super::movement::{self, End, Len, MoveCards, PathInfo};
 use super::state::*;
 use crate::engine::{Rng, RngExt, RuleViolation, Seat, ensure};
 
-pub use super::control::{Awaiting, awaiting, can_free, must_leave_officer};
-pub use super::destiny::*;
-pub use super::hunter::*;
+pub mod destiny;
+mod fight;
+pub mod hunter;
+
+pub use super::evolve::control::{Awaiting, awaiting, can_free, must_leave_officer};
+pub use destiny::*;
+pub use hunter::*;
 
 pub type Res<T = ()> = Result<T, RuleViolation>;
 

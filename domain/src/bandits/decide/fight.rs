@@ -1,11 +1,11 @@
 //! Fights (§3.8): the Bodyguard window, rounds with the defender's re-roll, the result and
 //! the Lawyer window after a lost attack.
 
-use super::board::board;
-use super::command::Command;
-use super::decide::{Cx, Res, rv};
-use super::event::{Event, FightResult, RollContext};
-use super::state::*;
+use super::{Cx, Res, rv};
+use crate::bandits::board::board;
+use crate::bandits::command::Command;
+use crate::bandits::event::{Event, FightResult, RollContext};
+use crate::bandits::state::*;
 use crate::engine::{Seat, ensure};
 
 impl Cx<'_> {
