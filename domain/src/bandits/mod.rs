@@ -150,7 +150,7 @@ pub fn setup_with(
         cx.emit(Event::FirstPlayerChosen { seat: s });
         cx.start_turn(s, 1);
     }
-    Ok(cx.ev)
+    Ok(cx.into_events())
 }
 
 impl Game for Bandits {

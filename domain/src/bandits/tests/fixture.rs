@@ -355,7 +355,8 @@ impl Fx {
         crate::bandits::evolve::control::settle(&mut st);
         let mut cx = crate::bandits::decide::Cx::new(st, &mut self.rng);
         cx.run();
-        self.log.extend(cx.ev.iter().cloned());
-        self.st = cx.st;
+        let (st, events) = cx.into_parts();
+        self.log.extend(events.iter().cloned());
+        self.st = st;
     }
 }
