@@ -74,3 +74,109 @@ impl<'r, G: Game> Scratch<'r, G> {
         (self.state, self.events)
     }
 }
+
+/// The given-events / when-command / then-events-or-violation harness (the shape of fmodel's
+/// `DeciderTestSpecification`): `Spec::<Mush>::given(events).when(seat, command)` then
+/// `.then(events)` or `.then_violation("MU-160")`, with the command's randomness scripted by
+/// `.rolling(values)` (see [`crate::engine::ScriptedRng`]).
+#[cfg(test)]
+pub mod spec {
+    use crate::engine::{Game, RuleViolation, ScriptedRng, Seat};
+
+    /// The history a command is decided on.
+    pub struct Spec<G: Game> {
+        state: G::State,
+    }
+
+    /// A command about to be decided.
+    pub struct When<G: Game> {
+        state: G::State,
+        seat: Seat,
+        command: G::Command,
+        rng: ScriptedRng,
+    }
+
+    impl<G: Game> Spec<G> {
+        /// The state the events rebuild from the empty one, as replay does.
+        pub fn given(events: impl IntoIterator<Item = G::Event>) -> Self {
+            let mut state = G::State::default();
+            for event in events {
+                G::evolve(&mut state, &event);
+            }
+            Spec { state }
+        }
+
+        pub fn when(self, seat: Seat, command: G::Command) -> When<G> {
+            When {
+                state: self.state,
+                seat,
+                command,
+                rng: ScriptedRng::new([]),
+            }
+        }
+    }
+
+    impl<G: Game> When<G> {
+        /// Scripts the command's draws (`below` answers, 0-based; a die face `f` is `f - 1`).
+        pub fn rolling(mut self, values: impl IntoIterator<Item = u32>) -> Self {
+            self.rng = ScriptedRng::new(values);
+            self
+        }
+
+        fn decide(mut self) -> Result<Vec<G::Event>, RuleViolation> {
+            G::decide(&self.state, self.seat, &self.command, &mut self.rng)
+        }
+
+        /// The command is accepted with exactly these events.
+        #[track_caller]
+        pub fn then(self, expected: Vec<G::Event>) {
+            let command = format!("{:?}", self.command);
+            match self.decide() {
+                Ok(events) => assert_eq!(events, expected, "events of {command}"),
+                Err(v) => panic!("{command} refused ({v}), expected events {expected:?}"),
+            }
+        }
+
+        /// The command is refused, naming `rule`.
+        #[track_caller]
+        pub fn then_violation(self, rule: &str) {
+            let command = format!("{:?}", self.command);
+            match self.decide() {
+                Ok(events) => panic!("{command} accepted with {events:?}, expected {rule}"),
+                Err(v) => assert_eq!(v.rule, rule, "rule named by the refusal of {command}: {v}"),
+            }
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::Spec;
+        use crate::engine::Seat;
+        use crate::{bandits, mush, whisky_race};
+
+        // No event yet: every game refuses any command until it is set up.
+        #[test]
+        fn wr_017_no_command_before_the_setup() {
+            Spec::<whisky_race::WhiskyRace>::given([])
+                .when(
+                    Seat::from_index(0),
+                    whisky_race::Command::PassReplacement {},
+                )
+                .then_violation("WR-017");
+        }
+
+        #[test]
+        fn mu_160_no_command_before_the_setup() {
+            Spec::<mush::Mush>::given([])
+                .when(Seat::from_index(0), mush::Command::DeclareMove {})
+                .then_violation("MU-160");
+        }
+
+        #[test]
+        fn bd_001_no_command_before_the_setup() {
+            Spec::<bandits::Bandits>::given([])
+                .when(Seat::from_index(0), bandits::Command::RollDie {})
+                .then_violation("BD-001");
+        }
+    }
+}
