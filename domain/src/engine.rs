@@ -115,7 +115,8 @@ impl Viewer {
     }
 }
 
-/// A command refused by the rules, naming the rule it breaks (e.g. `WR-021`).
+/// A command refused by the rules, naming the rule it breaks (e.g. `WR-021`). Built by the guard
+/// helpers of [`crate::decider`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[error("{rule}: {message}")]
 pub struct RuleViolation {
@@ -132,18 +133,8 @@ impl RuleViolation {
     }
 }
 
-/// Shorthand for guard clauses in `decide`: `ensure(cond, "WR-019", || "why")?`.
-pub fn ensure(
-    condition: bool,
-    rule: &'static str,
-    message: impl FnOnce() -> String,
-) -> Result<(), RuleViolation> {
-    if condition {
-        Ok(())
-    } else {
-        Err(RuleViolation::new(rule, message()))
-    }
-}
+/// Guard clauses live in the decider toolkit; re-exported here for code written against the engine.
+pub use crate::decider::ensure;
 
 /// Who must or may act now, and with which command kinds (`type` tags of commands).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -219,12 +210,30 @@ pub trait RngExt: Rng {
             items.swap(i, j);
         }
     }
+    /// One die of `sides` faces, `1..=sides`, as the `u8` events record.
+    fn roll(&mut self, sides: u8) -> u8 {
+        self.die(u32::from(sides)) as u8
+    }
     /// A fresh 16-byte salt as lowercase hex, for sealed commitments.
     fn salt(&mut self) -> String {
         let mut bytes = [0u8; 16];
         self.fill_bytes(&mut bytes);
         hex::encode(bytes)
     }
+    /// Seals `value` for a secret choice: a fresh salt and the commitment published now.
+    fn seal(&mut self, value: i64) -> Seal {
+        let salt = self.salt();
+        let commitment = sealed_commitment(&salt, value);
+        Seal { salt, commitment }
+    }
+}
+
+/// A sealed value: the commitment is published when the choice is made; the salt is kept and
+/// published with the value at the reveal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Seal {
+    pub salt: String,
+    pub commitment: String,
 }
 
 impl<R: Rng + ?Sized> RngExt for R {}

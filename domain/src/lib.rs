@@ -4,6 +4,7 @@
 pub mod any;
 pub mod bandits;
 pub mod choices;
+pub mod decider;
 pub mod engine;
 pub mod sim;
 
@@ -33,7 +34,7 @@ pub fn simulate(kind: &str, games: u64, seed: u64) -> Result<serde_json::Value, 
     match kind {
         "mush" => mush::simulate(games, seed).map_err(|f| f.to_string()),
         "bandits" => bandits::simulate(games, seed).map_err(|f| f.to_string()),
-        "whisky_race" => whisky_race::stats::simulate(games, seed).map_err(|f| f.to_string()),
+        "whisky_race" => whisky_race::sim::simulate(games, seed).map_err(|f| f.to_string()),
         _ => Err(format!("no simulation for game kind `{kind}`")),
     }
 }

@@ -9,18 +9,14 @@
 
 pub mod board;
 pub mod command;
-pub mod control;
 pub mod decide;
-pub mod destiny;
 pub mod event;
 pub mod evolve;
-pub mod fight;
-pub mod hunter;
 pub mod legal;
 pub mod movement;
+pub mod render;
 pub mod sim;
 pub mod state;
-pub mod svg;
 pub mod upcast;
 pub mod view;
 
@@ -154,7 +150,7 @@ pub fn setup_with(
         cx.emit(Event::FirstPlayerChosen { seat: s });
         cx.start_turn(s, 1);
     }
-    Ok(cx.ev)
+    Ok(cx.into_events())
 }
 
 impl Game for Bandits {
@@ -419,7 +415,7 @@ pub fn check_event(before: &State, event: &Event) -> Result<(), String> {
         && e.step != state::ExecStep::Start
         && e.value > 0
     {
-        let seat = control::active(before);
+        let seat = evolve::control::active(before);
         if decide::destiny_moves(before, seat, e).0 {
             return Err(format!(
                 "distribute ended with {} usable points left",

@@ -2,15 +2,15 @@
 //!
 //! Schema 1 ended every command with an `awaiting {seat, decision, control}` event: a copy of
 //! the internal control state (§5.1). Schema 2 derives that state in `evolve` from the facts
-//! (see [`super::control`]), so the event is gone. Upcasting drops it — after checking that the
+//! (see [`super::evolve::control`]), so the event is gone. Upcasting drops it — after checking that the
 //! control state derived so far equals the copy it carries, so an old log can never replay to
 //! a different game. A command that changed nothing but the control state (a `pass` in a
 //! window, an accusation's target, a grand tour's mode …) left only that event behind; schema 2
 //! records such a command as a fact (`passed`, `pawn_accused`, `rolls_granted`), and the
 //! upcaster writes that fact in its place, exactly as `decide` now records it.
 
-use super::control::{self, awaiting};
 use super::event::Event;
+use super::evolve::control::{self, awaiting};
 use super::evolve::evolve;
 use super::state::*;
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! players. Rules: `docs/rules/mush.md` (rule IDs as in the spec).
 //!
 //! Layout of the module: `board` (the board data and movement graphs), `state`, `command`,
-//! `event`, `decide` (guards), `flow` (automatic steps), `evolve` (replay), `legal` (prompts and legal
+//! `event`, `decide` (guards; `decide::flow`: the automatic steps), `evolve` (replay), `legal` (prompts and legal
 //! commands), `view` (views and redaction), `render` (the board picture), `sim` (statistics).
 
 pub mod board;
@@ -11,7 +11,6 @@ pub mod command;
 pub mod decide;
 pub mod event;
 pub mod evolve;
-pub mod flow;
 pub mod legal;
 pub mod render;
 pub mod sim;

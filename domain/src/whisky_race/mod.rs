@@ -1,10 +1,11 @@
 //! Scottish Highland Whisky Race (Andreas Steding, 2004), 3–6 players: the rules engine.
 //!
 //! Rules as implemented: `docs/rules/whisky-race.md`; the contract: spec `whisky-race.md`
-//! (rule IDs `WR-nnn`, grep them to find their code). Layout:
-//! [`board`] (board data), [`state`], [`command`], [`event`], [`decide`] (guards, events, veto
-//! resolution, automatic continuation), [`evolve`], [`legal`] (prompts/legal), [`view`] (views,
-//! redaction, scoring), [`stats`] (invariants, simulation), [`svg`] (board picture).
+//! (rule IDs `WR-nnn`, grep them to find their code). Layout, the same in every game:
+//! [`board`] (board data), [`state`], [`command`], [`event`], [`decide`] (guards, the events
+//! of each command, veto resolution, the automatic continuation), [`evolve`], [`legal`]
+//! (prompts/legal), [`view`] (views, redaction, scoring), [`sim`] (invariants, simulation),
+//! [`render`] (board picture).
 
 pub mod board;
 pub mod command;
@@ -12,22 +13,23 @@ pub mod decide;
 pub mod event;
 pub mod evolve;
 pub mod legal;
+pub mod render;
+pub mod sim;
 pub mod state;
-pub mod stats;
-pub mod svg;
 pub mod view;
 
 #[cfg(test)]
 mod tests;
 
+use crate::decider::{Scratch, ensure};
 use crate::engine::*;
 use serde::{Deserialize, Serialize};
 
 pub use board::{Kind, MarkerId, board};
 pub use command::{Action, Bundle, Command, Direction, Piece, Reward, UseParams};
 pub use event::Event;
+pub use sim::simulate;
 pub use state::State;
-pub use stats::simulate;
 pub use view::View;
 
 /// The game (a decider).
@@ -66,7 +68,7 @@ impl Game for WhiskyRace {
         ensure(Self::seat_range().contains(&seats), "WR-001", || {
             "3 to 6 players".into()
         })?;
-        let mut ctx = decide::Ctx::new(State::default());
+        let mut ctx = Scratch::<WhiskyRace>::new(State::default(), rng);
         ctx.emit(Event::GameStarted {
             seats,
             options: options.clone(),
@@ -74,26 +76,26 @@ impl Game for WhiskyRace {
         });
         if options.random_setup {
             // WR-143, WR-144 (R2): one draw per circled space, ascending, revealed together.
-            let mut reserve = ctx.s.reserve();
+            let mut reserve = ctx.state().reserve();
             let mut placements = Vec::new();
             for &space in &board().circled {
                 if reserve.is_empty() {
                     break;
                 }
-                let marker = reserve.swap_remove(rng.index(reserve.len()));
+                let marker = reserve.swap_remove(ctx.rng().index(reserve.len()));
                 placements.push(event::Placement { space, marker });
             }
             ctx.emit(Event::SetupMarkersPlaced { placements });
             // WR-145 (R3): the replacement order is drawn by lot.
             let mut order: Vec<Seat> = Seat::all(seats).collect();
-            rng.shuffle(&mut order);
+            ctx.rng().shuffle(&mut order);
             ctx.emit(Event::LotDrawn {
                 purpose: event::LotPurpose::SetupReplacement,
                 order,
             });
         }
-        decide::settle(&mut ctx, rng);
-        Ok(ctx.events)
+        decide::settle(&mut ctx);
+        Ok(ctx.into_events())
     }
 
     fn decide(
@@ -130,7 +132,7 @@ impl Game for WhiskyRace {
     }
 
     fn check_invariants(state: &State) -> Result<(), String> {
-        stats::check_invariants(state)
+        sim::check_invariants(state)
     }
 
     fn heuristic(state: &State, seat: Seat) -> i64 {

@@ -352,10 +352,11 @@ impl Fx {
             exec: None,
         }));
         let mut st = self.st.clone();
-        crate::bandits::control::settle(&mut st);
+        crate::bandits::evolve::control::settle(&mut st);
         let mut cx = crate::bandits::decide::Cx::new(st, &mut self.rng);
         cx.run();
-        self.log.extend(cx.ev.iter().cloned());
-        self.st = cx.st;
+        let (st, events) = cx.into_parts();
+        self.log.extend(events.iter().cloned());
+        self.st = st;
     }
 }

@@ -8,6 +8,6 @@ mod general;
 mod hidden;
 mod legacy;
 mod moves;
-mod props;
+mod properties;
+mod render;
 mod sim;
-mod svg;

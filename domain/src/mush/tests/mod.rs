@@ -8,5 +8,5 @@ mod errata;
 mod examples;
 mod fixture;
 mod properties;
+mod render;
 mod rules;
-mod svg;

@@ -2,7 +2,7 @@
 //! checks, the end of round and the next round.
 
 use super::*;
-use crate::engine::{Rng, RngExt, Seat};
+use crate::engine::{RngExt, Seat};
 use crate::whisky_race::board::{Family, Kind, MarkerId, board};
 use crate::whisky_race::command::Action;
 
@@ -11,17 +11,17 @@ use crate::whisky_race::command::Action;
 // ---------------------------------------------------------------------------------------------
 
 /// Runs every automatic step until a player decision is needed (WR-009).
-pub fn settle(ctx: &mut Ctx, rng: &mut dyn Rng) {
+pub fn settle(ctx: &mut Scratch<'_, WhiskyRace>) {
     for _ in 0..10_000 {
-        if !settle_once(ctx, rng) {
+        if !settle_once(ctx) {
             return;
         }
     }
 }
 
 /// One automatic step; false when the engine waits for a player.
-pub(super) fn settle_once(ctx: &mut Ctx, rng: &mut dyn Rng) -> bool {
-    let s = &ctx.s;
+pub(super) fn settle_once(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
+    let s = ctx.state();
     if matches!(s.phase, Phase::Over | Phase::NotStarted) {
         return false;
     }
@@ -41,7 +41,7 @@ pub(super) fn settle_once(ctx: &mut Ctx, rng: &mut dyn Rng) -> bool {
         let duellists = [d.challenger, d.defender];
         for (slot, seat) in duellists.iter().enumerate() {
             if d.bids[slot].is_none() && s.supply[seat.index()] == 0 {
-                let (salt, commitment) = commit(rng, 0);
+                let Seal { salt, commitment } = ctx.rng().seal(0);
                 ctx.emit(Event::DuelBidCommitted {
                     seat: *seat,
                     commitment,
@@ -92,12 +92,12 @@ pub(super) fn settle_once(ctx: &mut Ctx, rng: &mut dyn Rng) -> bool {
     }
     match s.phase {
         Phase::Setup => {
-            after_replacement(ctx, rng);
+            after_replacement(ctx);
             true
         }
         Phase::SetupReplacement => {
             if s.next >= s.order.len() {
-                after_replacement(ctx, rng);
+                after_replacement(ctx);
                 return true;
             }
             false
@@ -105,7 +105,7 @@ pub(super) fn settle_once(ctx: &mut Ctx, rng: &mut dyn Rng) -> bool {
         Phase::GroupBidding => {
             for seat in s.all() {
                 if s.sealed[seat.index()].is_none() && s.supply[seat.index()] == 0 {
-                    let (salt, commitment) = commit(rng, 0);
+                    let Seal { salt, commitment } = ctx.rng().seal(0);
                     ctx.emit(Event::GroupBidCommitted {
                         seat,
                         commitment,
@@ -152,7 +152,7 @@ pub(super) fn settle_once(ctx: &mut Ctx, rng: &mut dyn Rng) -> bool {
                 }
                 return false;
             }
-            finish_setup(ctx, rng);
+            finish_setup(ctx);
             true
         }
         Phase::Planning => {
@@ -161,7 +161,7 @@ pub(super) fn settle_once(ctx: &mut Ctx, rng: &mut dyn Rng) -> bool {
             for seat in s.all() {
                 let supply = s.supply[seat.index()];
                 if s.sealed[seat.index()].is_none() && supply <= 1 && s.offered_malt(seat) == 0 {
-                    let (salt, commitment) = commit(rng, supply);
+                    let Seal { salt, commitment } = ctx.rng().seal(i64::from(supply));
                     ctx.emit(Event::MaltCommitted {
                         seat,
                         commitment,
@@ -213,7 +213,7 @@ pub(super) fn settle_once(ctx: &mut Ctx, rng: &mut dyn Rng) -> bool {
             }
             Some(_) => false,
         },
-        Phase::EndOfRound => end_of_round(ctx, rng),
+        Phase::EndOfRound => end_of_round(ctx),
         Phase::NotStarted | Phase::Over => false,
     }
 }
@@ -274,35 +274,35 @@ pub(super) fn fixed_order(s: &State) -> Vec<Seat> {
     order
 }
 
-pub(super) fn after_replacement(ctx: &mut Ctx, rng: &mut dyn Rng) {
-    if ctx.s.options.group_bidding {
+pub(super) fn after_replacement(ctx: &mut Scratch<'_, WhiskyRace>) {
+    if ctx.state().options.group_bidding {
         // WR-147, WR-148: N groups of 3 from the whiskies not on the board (R6).
         let mut pool: Vec<MarkerId> = ctx
-            .s
+            .state()
             .reserve()
             .into_iter()
             .filter(|m| m.is_whisky())
             .collect();
         let size = board().c.variant_groups_size;
         let mut groups = Vec::new();
-        for _ in 0..ctx.s.seats {
+        for _ in 0..ctx.state().seats {
             let mut g = Vec::new();
             for _ in 0..size {
                 if !pool.is_empty() {
-                    g.push(pool.swap_remove(rng.index(pool.len())));
+                    g.push(pool.swap_remove(ctx.rng().index(pool.len())));
                 }
             }
             groups.push(g);
         }
         ctx.emit(Event::WhiskyGroupsDealt { groups });
     } else {
-        finish_setup(ctx, rng);
+        finish_setup(ctx);
     }
 }
 
-pub(super) fn finish_setup(ctx: &mut Ctx, rng: &mut dyn Rng) {
-    if ctx.s.options.englishman_offer {
-        draw_offer(ctx, rng);
+pub(super) fn finish_setup(ctx: &mut Scratch<'_, WhiskyRace>) {
+    if ctx.state().options.englishman_offer {
+        draw_offer(ctx);
     }
     ctx.emit(Event::RoundStarted { round: 1 });
 }
@@ -311,8 +311,8 @@ pub(super) fn finish_setup(ctx: &mut Ctx, rng: &mut dyn Rng) {
 /// space applies automatically first, one declaration (and veto window) each; the check stays
 /// open meanwhile (a resolved or vetoed brown marker leaves the space). Then the player
 /// activates one of the other markers, if any.
-pub(super) fn activation_check(ctx: &mut Ctx, seat: Seat) {
-    let s = &ctx.s;
+pub(super) fn activation_check(ctx: &mut Scratch<'_, WhiskyRace>, seat: Seat) {
+    let s = ctx.state();
     let space = s.pawn(seat);
     let alone = s.pawns_on(space).all(|o| o == seat) && s.englishman != space;
     let markers: Vec<MarkerId> = s.markers_at(space).collect();
@@ -350,8 +350,8 @@ pub(super) fn activation_check(ctx: &mut Ctx, seat: Seat) {
     });
 }
 
-pub(super) fn end_of_round(ctx: &mut Ctx, rng: &mut dyn Rng) -> bool {
-    let s = &ctx.s;
+pub(super) fn end_of_round(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
+    let s = ctx.state();
     match s.eor {
         Eor::Move => {
             move_englishman(
@@ -383,7 +383,7 @@ pub(super) fn end_of_round(ctx: &mut Ctx, rng: &mut dyn Rng) -> bool {
                     }),
                     (_, None) => {
                         // WR-153: nobody took a turn → random choice among the offer (R5).
-                        let marker = offer[rng.index(offer.len())];
+                        let marker = offer[ctx.rng().index(offer.len())];
                         ctx.emit(Event::EnglishmanMarkerChosen {
                             seat: None,
                             marker,
@@ -393,13 +393,13 @@ pub(super) fn end_of_round(ctx: &mut Ctx, rng: &mut dyn Rng) -> bool {
                     }
                     (_, Some(_)) => return false, // D13
                 }
-                if ctx.s.eor == Eor::Income {
-                    draw_offer(ctx, rng);
+                if ctx.state().eor == Eor::Income {
+                    draw_offer(ctx);
                 }
                 return true;
             }
             // WR-125 (R1).
-            match draw(s, rng) {
+            match draw(ctx) {
                 Some(marker) => ctx.emit(Event::MarkerDrawn { marker, space }),
                 None => ctx.emit(Event::ReserveEmpty),
             }

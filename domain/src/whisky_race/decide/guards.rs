@@ -1,13 +1,10 @@
 //! Guard clauses: `check` validates a command without producing events (shared with `legal`).
 
 use super::*;
-use crate::engine::{RuleViolation, Seat, ensure};
+use crate::decider::{ensure, violation};
+use crate::engine::{RuleViolation, Seat};
 use crate::whisky_race::board::{Family, Kind, MarkerId, board};
 use crate::whisky_race::command::{Action, Bundle, Command, Direction, Piece, UseParams};
-
-pub(super) fn rv(rule: &'static str, msg: impl Into<String>) -> RuleViolation {
-    RuleViolation::new(rule, msg)
-}
 
 // ---------------------------------------------------------------------------------------------
 // Small rule helpers shared by decide and legal
@@ -61,7 +58,7 @@ pub fn eligible_vetoer(s: &State, seat: Seat, declarer: Seat) -> bool {
     seat != declarer && s.vetoing_banffs(seat).next().is_some() && !limited
 }
 
-pub(super) fn seat_or(s: &State, seat: Seat, rule: &'static str) -> Res {
+pub(super) fn seat_or(s: &State, seat: Seat, rule: &'static str) -> Decided {
     ensure(s.has_seat(seat), rule, || {
         format!("{seat} is not at this table")
     })
@@ -79,7 +76,7 @@ pub(super) fn piece_space(s: &State, piece: Piece) -> Option<u8> {
 // ---------------------------------------------------------------------------------------------
 
 /// Checks `command` from `actor` without producing events.
-pub fn check(s: &State, actor: Seat, command: &Command) -> Res {
+pub fn check(s: &State, actor: Seat, command: &Command) -> Decided {
     ensure(s.phase != Phase::NotStarted, "WR-017", || {
         "the game is not set up yet".into()
     })?;
@@ -132,13 +129,16 @@ pub fn check(s: &State, actor: Seat, command: &Command) -> Res {
             let d = s
                 .duel
                 .as_ref()
-                .ok_or_else(|| rv("WR-105", "no duel is waiting for bids"))?;
+                .ok_or_else(|| violation("WR-105", "no duel is waiting for bids"))?;
             let slot = if actor == d.challenger {
                 0
             } else if actor == d.defender {
                 1
             } else {
-                return Err(rv("WR-105", "only the challenger and the defender bid"));
+                return Err(violation(
+                    "WR-105",
+                    "only the challenger and the defender bid",
+                ));
             };
             ensure(d.bids[slot].is_none(), "WR-105", || {
                 "your duel bid is already submitted".into()
@@ -178,17 +178,17 @@ pub fn check(s: &State, actor: Seat, command: &Command) -> Res {
             // Every other command answers the innermost pending context; none may jump it.
             if let Some(top) = s.decls.last() {
                 let who = top.offered.map(|o| o.to_string()).unwrap_or_default();
-                return Err(rv(
+                return Err(violation(
                     "WR-089",
                     format!("a veto window is open (offered to {who})"),
                 ));
             }
             if s.duel.is_some() {
-                return Err(rv("WR-105", "duel bids are pending"));
+                return Err(violation("WR-105", "duel bids are pending"));
             }
             if let Some(t) = s.taxes.first() {
                 let seat = t.seat;
-                return Err(rv(
+                return Err(violation(
                     "WR-122",
                     format!("the customs tax of {seat} is pending"),
                 ));
@@ -198,17 +198,17 @@ pub fn check(s: &State, actor: Seat, command: &Command) -> Res {
     }
 }
 
-pub(super) fn check_window(s: &State, actor: Seat) -> Res {
+pub(super) fn check_window(s: &State, actor: Seat) -> Decided {
     let top = s
         .decls
         .last()
-        .ok_or_else(|| rv("WR-087", "no veto window is open"))?;
+        .ok_or_else(|| violation("WR-087", "no veto window is open"))?;
     ensure(top.offered == Some(actor), "WR-089", || {
         "the veto window is not offered to you".into()
     })
 }
 
-pub(super) fn check_phase_command(s: &State, actor: Seat, command: &Command) -> Res {
+pub(super) fn check_phase_command(s: &State, actor: Seat, command: &Command) -> Decided {
     match command {
         Command::ReplaceSetupMarker { marker } => {
             check_d1(s, actor)?;
@@ -329,7 +329,7 @@ pub(super) fn check_phase_command(s: &State, actor: Seat, command: &Command) -> 
     }
 }
 
-pub(super) fn check_d1(s: &State, actor: Seat) -> Res {
+pub(super) fn check_d1(s: &State, actor: Seat) -> Decided {
     ensure(s.phase == Phase::SetupReplacement, "WR-146", || {
         "setup replacements are over".into()
     })?;
@@ -361,7 +361,7 @@ pub(super) fn check_tie_member(s: &State, actor: Seat, group: u8) -> Result<&Tie
         .ties
         .iter()
         .find(|t| t.group == group)
-        .ok_or_else(|| rv(rule, format!("no tie group {group}")))?;
+        .ok_or_else(|| violation(rule, format!("no tie group {group}")))?;
     ensure(t.members.contains(&actor), rule, || {
         format!("you are not a member of tie group {group}")
     })?;
@@ -373,7 +373,7 @@ pub(super) fn check_tie_member(s: &State, actor: Seat, group: u8) -> Result<&Tie
     Ok(t)
 }
 
-pub(super) fn check_active(s: &State, actor: Seat, rule: &'static str) -> Res {
+pub(super) fn check_active(s: &State, actor: Seat, rule: &'static str) -> Decided {
     ensure(
         s.phase == Phase::PlayerTurns && s.active() == Some(actor),
         rule,
@@ -381,16 +381,19 @@ pub(super) fn check_active(s: &State, actor: Seat, rule: &'static str) -> Res {
     )
 }
 
-pub(super) fn check_movement(s: &State) -> Res {
+pub(super) fn check_movement(s: &State) -> Decided {
     let step = s.turn.as_ref().map(|t| t.step);
     ensure(step == Some(TurnStep::Movement), "WR-043", || {
         "your movement step is over".into()
     })
 }
 
-pub(super) fn check_use(s: &State, actor: Seat, whisky: MarkerId, p: &UseParams) -> Res {
+pub(super) fn check_use(s: &State, actor: Seat, whisky: MarkerId, p: &UseParams) -> Decided {
     check_active(s, actor, "WR-081")?;
-    let t = s.turn.as_ref().ok_or_else(|| rv("WR-081", "no turn"))?;
+    let t = s
+        .turn
+        .as_ref()
+        .ok_or_else(|| violation("WR-081", "no turn"))?;
     ensure(
         matches!(t.step, TurnStep::Movement | TurnStep::PostActivation),
         "WR-044",
@@ -437,7 +440,7 @@ pub(super) fn check_use(s: &State, actor: Seat, whisky: MarkerId, p: &UseParams)
     match kind {
         Kind::Banff => {
             let b = p.brora.ok_or_else(|| {
-                rv(
+                violation(
                     "WR-093",
                     "Banff vetoes only through a veto window, or suspends a Brora",
                 )
@@ -454,7 +457,7 @@ pub(super) fn check_use(s: &State, actor: Seat, whisky: MarkerId, p: &UseParams)
         Kind::Coleraine => {
             let target = p
                 .target
-                .ok_or_else(|| rv("WR-100", "Coleraine needs a target player"))?;
+                .ok_or_else(|| violation("WR-100", "Coleraine needs a target player"))?;
             seat_or(s, target, "WR-100")?;
             ensure(is_passed(s, target), "WR-157", || {
                 format!("you did not pass {target} this turn")
@@ -463,14 +466,14 @@ pub(super) fn check_use(s: &State, actor: Seat, whisky: MarkerId, p: &UseParams)
         Kind::Convalmore => {
             let target = p
                 .target
-                .ok_or_else(|| rv("WR-101", "Convalmore needs a target player"))?;
+                .ok_or_else(|| violation("WR-101", "Convalmore needs a target player"))?;
             seat_or(s, target, "WR-101")?;
             ensure(is_passed(s, target), "WR-157", || {
                 format!("you did not pass {target} this turn")
             })?;
             let take = p
                 .take
-                .ok_or_else(|| rv("WR-101", "Convalmore needs the whisky to take"))?;
+                .ok_or_else(|| violation("WR-101", "Convalmore needs the whisky to take"))?;
             ensure(s.holds(target, take) && take.is_whisky(), "WR-101", || {
                 format!("{target} does not hold {take}")
             })
@@ -478,14 +481,14 @@ pub(super) fn check_use(s: &State, actor: Seat, whisky: MarkerId, p: &UseParams)
         Kind::GlenMhor => {
             let target = p
                 .target
-                .ok_or_else(|| rv("WR-104", "Glen Mhor needs a defender"))?;
+                .ok_or_else(|| violation("WR-104", "Glen Mhor needs a defender"))?;
             seat_or(s, target, "WR-104")?;
             ensure(target != actor, "WR-104", || {
                 "you cannot duel yourself".into()
             })?;
-            let take = p
-                .take
-                .ok_or_else(|| rv("WR-104", "Glen Mhor names one of the defender's whiskies"))?;
+            let take = p.take.ok_or_else(|| {
+                violation("WR-104", "Glen Mhor names one of the defender's whiskies")
+            })?;
             ensure(s.holds(target, take) && take.is_whisky(), "WR-104", || {
                 format!("{target} does not hold {take}")
             })
@@ -493,11 +496,11 @@ pub(super) fn check_use(s: &State, actor: Seat, whisky: MarkerId, p: &UseParams)
         Kind::Kinclaith => {
             let piece = p
                 .piece
-                .ok_or_else(|| rv("WR-109", "Kinclaith needs a piece"))?;
+                .ok_or_else(|| violation("WR-109", "Kinclaith needs a piece"))?;
             let dir = p
                 .direction
-                .ok_or_else(|| rv("WR-109", "Kinclaith needs a direction"))?;
-            let pos = piece_space(s, piece).ok_or_else(|| rv("WR-109", "no such piece"))?;
+                .ok_or_else(|| violation("WR-109", "Kinclaith needs a direction"))?;
+            let pos = piece_space(s, piece).ok_or_else(|| violation("WR-109", "no such piece"))?;
             ensure(pos != s.finish(), "WR-112", || {
                 "a piece on the finish never moves again".into()
             })?;
@@ -507,13 +510,13 @@ pub(super) fn check_use(s: &State, actor: Seat, whisky: MarkerId, p: &UseParams)
                 || "backward needs at least 2 spaces behind the piece".into(),
             )
         }
-        Kind::Brora | Kind::Glenlochy => Err(rv("WR-082", "never used")),
-        _ => Err(rv("WR-081", "not a whisky")),
+        Kind::Brora | Kind::Glenlochy => Err(violation("WR-082", "never used")),
+        _ => Err(violation("WR-081", "not a whisky")),
     }
 }
 
 /// The non-decline actions possible for `marker` on the active player's space (spec §5.3).
-pub fn action_legal(s: &State, actor: Seat, marker: MarkerId, action: &Action) -> Res {
+pub fn action_legal(s: &State, actor: Seat, marker: MarkerId, action: &Action) -> Decided {
     let supply = s.supply[actor.index()];
     let c = &board().c;
     match (marker.family(), marker.kind(), action) {
@@ -523,9 +526,9 @@ pub fn action_legal(s: &State, actor: Seat, marker: MarkerId, action: &Action) -
             })
         }
         (Family::Whisky, _, Action::Decline {}) => Ok(()),
-        (Family::Whisky, _, _) => Err(rv("WR-063", "a whisky marker is bought or declined")),
+        (Family::Whisky, _, _) => Err(violation("WR-063", "a whisky marker is bought or declined")),
         // WR-061, WR-161: brown markers apply automatically; they are never chosen or declined.
-        (Family::Brown, _, _) => Err(rv(
+        (Family::Brown, _, _) => Err(violation(
             "WR-161",
             "a brown marker applies automatically; it is never chosen or declined",
         )),
@@ -542,7 +545,7 @@ pub fn action_legal(s: &State, actor: Seat, marker: MarkerId, action: &Action) -
                         "the two markers must lie on different spaces".into()
                     })
                 }
-                _ => Err(rv("WR-075", "both markers must lie on the board")),
+                _ => Err(violation("WR-075", "both markers must lie on the board")),
             }
         }
         (
@@ -590,11 +593,14 @@ pub fn action_legal(s: &State, actor: Seat, marker: MarkerId, action: &Action) -
                 )
             })
         }
-        (Family::Blue, _, _) => Err(rv("WR-063", "that action does not belong to this marker")),
+        (Family::Blue, _, _) => Err(violation(
+            "WR-063",
+            "that action does not belong to this marker",
+        )),
     }
 }
 
-pub(super) fn check_activate(s: &State, actor: Seat, marker: MarkerId, action: &Action) -> Res {
+pub(super) fn check_activate(s: &State, actor: Seat, marker: MarkerId, action: &Action) -> Decided {
     check_active(s, actor, "WR-042")?;
     let space = s.pawn(actor);
     let here = s.loc_of(marker) == (Loc::Space { space });
@@ -620,7 +626,7 @@ pub(super) fn check_offer(
     to: Seat,
     give: &Bundle,
     receive: &Bundle,
-) -> Res {
+) -> Decided {
     ensure(s.trading_open(), "WR-038", || {
         "trading is closed now".into()
     })?;
@@ -640,7 +646,7 @@ pub(super) fn check_offer(
 
 /// The actor gives `malt` in a trade (offering or accepting). Every refusal here is about the
 /// actor's own malt and goes to the actor only.
-pub(super) fn check_own_malt(s: &State, actor: Seat, malt: u32, rule: &'static str) -> Res {
+pub(super) fn check_own_malt(s: &State, actor: Seat, malt: u32, rule: &'static str) -> Decided {
     let supply = s.supply[actor.index()];
     ensure(malt <= supply, rule, || {
         "you can give malt from your supply only".into()
@@ -658,7 +664,7 @@ pub(super) fn check_own_malt(s: &State, actor: Seat, malt: u32, rule: &'static s
     })
 }
 
-pub(super) fn check_bundle_markers(s: &State, owner: Seat, b: &Bundle) -> Res {
+pub(super) fn check_bundle_markers(s: &State, owner: Seat, b: &Bundle) -> Decided {
     for (i, m) in b.markers.iter().enumerate() {
         ensure(!b.markers[..i].contains(m), "WR-037", || {
             format!("{m} is listed twice")
@@ -673,7 +679,7 @@ pub(super) fn check_bundle_markers(s: &State, owner: Seat, b: &Bundle) -> Res {
             format!("{m} is named in a pending declaration")
         })?;
         if let Some(taxed) = s.owed_on(*m) {
-            return Err(rv(
+            return Err(violation(
                 "WR-155",
                 format!("{taxed} owes the customs tax on {m}: it cannot change hands until paid"),
             ));
@@ -682,7 +688,7 @@ pub(super) fn check_bundle_markers(s: &State, owner: Seat, b: &Bundle) -> Res {
     Ok(())
 }
 
-pub(super) fn check_accept(s: &State, actor: Seat, offer: u32) -> Res {
+pub(super) fn check_accept(s: &State, actor: Seat, offer: u32) -> Decided {
     ensure(s.trading_open(), "WR-038", || {
         "trading is closed now".into()
     })?;
@@ -691,7 +697,7 @@ pub(super) fn check_accept(s: &State, actor: Seat, offer: u32) -> Res {
         .iter()
         .find(|o| o.id == offer && o.to == actor)
         .ok_or_else(|| {
-            rv(
+            violation(
                 "WR-037",
                 format!("no pending offer {offer} addressed to you"),
             )

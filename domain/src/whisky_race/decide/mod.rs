@@ -5,14 +5,13 @@
 //! Files: `guards.rs` (validation, shared with `legal`), this file (the events of each command),
 //! `resolve.rs` (veto windows, resolution and effects), `flow.rs` (the automatic continuation).
 
+use super::WhiskyRace;
 use super::board::{Family, MarkerId, board};
 use super::command::{Action, Command, Piece};
 use super::event::*;
-use super::evolve::evolve;
 use super::state::*;
-use crate::engine::{Rng, RngExt, RuleViolation, Seat, sealed_commitment};
-
-type Res = Result<(), RuleViolation>;
+use crate::decider::{Decided, Scratch};
+use crate::engine::{Rng, RngExt, RuleViolation, Seal, Seat};
 
 mod flow;
 mod guards;
@@ -26,26 +25,6 @@ pub use guards::{
 use guards::*;
 use resolve::*;
 
-/// A scratch copy of the state that every emitted event is applied to, so that later steps of
-/// the same command see its effects.
-pub struct Ctx {
-    pub s: State,
-    pub events: Vec<Event>,
-}
-
-impl Ctx {
-    pub fn new(s: State) -> Ctx {
-        Ctx {
-            s,
-            events: Vec::new(),
-        }
-    }
-    pub fn emit(&mut self, e: Event) {
-        evolve(&mut self.s, &e);
-        self.events.push(e);
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Execution
 // ---------------------------------------------------------------------------------------------
@@ -58,26 +37,20 @@ pub fn decide(
     rng: &mut dyn Rng,
 ) -> Result<Vec<Event>, RuleViolation> {
     check(state, actor, command)?;
-    let mut ctx = Ctx::new(state.clone());
-    execute(&mut ctx, actor, command, rng);
-    settle(&mut ctx, rng);
-    Ok(ctx.events)
+    let mut ctx = Scratch::new(state.clone(), rng);
+    execute(&mut ctx, actor, command);
+    settle(&mut ctx);
+    Ok(ctx.into_events())
 }
 
-pub(super) fn commit(rng: &mut dyn Rng, amount: u32) -> (String, String) {
-    let salt = rng.salt();
-    let commitment = sealed_commitment(&salt, i64::from(amount));
-    (salt, commitment)
-}
-
-pub(super) fn execute(ctx: &mut Ctx, actor: Seat, command: &Command, rng: &mut dyn Rng) {
-    let s = &ctx.s;
+pub(super) fn execute(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command) {
+    let s = ctx.state();
     match command {
         Command::ReplaceSetupMarker { marker } => {
             let Loc::Space { space } = s.loc_of(*marker) else {
                 return;
             };
-            let Some(replacement) = draw(s, rng) else {
+            let Some(replacement) = draw(ctx) else {
                 return;
             };
             ctx.emit(Event::SetupMarkerReplaced {
@@ -89,7 +62,7 @@ pub(super) fn execute(ctx: &mut Ctx, actor: Seat, command: &Command, rng: &mut d
         }
         Command::PassReplacement {} => ctx.emit(Event::SetupReplacementPassed { seat: actor }),
         Command::SubmitGroupBid { amount } => {
-            let (salt, commitment) = commit(rng, *amount);
+            let Seal { salt, commitment } = ctx.rng().seal(i64::from(*amount));
             ctx.emit(Event::GroupBidCommitted {
                 seat: actor,
                 commitment,
@@ -136,14 +109,17 @@ pub(super) fn execute(ctx: &mut Ctx, actor: Seat, command: &Command, rng: &mut d
             if in_variant {
                 // WR-150: the relative order of the refused group is drawn by lot (R7).
                 let mut order = members;
-                rng.shuffle(&mut order);
+                ctx.rng().shuffle(&mut order);
                 ctx.emit(Event::LotDrawn {
                     purpose: LotPurpose::GroupBidTie,
                     order,
                 });
             } else {
                 // WR-029, WR-030: every member loses his turn and pays his chosen malt now.
-                let paid = members.iter().map(|m| ctx.s.chosen[m.index()]).collect();
+                let paid = members
+                    .iter()
+                    .map(|m| ctx.state().chosen[m.index()])
+                    .collect();
                 ctx.emit(Event::TurnsLost {
                     group: *group,
                     seats: members,
@@ -157,7 +133,7 @@ pub(super) fn execute(ctx: &mut Ctx, actor: Seat, command: &Command, rng: &mut d
             automatic: false,
         }),
         Command::SubmitMaltChoice { amount } => {
-            let (salt, commitment) = commit(rng, *amount);
+            let Seal { salt, commitment } = ctx.rng().seal(i64::from(*amount));
             ctx.emit(Event::MaltCommitted {
                 seat: actor,
                 commitment,
@@ -173,7 +149,7 @@ pub(super) fn execute(ctx: &mut Ctx, actor: Seat, command: &Command, rng: &mut d
         }
         Command::FinishMovement {} => {
             // WR-053, WR-055: every affordable step, then the movement step ends.
-            while affordable_steps(&ctx.s, actor) > 0 {
+            while affordable_steps(ctx.state(), actor) > 0 {
                 one_step(ctx, actor);
             }
             ctx.emit(Event::MovementFinished { seat: actor });
@@ -217,7 +193,7 @@ pub(super) fn execute(ctx: &mut Ctx, actor: Seat, command: &Command, rng: &mut d
         }),
         Command::PassVeto {} => ctx.emit(Event::VetoPassed { seat: actor }),
         Command::SubmitDuelBid { amount } => {
-            let (salt, commitment) = commit(rng, *amount);
+            let Seal { salt, commitment } = ctx.rng().seal(i64::from(*amount));
             ctx.emit(Event::DuelBidCommitted {
                 seat: actor,
                 commitment,
@@ -247,7 +223,7 @@ pub(super) fn execute(ctx: &mut Ctx, actor: Seat, command: &Command, rng: &mut d
                 space,
                 random: false,
             });
-            draw_offer(ctx, rng);
+            draw_offer(ctx);
         }
         Command::OfferTrade { to, give, receive } => {
             let offer = s.next_offer;
@@ -265,8 +241,8 @@ pub(super) fn execute(ctx: &mut Ctx, actor: Seat, command: &Command, rng: &mut d
     }
 }
 
-pub(super) fn maybe_agreed(ctx: &mut Ctx, group: u8) {
-    let Some(t) = ctx.s.ties.iter().find(|t| t.group == group) else {
+pub(super) fn maybe_agreed(ctx: &mut Scratch<'_, WhiskyRace>, group: u8) {
+    let Some(t) = ctx.state().ties.iter().find(|t| t.group == group) else {
         return;
     };
     if t.members.iter().all(|m| t.accepted.contains(m))
@@ -277,26 +253,26 @@ pub(super) fn maybe_agreed(ctx: &mut Ctx, group: u8) {
 }
 
 /// One paid step forward (WR-047..WR-051), recording a finish arrival (WR-057, WR-130).
-pub(super) fn one_step(ctx: &mut Ctx, seat: Seat) {
-    let from = ctx.s.pawn(seat);
-    let cost = step_cost(&ctx.s, seat, from);
+pub(super) fn one_step(ctx: &mut Scratch<'_, WhiskyRace>, seat: Seat) {
+    let from = ctx.state().pawn(seat);
+    let cost = step_cost(ctx.state(), seat, from);
     ctx.emit(Event::PawnStepped {
         seat,
         from,
         to: from + 1,
         cost,
     });
-    if from + 1 == ctx.s.finish() {
+    if from + 1 == ctx.state().finish() {
         arrival(ctx, Piece::Pawn { seat });
     }
 }
 
-pub(super) fn arrival(ctx: &mut Ctx, piece: Piece) {
+pub(super) fn arrival(ctx: &mut Scratch<'_, WhiskyRace>, piece: Piece) {
     let arrival = match piece {
-        Piece::Pawn { .. } => Some(ctx.s.arrivals + 1),
+        Piece::Pawn { .. } => Some(ctx.state().arrivals + 1),
         Piece::Englishman {} => None,
     };
-    let triggers_end = ctx.s.trigger.is_none();
+    let triggers_end = ctx.state().trigger.is_none();
     ctx.emit(Event::FinishReached {
         piece,
         arrival,
@@ -305,20 +281,20 @@ pub(super) fn arrival(ctx: &mut Ctx, piece: Piece) {
 }
 
 /// A uniformly random marker of the reserve (R1, R4).
-pub(super) fn draw(s: &State, rng: &mut dyn Rng) -> Option<MarkerId> {
-    let reserve = s.reserve();
+pub(super) fn draw(ctx: &mut Scratch<'_, WhiskyRace>) -> Option<MarkerId> {
+    let reserve = ctx.state().reserve();
     if reserve.is_empty() {
         return None;
     }
-    Some(reserve[rng.index(reserve.len())])
+    Some(reserve[ctx.rng().index(reserve.len())])
 }
 
 /// Up to 3 markers from the reserve without replacement (R5).
-pub(super) fn draw_offer(ctx: &mut Ctx, rng: &mut dyn Rng) {
-    let mut reserve = ctx.s.reserve();
+pub(super) fn draw_offer(ctx: &mut Scratch<'_, WhiskyRace>) {
+    let mut reserve = ctx.state().reserve();
     let mut markers = Vec::new();
     while markers.len() < board().c.variant_englishman_offer_size && !reserve.is_empty() {
-        markers.push(reserve.swap_remove(rng.index(reserve.len())));
+        markers.push(reserve.swap_remove(ctx.rng().index(reserve.len())));
     }
     if !markers.is_empty() {
         ctx.emit(Event::EnglishmanOfferDrawn { markers });
@@ -353,9 +329,14 @@ pub fn skip_move(s: &State, n: u8, dir: i32) -> (u8, Vec<Seat>) {
     (p as u8, met)
 }
 
-pub(super) fn move_englishman(ctx: &mut Ctx, n: u8, dir: i32, cause: EnglishmanCause) {
-    let from = ctx.s.englishman;
-    let (to, met) = skip_move(&ctx.s, n, dir);
+pub(super) fn move_englishman(
+    ctx: &mut Scratch<'_, WhiskyRace>,
+    n: u8,
+    dir: i32,
+    cause: EnglishmanCause,
+) {
+    let from = ctx.state().englishman;
+    let (to, met) = skip_move(ctx.state(), n, dir);
     ctx.emit(Event::EnglishmanMoved {
         from,
         to,
@@ -364,7 +345,7 @@ pub(super) fn move_englishman(ctx: &mut Ctx, n: u8, dir: i32, cause: EnglishmanC
     });
     // WR-119, WR-155: each met player's tax is fixed now, on the whiskies he holds now.
     for seat in met {
-        let whiskies: Vec<MarkerId> = ctx.s.whiskies_of(seat).collect();
+        let whiskies: Vec<MarkerId> = ctx.state().whiskies_of(seat).collect();
         if whiskies.is_empty() {
             ctx.emit(Event::TaxNotOwed { seat });
         } else {
@@ -375,7 +356,7 @@ pub(super) fn move_englishman(ctx: &mut Ctx, n: u8, dir: i32, cause: EnglishmanC
             });
         }
     }
-    if to == ctx.s.finish() && from != to {
+    if to == ctx.state().finish() && from != to {
         arrival(ctx, Piece::Englishman {});
     }
 }

@@ -23,9 +23,9 @@ pub(super) fn next_vetoer(s: &State) -> Option<Seat> {
 
 /// WR-091: last in, first out. A resolving veto cancels the declaration below it; a cancelled
 /// veto lets it resolve.
-pub(super) fn resolve_stack(ctx: &mut Ctx) {
+pub(super) fn resolve_stack(ctx: &mut Scratch<'_, WhiskyRace>) {
     let mut resolves = true;
-    while let Some(top) = ctx.s.decls.last().cloned() {
+    while let Some(top) = ctx.state().decls.last().cloned() {
         let subject = top.what.subject();
         if resolves {
             ctx.emit(Event::DeclarationResolved {
@@ -47,7 +47,7 @@ pub(super) fn resolve_stack(ctx: &mut Ctx) {
     }
 }
 
-pub(super) fn cancelled(ctx: &mut Ctx, d: &Decl) {
+pub(super) fn cancelled(ctx: &mut Scratch<'_, WhiskyRace>, d: &Decl) {
     match &d.what {
         Declared::Veto { banff } => ctx.emit(Event::WhiskyTurnedUsed { whisky: *banff }),
         Declared::Use { whisky, .. } => {
@@ -64,7 +64,7 @@ pub(super) fn cancelled(ctx: &mut Ctx, d: &Decl) {
     }
 }
 
-pub(super) fn effect(ctx: &mut Ctx, d: &Decl) {
+pub(super) fn effect(ctx: &mut Scratch<'_, WhiskyRace>, d: &Decl) {
     let seat = d.seat;
     match &d.what {
         Declared::Veto { banff } => ctx.emit(Event::WhiskyTurnedUsed { whisky: *banff }),
@@ -78,7 +78,12 @@ pub(super) fn effect(ctx: &mut Ctx, d: &Decl) {
     }
 }
 
-pub(super) fn activation_effect(ctx: &mut Ctx, seat: Seat, marker: MarkerId, action: &Action) {
+pub(super) fn activation_effect(
+    ctx: &mut Scratch<'_, WhiskyRace>,
+    seat: Seat,
+    marker: MarkerId,
+    action: &Action,
+) {
     match action {
         Action::Collect {} if marker.kind().is_malt_source() => {
             ctx.emit(Event::MaltSourceCollected {
@@ -95,7 +100,7 @@ pub(super) fn activation_effect(ctx: &mut Ctx, seat: Seat, marker: MarkerId, act
         }),
         Action::Swap { marker_a, marker_b } => {
             if let (Loc::Space { space: space_a }, Loc::Space { space: space_b }) =
-                (ctx.s.loc_of(*marker_a), ctx.s.loc_of(*marker_b))
+                (ctx.state().loc_of(*marker_a), ctx.state().loc_of(*marker_b))
             {
                 ctx.emit(Event::MarkersSwapped {
                     marker_a: *marker_a,
@@ -131,7 +136,12 @@ pub(super) fn activation_effect(ctx: &mut Ctx, seat: Seat, marker: MarkerId, act
     }
 }
 
-pub(super) fn use_effect(ctx: &mut Ctx, seat: Seat, whisky: MarkerId, p: &UseParams) {
+pub(super) fn use_effect(
+    ctx: &mut Scratch<'_, WhiskyRace>,
+    seat: Seat,
+    whisky: MarkerId,
+    p: &UseParams,
+) {
     match whisky.kind() {
         Kind::Banff => {
             if let Some(brora) = p.brora {
@@ -141,15 +151,22 @@ pub(super) fn use_effect(ctx: &mut Ctx, seat: Seat, whisky: MarkerId, p: &UsePar
         Kind::Benromach => {
             // WR-097, WR-098: 1 malt from each other player; from chosen malt if he still has a
             // turn to play with chosen malt left, otherwise from supply.
-            let pending: Vec<Seat> = ctx.s.order.iter().skip(ctx.s.next).copied().collect();
-            for victim in ctx.s.all().filter(|v| *v != seat) {
+            let pending: Vec<Seat> = ctx
+                .state()
+                .order
+                .iter()
+                .skip(ctx.state().next)
+                .copied()
+                .collect();
+            for victim in ctx.state().all().filter(|v| *v != seat) {
                 let i = victim.index();
-                let from_chosen =
-                    pending.contains(&victim) && !ctx.s.lost_turn[i] && ctx.s.chosen[i] > 0;
+                let from_chosen = pending.contains(&victim)
+                    && !ctx.state().lost_turn[i]
+                    && ctx.state().chosen[i] > 0;
                 let pool = if from_chosen {
-                    ctx.s.chosen[i]
+                    ctx.state().chosen[i]
                 } else {
-                    ctx.s.supply[i]
+                    ctx.state().supply[i]
                 };
                 if pool > 0 {
                     ctx.emit(Event::MaltStolen {
@@ -163,7 +180,7 @@ pub(super) fn use_effect(ctx: &mut Ctx, seat: Seat, whisky: MarkerId, p: &UsePar
         }
         Kind::Coleraine => {
             if let Some(victim) = p.target {
-                let amount = ctx.s.supply[victim.index()] / 2;
+                let amount = ctx.state().supply[victim.index()] / 2;
                 if amount > 0 {
                     ctx.emit(Event::MaltStolen {
                         thief: seat,
@@ -176,7 +193,7 @@ pub(super) fn use_effect(ctx: &mut Ctx, seat: Seat, whisky: MarkerId, p: &UsePar
         }
         Kind::Convalmore => {
             if let (Some(target), Some(taken)) = (p.target, p.take)
-                && ctx.s.holds(target, taken)
+                && ctx.state().holds(target, taken)
             {
                 ctx.emit(Event::WhiskiesSwapped {
                     seat,
@@ -197,7 +214,7 @@ pub(super) fn use_effect(ctx: &mut Ctx, seat: Seat, whisky: MarkerId, p: &UsePar
         }
         Kind::Kinclaith => {
             if let (Some(piece), Some(dir)) = (p.piece, p.direction)
-                && let Some(from) = piece_space(&ctx.s, piece)
+                && let Some(from) = piece_space(ctx.state(), piece)
             {
                 let b = board();
                 let steps = i32::from(b.c.kinclaith_steps);

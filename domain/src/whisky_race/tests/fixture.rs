@@ -2,6 +2,7 @@
 //! Test helpers: build positions directly (spec §7.0 fixtures) or by scripted commands.
 
 use super::super::*;
+use crate::decider::Scratch;
 use crate::engine::{Game, RuleViolation, ScriptedRng, Seat};
 use state::{Loc, Phase, Turn, TurnStep};
 
@@ -134,12 +135,13 @@ impl Table {
     }
     /// Runs the engine's automatic continuation from the current fixture.
     pub fn settle(&mut self) -> Vec<Event> {
-        let mut ctx = decide::Ctx::new(self.s.clone());
-        decide::settle(&mut ctx, &mut self.rng);
-        self.s = ctx.s;
-        self.log.extend(ctx.events.iter().cloned());
+        let mut ctx = Scratch::<WhiskyRace>::new(self.s.clone(), &mut self.rng);
+        decide::settle(&mut ctx);
+        let (state, events) = ctx.into_parts();
+        self.s = state;
+        self.log.extend(events.iter().cloned());
         WhiskyRace::check_invariants(&self.s).expect("invariants");
-        ctx.events
+        events
     }
     /// All turns done: the end of round runs (up to the first decision).
     pub fn end_round(&mut self) -> Vec<Event> {

@@ -3,7 +3,7 @@
 mod examples;
 mod fixture;
 mod hidden;
-mod props;
+mod properties;
 mod rules;
-mod sim_tests;
+mod sim;
 mod variants;

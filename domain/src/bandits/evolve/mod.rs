@@ -3,10 +3,11 @@
 //! (never panics on a history `decide` produced, and tolerates odd ones), never draws
 //! randomness.
 
+pub mod control;
+
 use super::board::{Node, board};
-use super::control;
+use super::decide::hunter_path;
 use super::event::Event;
-use super::hunter::hunter_path;
 use super::state::{HandCard, NOWHERE, Pawn, Phase, State, Ticket};
 
 pub fn evolve(st: &mut State, event: &Event) {

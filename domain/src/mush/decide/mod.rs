@@ -4,18 +4,19 @@
 use super::board::{self, LinkId, RestClass, SpaceId};
 use super::command::Command;
 use super::event::Event;
-use super::flow::*;
 use super::state::*;
-use crate::engine::{Rng, RngExt, RuleViolation, Seat, ensure};
+use crate::decider::{Decided, ensure};
+use crate::engine::{Rng, RngExt, Seat};
 
-type Res<T = ()> = Result<T, RuleViolation>;
+pub mod flow;
+use flow::*;
 
 /// MU-023: at most ceil(n/3) players per training type.
 pub fn training_limit(n: u8) -> usize {
     usize::from(n).div_ceil(3)
 }
 
-pub fn decide(s: &State, actor: Seat, cmd: &Command, rng: &mut dyn Rng) -> Res<Vec<Event>> {
+pub fn decide(s: &State, actor: Seat, cmd: &Command, rng: &mut dyn Rng) -> Decided<Vec<Event>> {
     // MU-152: nothing is accepted once the game is won.
     ensure(s.phase != Phase::GameOver, "MU-152", || {
         "the game is over".into()
@@ -49,7 +50,7 @@ pub fn decide(s: &State, actor: Seat, cmd: &Command, rng: &mut dyn Rng) -> Res<V
         Command::EndMovement {} => end_movement(&mut c, actor)?,
     }
     advance(&mut c);
-    Ok(c.out)
+    Ok(c.into_events())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -57,7 +58,11 @@ pub fn decide(s: &State, actor: Seat, cmd: &Command, rng: &mut dyn Rng) -> Res<V
 // ---------------------------------------------------------------------------------------------
 
 /// The setup events: the game and the first-trainer roll.
-pub fn setup(layout: &[super::board::SegmentId], seats: u8, rng: &mut dyn Rng) -> Res<Vec<Event>> {
+pub fn setup(
+    layout: &[super::board::SegmentId],
+    seats: u8,
+    rng: &mut dyn Rng,
+) -> Decided<Vec<Event>> {
     // MU-001: 2 to 6 players.
     ensure((2..=6).contains(&seats), "MU-001", || {
         format!("Mush is for 2 to 6 players, not {seats}")
@@ -93,24 +98,25 @@ pub fn first_trainer_roll(seats: u8, rng: &mut dyn Rng, attempt: u32) -> Event {
     }
 }
 
-fn choose_training(c: &mut Ctx, actor: Seat, training: Training) -> Res {
-    ensure(c.s.phase == Phase::SetupTraining, "MU-160", || {
+fn choose_training(c: &mut Ctx, actor: Seat, training: Training) -> Decided {
+    ensure(c.state().phase == Phase::SetupTraining, "MU-160", || {
         "training is chosen only at setup".into()
     })?;
     // MU-021: one chooser at a time, clockwise from the first trainer.
-    ensure(c.s.chooser == Some(actor), "MU-021", || {
+    ensure(c.state().chooser == Some(actor), "MU-021", || {
         format!("it is not {actor}'s turn to choose training")
     })?;
-    let taken =
-        c.s.players
-            .iter()
-            .filter(|p| p.training == Some(training))
-            .count();
-    let limit = training_limit(c.s.seats);
+    let taken = c
+        .state()
+        .players
+        .iter()
+        .filter(|p| p.training == Some(training))
+        .count();
+    let limit = training_limit(c.state().seats);
     ensure(taken < limit, "MU-023", || {
         format!(
             "{training:?} already has {taken} team(s), the limit for {} players is {limit}",
-            c.s.seats
+            c.state().seats
         )
     })?;
     c.emit(Event::TrainingChosen {
@@ -124,20 +130,20 @@ fn choose_training(c: &mut Ctx, actor: Seat, training: Training) -> Res {
 // Re-roll window (MU-130–MU-132, MU-167, section 5.2)
 // ---------------------------------------------------------------------------------------------
 
-fn polled_in_reroll(c: &Ctx, actor: Seat) -> Res {
-    ensure(c.s.phase == Phase::RerollWindow, "MU-160", || {
+fn polled_in_reroll(c: &Ctx, actor: Seat) -> Decided {
+    ensure(c.state().phase == Phase::RerollWindow, "MU-160", || {
         "no re-roll window is open".into()
     })?;
-    let polled = c.s.reroll.as_ref().map(|w| w.polled);
+    let polled = c.state().reroll.as_ref().map(|w| w.polled);
     // MU-132: the window polls one player at a time, in a fixed order.
     ensure(polled == Some(actor), "MU-132", || {
         format!("the re-roll window is not waiting for {actor}")
     })
 }
 
-fn buy_reroll(c: &mut Ctx, actor: Seat) -> Res {
+fn buy_reroll(c: &mut Ctx, actor: Seat) -> Decided {
     polled_in_reroll(c, actor)?;
-    ensure(c.s.tokens(actor) >= REROLL_COST, "MU-130", || {
+    ensure(c.state().tokens(actor) >= REROLL_COST, "MU-130", || {
         "a re-roll costs 3 tokens".into()
     })?;
     c.emit(Event::RerollBought { seat: actor });
@@ -145,7 +151,7 @@ fn buy_reroll(c: &mut Ctx, actor: Seat) -> Res {
     Ok(())
 }
 
-fn pass_reroll(c: &mut Ctx, actor: Seat) -> Res {
+fn pass_reroll(c: &mut Ctx, actor: Seat) -> Decided {
     polled_in_reroll(c, actor)?;
     c.emit(Event::RerollPassed { seat: actor });
     Ok(())
@@ -155,15 +161,19 @@ fn pass_reroll(c: &mut Ctx, actor: Seat) -> Res {
 // Bidding (MU-033–MU-038, section 5.4)
 // ---------------------------------------------------------------------------------------------
 
-fn submit_bid(c: &mut Ctx, actor: Seat, amount: u32) -> Res {
-    ensure(c.s.phase == Phase::Bidding, "MU-160", || {
+fn submit_bid(c: &mut Ctx, actor: Seat, amount: u32) -> Decided {
+    ensure(c.state().phase == Phase::Bidding, "MU-160", || {
         "bids are taken only in the bidding step".into()
     })?;
-    let already = c.s.bids.get(actor.index()).is_some_and(Option::is_some);
+    let already = c
+        .state()
+        .bids
+        .get(actor.index())
+        .is_some_and(Option::is_some);
     ensure(!already, "MU-033", || {
         "your bid is already committed and cannot be changed".into()
     })?;
-    let tokens = c.s.tokens(actor);
+    let tokens = c.state().tokens(actor);
     ensure(amount <= tokens, "MU-033", || {
         format!("a bid must be 0..={tokens} (the tokens you hold)")
     })?;
@@ -175,40 +185,40 @@ fn submit_bid(c: &mut Ctx, actor: Seat, amount: u32) -> Res {
 // Early riser (MU-039) and overtaking (MU-080–MU-084)
 // ---------------------------------------------------------------------------------------------
 
-fn buy_overtake(c: &mut Ctx, actor: Seat) -> Res {
-    let may = match c.s.phase {
-        Phase::EarlyRiser => c.s.early_riser == Some(actor),
-        Phase::Movement => c.s.active == Some(actor),
+fn buy_overtake(c: &mut Ctx, actor: Seat) -> Decided {
+    let may = match c.state().phase {
+        Phase::EarlyRiser => c.state().early_riser == Some(actor),
+        Phase::Movement => c.state().active == Some(actor),
         _ => false,
     };
     // MU-082: only the mover, in the movement phase or the early-riser step.
     ensure(may, "MU-082", || {
         "the overtaking right is bought by the mover in their movement or early-riser step".into()
     })?;
-    ensure(c.s.overtake != Some(actor), "MU-084", || {
+    ensure(c.state().overtake != Some(actor), "MU-084", || {
         "you already hold the overtaking right this turn".into()
     })?;
-    ensure(c.s.tokens(actor) >= OVERTAKE_COST, "MU-082", || {
+    ensure(c.state().tokens(actor) >= OVERTAKE_COST, "MU-082", || {
         "the overtaking right costs 4 tokens".into()
     })?;
     c.emit(Event::OvertakeBought { seat: actor });
     Ok(())
 }
 
-fn early_riser_step(c: &mut Ctx, actor: Seat, to: SpaceId, modifier: u8) -> Res {
+fn early_riser_step(c: &mut Ctx, actor: Seat, to: SpaceId, modifier: u8) -> Decided {
     ensure(
-        c.s.phase == Phase::EarlyRiser && c.s.early_riser == Some(actor),
+        c.state().phase == Phase::EarlyRiser && c.state().early_riser == Some(actor),
         "MU-039",
         || "only the early riser may take the free step, before the turns".into(),
     )?;
-    validate_step(&c.s, actor, to, modifier)?;
+    validate_step(c.state(), actor, to, modifier)?;
     resolve_step(c, actor, to, modifier);
     Ok(())
 }
 
-fn skip_early_riser(c: &mut Ctx, actor: Seat) -> Res {
+fn skip_early_riser(c: &mut Ctx, actor: Seat) -> Decided {
     ensure(
-        c.s.phase == Phase::EarlyRiser && c.s.early_riser == Some(actor),
+        c.state().phase == Phase::EarlyRiser && c.state().early_riser == Some(actor),
         "MU-039",
         || "only the early riser may skip the free step".into(),
     )?;
@@ -221,19 +231,25 @@ fn skip_early_riser(c: &mut Ctx, actor: Seat) -> Res {
 // Avalanche actions (MU-105–MU-108)
 // ---------------------------------------------------------------------------------------------
 
-fn avalanche_actor(c: &Ctx, actor: Seat) -> Res {
-    let phase_ok = matches!(c.s.phase, Phase::TurnStart | Phase::Movement);
+fn avalanche_actor(c: &Ctx, actor: Seat) -> Decided {
+    let phase_ok = matches!(c.state().phase, Phase::TurnStart | Phase::Movement);
     // MU-107: the active player, at turn start or between steps of their movement.
-    ensure(phase_ok && c.s.active == Some(actor), "MU-107", || {
-        "avalanche actions are taken only by the active player at turn start or between steps"
-            .into()
-    })?;
-    ensure(c.s.tokens(actor) >= AVALANCHE_ACTION_COST, "MU-105", || {
-        "an avalanche action costs 5 tokens".into()
-    })
+    ensure(
+        phase_ok && c.state().active == Some(actor),
+        "MU-107",
+        || {
+            "avalanche actions are taken only by the active player at turn start or between steps"
+                .into()
+        },
+    )?;
+    ensure(
+        c.state().tokens(actor) >= AVALANCHE_ACTION_COST,
+        "MU-105",
+        || "an avalanche action costs 5 tokens".into(),
+    )
 }
 
-fn check_avalanche_target(s: &State, link: LinkId) -> Res {
+fn check_avalanche_target(s: &State, link: LinkId) -> Decided {
     // MU-014: a cut seam path does not exist, not even for avalanches.
     ensure(s.graph().is_live(link), "MU-014", || {
         format!("{link} is not a link of this layout")
@@ -246,22 +262,22 @@ fn check_avalanche_target(s: &State, link: LinkId) -> Res {
     })
 }
 
-fn place_avalanche(c: &mut Ctx, actor: Seat, link: LinkId) -> Res {
+fn place_avalanche(c: &mut Ctx, actor: Seat, link: LinkId) -> Decided {
     avalanche_actor(c, actor)?;
-    ensure(c.s.avalanche_supply > 0, "MU-105", || {
+    ensure(c.state().avalanche_supply > 0, "MU-105", || {
         "no avalanche marker is left in the supply".into()
     })?;
-    check_avalanche_target(&c.s, link)?;
+    check_avalanche_target(c.state(), link)?;
     c.emit(Event::AvalanchePlaced { seat: actor, link });
     Ok(())
 }
 
-fn move_avalanche(c: &mut Ctx, actor: Seat, from_link: LinkId, to_link: LinkId) -> Res {
+fn move_avalanche(c: &mut Ctx, actor: Seat, from_link: LinkId, to_link: LinkId) -> Decided {
     avalanche_actor(c, actor)?;
-    ensure(c.s.avalanches.contains(&from_link), "MU-105", || {
+    ensure(c.state().avalanches.contains(&from_link), "MU-105", || {
         format!("no avalanche on {from_link}")
     })?;
-    check_avalanche_target(&c.s, to_link)?;
+    check_avalanche_target(c.state(), to_link)?;
     c.emit(Event::AvalancheMoved {
         seat: actor,
         from_link,
@@ -270,9 +286,9 @@ fn move_avalanche(c: &mut Ctx, actor: Seat, from_link: LinkId, to_link: LinkId) 
     Ok(())
 }
 
-fn remove_avalanche(c: &mut Ctx, actor: Seat, link: LinkId) -> Res {
+fn remove_avalanche(c: &mut Ctx, actor: Seat, link: LinkId) -> Decided {
     avalanche_actor(c, actor)?;
-    ensure(c.s.avalanches.contains(&link), "MU-105", || {
+    ensure(c.state().avalanches.contains(&link), "MU-105", || {
         format!("no avalanche on {link}")
     })?;
     c.emit(Event::AvalancheRemoved { seat: actor, link });
@@ -283,23 +299,23 @@ fn remove_avalanche(c: &mut Ctx, actor: Seat, link: LinkId) -> Res {
 // Declaration (MU-045–MU-050) and resting (MU-120–MU-126)
 // ---------------------------------------------------------------------------------------------
 
-fn declaring(c: &Ctx, actor: Seat) -> Res {
+fn declaring(c: &Ctx, actor: Seat) -> Decided {
     // MU-046: one declaration, by the active player, at turn start.
     ensure(
-        c.s.phase == Phase::TurnStart && c.s.active == Some(actor),
+        c.state().phase == Phase::TurnStart && c.state().active == Some(actor),
         "MU-046",
         || "only the active player declares, at the start of their turn".into(),
     )
 }
 
-fn declare_move(c: &mut Ctx, actor: Seat) -> Res {
+fn declare_move(c: &mut Ctx, actor: Seat) -> Decided {
     declaring(c, actor)?;
-    let p = c.s.players[actor.index()].clone();
+    let p = c.state().players[actor.index()].clone();
     ensure(p.fresh() > 0, "MU-047", || {
         "all 8 dogs are fatigued: you must rest".into()
     })?;
     // MU-055: the weather at the sled's segment, fixed for the turn.
-    let weather = board::weather_at(p.space, c.s.weather_roll);
+    let weather = board::weather_at(p.space, c.state().weather_roll);
     let training = p.training.unwrap_or(Training::Mixed);
     let relation = board::relation(training, weather);
     let colour = Colour::of(relation); // MU-057
@@ -334,9 +350,9 @@ pub fn rest_options(s: &State, seat: Seat) -> &'static [RestOption] {
     }
 }
 
-fn declare_rest(c: &mut Ctx, actor: Seat, option: RestOption) -> Res {
+fn declare_rest(c: &mut Ctx, actor: Seat, option: RestOption) -> Decided {
     declaring(c, actor)?;
-    let p = c.s.players[actor.index()].clone();
+    let p = c.state().players[actor.index()].clone();
     if p.space.is_difficult() {
         // MU-048 / MU-096: no resting on difficult terrain while a dog is fresh.
         ensure(p.fresh() == 0, "MU-048", || {
@@ -357,7 +373,7 @@ fn declare_rest(c: &mut Ctx, actor: Seat, option: RestOption) -> Res {
         )?;
     }
     ensure(
-        rest_options(&c.s, actor).contains(&option),
+        rest_options(c.state(), actor).contains(&option),
         "MU-122",
         || format!("{} is not a rest option on {}", option.id(), p.space),
     )?;
@@ -379,15 +395,15 @@ fn declare_rest(c: &mut Ctx, actor: Seat, option: RestOption) -> Res {
 // Dice reduction (MU-134–MU-139, section 5.3)
 // ---------------------------------------------------------------------------------------------
 
-fn reduction_polled(c: &Ctx, actor: Seat) -> Res {
-    ensure(c.s.phase == Phase::ReductionWindow, "MU-160", || {
+fn reduction_polled(c: &Ctx, actor: Seat) -> Decided {
+    ensure(c.state().phase == Phase::ReductionWindow, "MU-160", || {
         "no dice-reduction window is open".into()
     })?;
     // MU-137: never the active player's own dice.
-    ensure(c.s.active != Some(actor), "MU-137", || {
+    ensure(c.state().active != Some(actor), "MU-137", || {
         "you cannot reduce your own dice".into()
     })?;
-    let polled = c.s.reduction.as_ref().map(|r| r.polled);
+    let polled = c.state().reduction.as_ref().map(|r| r.polled);
     ensure(polled == Some(actor), "MU-160", || {
         format!("the reduction window is not waiting for {actor}")
     })
@@ -395,12 +411,13 @@ fn reduction_polled(c: &Ctx, actor: Seat) -> Res {
 
 /// MU-166: a polled opponent pays tokens into the shared pool; every 2 pooled tokens remove
 /// one die, whoever paid them.
-fn reduce_dice(c: &mut Ctx, actor: Seat, tokens: u8) -> Res {
+fn reduce_dice(c: &mut Ctx, actor: Seat, tokens: u8) -> Decided {
     reduction_polled(c, actor)?;
-    let room =
-        c.s.reduction
-            .as_ref()
-            .map_or(0, |r| r.token_cap() - r.pooled());
+    let room = c
+        .state()
+        .reduction
+        .as_ref()
+        .map_or(0, |r| r.token_cap() - r.pooled());
     ensure(tokens >= 1, "MU-134", || "pay at least one token".into())?;
     // MU-166: at most 6 tokens (3 dice, and never more dice than D0) per turn, all payers
     // together.
@@ -408,9 +425,11 @@ fn reduce_dice(c: &mut Ctx, actor: Seat, tokens: u8) -> Res {
         format!("only {room} more token(s) may be pooled this turn")
     })?;
     // MU-005: payments need the tokens in hand.
-    ensure(c.s.tokens(actor) >= u32::from(tokens), "MU-005", || {
-        format!("you hold fewer than {tokens} tokens")
-    })?;
+    ensure(
+        c.state().tokens(actor) >= u32::from(tokens),
+        "MU-005",
+        || format!("you hold fewer than {tokens} tokens"),
+    )?;
     c.emit(Event::TokensPooled {
         seat: actor,
         tokens,
@@ -418,7 +437,7 @@ fn reduce_dice(c: &mut Ctx, actor: Seat, tokens: u8) -> Res {
     Ok(())
 }
 
-fn pass_reduction(c: &mut Ctx, actor: Seat) -> Res {
+fn pass_reduction(c: &mut Ctx, actor: Seat) -> Decided {
     reduction_polled(c, actor)?;
     c.emit(Event::ReductionPassed { seat: actor });
     Ok(())
@@ -429,7 +448,7 @@ fn pass_reduction(c: &mut Ctx, actor: Seat) -> Res {
 // ---------------------------------------------------------------------------------------------
 
 /// MU-072 (b)–(e) and the early-riser step's identical checks (MU-039).
-pub fn validate_step(s: &State, actor: Seat, to: SpaceId, modifier: u8) -> Res {
+pub fn validate_step(s: &State, actor: Seat, to: SpaceId, modifier: u8) -> Decided {
     let from = s.players[actor.index()].space;
     let link = LinkId::new(from, to);
     let graph = s.graph();
@@ -477,24 +496,24 @@ pub fn validate_step(s: &State, actor: Seat, to: SpaceId, modifier: u8) -> Res {
     })
 }
 
-fn step(c: &mut Ctx, actor: Seat, to: SpaceId, modifier: u8) -> Res {
+fn step(c: &mut Ctx, actor: Seat, to: SpaceId, modifier: u8) -> Decided {
     // MU-070: steps only in the active player's movement phase with MP left.
     ensure(
-        c.s.phase == Phase::Movement && c.s.active == Some(actor),
+        c.state().phase == Phase::Movement && c.state().active == Some(actor),
         "MU-070",
         || "steps are taken only by the active player in their movement phase".into(),
     )?;
-    ensure(c.s.mv.mp >= 1, "MU-072", || {
+    ensure(c.state().mv.mp >= 1, "MU-072", || {
         "no movement points left".into()
     })?;
-    validate_step(&c.s, actor, to, modifier)?;
+    validate_step(c.state(), actor, to, modifier)?;
     resolve_step(c, actor, to, modifier);
     Ok(())
 }
 
-fn end_movement(c: &mut Ctx, actor: Seat) -> Res {
+fn end_movement(c: &mut Ctx, actor: Seat) -> Decided {
     ensure(
-        c.s.phase == Phase::Movement && c.s.active == Some(actor),
+        c.state().phase == Phase::Movement && c.state().active == Some(actor),
         "MU-071",
         || "only the active player ends their own movement".into(),
     )?;

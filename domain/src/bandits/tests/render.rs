@@ -6,7 +6,7 @@ fn board_svg_is_generated_from_the_board_data() {
         env!("CARGO_MANIFEST_DIR"),
         "/../docs/rules/bandits-board.svg"
     );
-    let svg = crate::bandits::svg::render();
+    let svg = crate::bandits::render::render();
     if std::env::var_os("BLESS").is_some() {
         std::fs::write(file, &svg).unwrap();
     }

@@ -4,24 +4,23 @@
 //! (`emit` = record + `evolve`): `decide` never touches the control state itself, so replaying
 //! the events always rebuilds exactly the state `decide` worked on.
 
+use super::Bandits;
 use super::board::{Kind, Node, Zone, board};
 use super::command::Command;
-use super::control;
 use super::event::{Event, RollContext};
-use super::evolve::evolve;
+use super::evolve::control;
 use super::movement::{self, End, Len, MoveCards, PathInfo};
 use super::state::*;
-use crate::engine::{Rng, RngExt, RuleViolation, Seat, ensure};
+use crate::decider::{Decided, Scratch, ensure, violation};
+use crate::engine::{Rng, RngExt, Seat};
 
-pub use super::control::{Awaiting, awaiting, can_free, must_leave_officer};
-pub use super::destiny::*;
-pub use super::hunter::*;
+pub mod destiny;
+mod fight;
+pub mod hunter;
 
-pub type Res<T = ()> = Result<T, RuleViolation>;
-
-pub(super) fn rv(rule: &'static str, msg: impl Into<String>) -> RuleViolation {
-    RuleViolation::new(rule, msg)
-}
+pub use super::evolve::control::{Awaiting, awaiting, can_free, must_leave_officer};
+pub use destiny::*;
+pub use hunter::*;
 
 /// Own pawns that are free and movable (destiny subjects, card moves).
 pub fn free_movable(st: &State, seat: Seat) -> Vec<Pawn> {
@@ -38,14 +37,11 @@ pub fn outside_movable(st: &State, seat: Seat) -> Vec<Pawn> {
         .collect()
 }
 
-/// The working copy `decide` resolves on.
-pub struct Cx<'a> {
-    pub st: State,
-    pub ev: Vec<Event>,
-    rng: &'a mut dyn Rng,
-}
+/// The working copy `decide` resolves on (the shared toolkit's [`Scratch`]); its methods
+/// here and in `destiny.rs` / `fight.rs` are the steps of Bandits.
+pub type Cx<'a> = Scratch<'a, Bandits>;
 
-pub fn decide(st: &State, actor: Seat, cmd: &Command, rng: &mut dyn Rng) -> Res<Vec<Event>> {
+pub fn decide(st: &State, actor: Seat, cmd: &Command, rng: &mut dyn Rng) -> Decided<Vec<Event>> {
     ensure(st.started(), "BD-001", || "the game is not set up".into())?;
     ensure(st.winner.is_none(), "BD-400", || "the game is over".into())?;
     ensure(st.is_seat(actor), "BD-001", || {
@@ -62,41 +58,24 @@ pub fn decide(st: &State, actor: Seat, cmd: &Command, rng: &mut dyn Rng) -> Res<
         || "unknown node".into(),
     )?;
     let Some(w) = awaiting(st) else {
-        return Err(rv("BD-006", "no decision is pending"));
+        return Err(violation("BD-006", "no decision is pending"));
     };
     ensure(w.seat == actor, "BD-001", || {
         format!("{} ({}) must act now, not {actor}", w.seat, w.decision)
     })?;
-    let mut cx = Cx {
-        st: st.clone(),
-        ev: Vec::new(),
-        rng,
-    };
+    let mut cx = Cx::new(st.clone(), rng);
     cx.handle(actor, cmd, &w)?;
     cx.run();
-    Ok(cx.ev)
+    Ok(cx.into_events())
 }
 
-impl<'a> Cx<'a> {
-    pub fn new(st: State, rng: &'a mut dyn Rng) -> Self {
-        Cx {
-            st,
-            ev: Vec::new(),
-            rng,
-        }
-    }
-
-    pub fn emit(&mut self, e: Event) {
-        evolve(&mut self.st, &e);
-        self.ev.push(e);
-    }
-
+impl Cx<'_> {
     pub(super) fn active(&self) -> Seat {
-        control::active(&self.st)
+        control::active(self.state())
     }
 
     pub(super) fn roll(&mut self, seat: Seat, context: RollContext, sides: u32) -> u8 {
-        let value = self.rng.die(sides) as u8;
+        let value = self.rng().die(sides) as u8;
         self.emit(Event::DieRolled {
             seat,
             context,
@@ -119,10 +98,12 @@ impl<'a> Cx<'a> {
     /// This keeps logs of event schema 1, which had no such facts, exactly reproducible.
     pub(super) fn control_only(&mut self, fact: Event) {
         let mut spare = crate::engine::ScriptedRng::new([]);
-        let mut scratch = Cx::new(self.st.clone(), &mut spare);
-        evolve(&mut scratch.st, &fact);
+        // The dry run records the fact first: the events that follow it are what replaces it.
+        let mut scratch = Cx::new(self.state().clone(), &mut spare);
+        scratch.emit(fact.clone());
         scratch.run();
-        let (events, after) = (scratch.ev, scratch.st);
+        let (after, mut events) = scratch.into_parts();
+        events.remove(0);
         if events.is_empty() {
             self.emit(fact);
         } else {
@@ -131,7 +112,7 @@ impl<'a> Cx<'a> {
             }
         }
         debug_assert_eq!(
-            serde_json::to_value(&self.st).ok(),
+            serde_json::to_value(self.state()).ok(),
             serde_json::to_value(&after).ok(),
             "replaying the recorded events rebuilds the state"
         );
@@ -147,8 +128,8 @@ impl<'a> Cx<'a> {
 
     // ------------------------------------------------------------------ dispatch
 
-    pub(super) fn handle(&mut self, actor: Seat, cmd: &Command, w: &Awaiting) -> Res {
-        match self.st.ctl.phase.clone() {
+    pub(super) fn handle(&mut self, actor: Seat, cmd: &Command, w: &Awaiting) -> Decided {
+        match self.state().ctl.phase.clone() {
             Phase::FirstRolls { .. } => {
                 ensure(matches!(cmd, Command::RollDie {}), "BD-030", || {
                     "everybody rolls once first".into()
@@ -170,7 +151,7 @@ impl<'a> Cx<'a> {
                     "the turn begins with a roll".into()
                 })?;
                 self.roll(actor, RollContext::Turn, 10);
-                if matches!(self.st.ctl.phase, Phase::HunterMove { .. }) {
+                if matches!(self.state().ctl.phase, Phase::HunterMove { .. }) {
                     // BD-423: the first turn roll also rolls the hunter's D6.
                     self.roll(actor, RollContext::Hunter, 6);
                 }
@@ -178,9 +159,12 @@ impl<'a> Cx<'a> {
             }
             Phase::HunterMove { hunter, .. } => {
                 let Command::MoveHunter { path } = cmd else {
-                    return Err(rv("BD-423", "the hunter moves before the roll is used"));
+                    return Err(violation(
+                        "BD-423",
+                        "the hunter moves before the roll is used",
+                    ));
                 };
-                let captures = hunter_path(&self.st, hunter, path)?;
+                let captures = hunter_path(self.state(), hunter, path)?;
                 self.emit(Event::HunterMoved { path: path.clone() });
                 for p in captures {
                     self.imprison(p);
@@ -197,11 +181,14 @@ impl<'a> Cx<'a> {
                     self.end_turn();
                     Ok(())
                 }
-                _ => Err(rv("BD-048", "after a 10: roll again or end the turn")),
+                _ => Err(violation(
+                    "BD-048",
+                    "after a 10: roll again or end the turn",
+                )),
             },
             Phase::Resolving { .. } => self.frame_command(actor, cmd, w),
             Phase::Setup | Phase::Over | Phase::TurnOver => {
-                Err(rv("BD-006", "no decision is pending"))
+                Err(violation("BD-006", "no decision is pending"))
             }
         }
     }
@@ -217,15 +204,20 @@ impl<'a> Cx<'a> {
         let seat = self.active();
         self.emit(Event::TurnEnded {
             seat,
-            turn: self.st.turn,
+            turn: self.state().turn,
         });
-        let pos = self.st.order.iter().position(|&s| s == seat).unwrap_or(0);
-        let n = self.st.order.len().max(1);
+        let pos = self
+            .state()
+            .order
+            .iter()
+            .position(|&s| s == seat)
+            .unwrap_or(0);
+        let n = self.state().order.len().max(1);
         let mut cards = Vec::new();
         for i in 0..n {
-            let s = self.st.order[(pos + i) % n];
+            let s = self.state().order[(pos + i) % n];
             let mut mine: Vec<Card> = self
-                .st
+                .state()
                 .tickets
                 .iter()
                 .filter(|t| t.spent && t.owner == s)
@@ -237,18 +229,24 @@ impl<'a> Cx<'a> {
         if !cards.is_empty() {
             self.emit(Event::TicketsReturned { cards });
         }
-        let next = self.st.order[(pos + 1) % n];
-        self.start_turn(next, self.st.turn + 1);
+        let next = self.state().order[(pos + 1) % n];
+        self.start_turn(next, self.state().turn + 1);
     }
 
-    pub(super) fn turn_action(&mut self, actor: Seat, cmd: &Command, v: u8, attempt: bool) -> Res {
-        let must_free = v == 10 && can_free(&self.st, actor);
+    pub(super) fn turn_action(
+        &mut self,
+        actor: Seat,
+        cmd: &Command,
+        v: u8,
+        attempt: bool,
+    ) -> Decided {
+        let must_free = v == 10 && can_free(self.state(), actor);
         // BD-506 (strengthens BD-047): a pawn on the own probation officer that can leave it
         // with this value must be moved off with it.
-        let leave = must_leave_officer(&self.st, actor, v);
+        let leave = must_leave_officer(self.state(), actor, v);
         let officer_rule = |what: &str| {
             leave.map_or(Ok(()), |p| {
-                Err(rv(
+                Err(violation(
                     "BD-506",
                     format!("{p} stands on your probation officer and can leave it: {what}"),
                 ))
@@ -259,26 +257,26 @@ impl<'a> Cx<'a> {
                 ensure(v == 5 || v == 10, "BD-044", || {
                     "only a 5 or a 10 frees a pawn".into()
                 })?;
-                ensure(can_free(&self.st, actor), "BD-061", || {
+                ensure(can_free(self.state(), actor), "BD-061", || {
                     "freeing needs a pawn in prison and no own pawn on the probation officer".into()
                 })?;
                 let colour = self
-                    .st
+                    .state()
                     .colour_of(actor)
-                    .ok_or_else(|| rv("BD-001", "no colour"))?;
+                    .ok_or_else(|| violation("BD-001", "no colour"))?;
                 let po = board().probation[colour.index()];
                 if let Some(card) = piggyback_card {
                     self.check_card(actor, *card, SupportKind::Piggyback)?;
-                    ensure(!self.st.at(po).is_empty(), "BD-380", || {
+                    ensure(!self.state().at(po).is_empty(), "BD-380", || {
                         "Sur le dos needs an occupied node".into()
                     })?;
                 }
                 // BD-004: the lowest-numbered prisoner.
                 let pawn = self
-                    .st
+                    .state()
                     .pawns_of(actor)
-                    .find(|&p| self.st.in_prison(p))
-                    .ok_or_else(|| rv("BD-061", "nobody in prison"))?;
+                    .find(|&p| self.state().in_prison(p))
+                    .ok_or_else(|| violation("BD-061", "nobody in prison"))?;
                 if let Some(card) = piggyback_card {
                     self.emit(Event::CardPlayed {
                         seat: actor,
@@ -310,7 +308,7 @@ impl<'a> Cx<'a> {
                     officer_rule("move that pawn")?;
                 }
                 let cards = self.move_cards(actor, *ticket_card, jetpack_cards, *piggyback_card)?;
-                let info = movement::check_path(&self.st, *pawn, path, v, cards)?;
+                let info = movement::check_path(self.state(), *pawn, path, v, cards)?;
                 self.do_move(
                     actor,
                     *pawn,
@@ -336,20 +334,20 @@ impl<'a> Cx<'a> {
                     "Surveiller needs a normal-mode roll".into()
                 })?;
                 officer_rule("use the roll to move it, not a Surveiller")?;
-                ensure(!self.st.ctl.watch_used, "BD-234", || {
+                ensure(!self.state().ctl.watch_used, "BD-234", || {
                     "at most one Surveiller per turn".into()
                 })?;
                 self.check_card(actor, *card, SupportKind::Watch)?;
                 let pawn =
-                    pawn.ok_or_else(|| rv("BD-270", "Surveiller names the pawn to place"))?;
+                    pawn.ok_or_else(|| violation("BD-270", "Surveiller names the pawn to place"))?;
                 self.check_mover(actor, pawn)?;
                 ensure(
-                    self.st.is_free(pawn) && self.st.on_ring(pawn),
+                    self.state().is_free(pawn) && self.state().on_ring(pawn),
                     "BD-270",
                     || "Surveiller places a free pawn on the ring".into(),
                 )?;
-                let dest = behind_opponent(&self.st, pawn)
-                    .ok_or_else(|| rv("BD-270", "no opponent ahead to stand behind"))?;
+                let dest = behind_opponent(self.state(), pawn)
+                    .ok_or_else(|| violation("BD-270", "no opponent ahead to stand behind"))?;
                 self.check_placement(actor, pawn, dest, *piggyback_card, "BD-270")?;
                 self.emit(Event::CardPlayed {
                     seat: actor,
@@ -365,7 +363,7 @@ impl<'a> Cx<'a> {
                 self.control_only_pass(actor, "turn_action");
                 Ok(())
             }
-            _ => Err(rv(
+            _ => Err(violation(
                 "BD-044",
                 "answer the roll with free_pawn, move_pawn, play_card or pass",
             )),
@@ -374,35 +372,35 @@ impl<'a> Cx<'a> {
 
     // ------------------------------------------------------------------ checks
 
-    pub(super) fn check_mover(&self, seat: Seat, pawn: Pawn) -> Res {
-        ensure(self.st.owner(pawn) == Some(seat), "BD-087", || {
+    pub(super) fn check_mover(&self, seat: Seat, pawn: Pawn) -> Decided {
+        ensure(self.state().owner(pawn) == Some(seat), "BD-087", || {
             format!("{pawn} is not your pawn")
         })?;
         ensure(
-            self.st.pos(pawn) != NOWHERE && !self.st.in_prison(pawn),
+            self.state().pos(pawn) != NOWHERE && !self.state().in_prison(pawn),
             "BD-087",
             || format!("{pawn} is in prison"),
         )?;
-        ensure(!self.st.is_rider(pawn), "BD-384", || {
+        ensure(!self.state().is_rider(pawn), "BD-384", || {
             format!("{pawn} is a rider and moves with its bottom")
         })
     }
 
     /// A named card: in the hand, of the kind, usable (BD-233). Any card of the kind will do
     /// (BD-514). The message never reveals anything but the actor's own hand.
-    pub(super) fn check_card(&self, seat: Seat, card: Card, kind: SupportKind) -> Res {
+    pub(super) fn check_card(&self, seat: Seat, card: Card, kind: SupportKind) -> Decided {
         ensure(card.kind() == kind, "BD-235", || {
             format!("{card} is not a {kind:?} card")
         })?;
         let held = self
-            .st
+            .state()
             .hands
             .get(seat.index())
             .and_then(|h| h.iter().find(|c| c.card == card));
         let Some(h) = held else {
-            return Err(rv("BD-231", format!("{card} is not in your hand")));
+            return Err(violation("BD-231", format!("{card} is not in your hand")));
         };
-        ensure(h.received < self.st.turn, "BD-233", || {
+        ensure(h.received < self.state().turn, "BD-233", || {
             format!("{card} was received this turn")
         })
     }
@@ -413,7 +411,7 @@ impl<'a> Cx<'a> {
         ticket: Option<Card>,
         jetpacks: &[Card],
         piggy: Option<Card>,
-    ) -> Res<MoveCards> {
+    ) -> Decided<MoveCards> {
         if let Some(t) = ticket {
             ensure(t.is_ticket(), "BD-257", || format!("{t} is not a ticket"))?;
             self.check_card(seat, t, t.kind())?;
@@ -443,12 +441,12 @@ impl<'a> Cx<'a> {
         dest: Node,
         piggy: Option<Card>,
         rule: &'static str,
-    ) -> Res {
+    ) -> Decided {
         if let Some(card) = piggy {
             self.check_card(seat, card, SupportKind::Piggyback)?;
         }
-        let (end, needs) = placement_end(&self.st, pawn, dest)
-            .ok_or_else(|| rv("BD-381", "Sur le dos is played on ring nodes only"))?;
+        let (end, needs) = placement_end(self.state(), pawn, dest)
+            .ok_or_else(|| violation("BD-381", "Sur le dos is played on ring nodes only"))?;
         ensure(!needs || piggy.is_some(), rule, || {
             format!("{} holds an own pawn: only with Sur le dos", dest.name())
         })?;
@@ -459,10 +457,10 @@ impl<'a> Cx<'a> {
 
     /// BD-171–BD-173, BD-508: a ride to `station`. Any pawn there, own or opposing, is fought
     /// for unless a Sur le dos is named.
-    pub(super) fn check_ride(&self, seat: Seat, station: Node, piggy: Option<Card>) -> Res {
+    pub(super) fn check_ride(&self, seat: Seat, station: Node, piggy: Option<Card>) -> Decided {
         if let Some(card) = piggy {
             self.check_card(seat, card, SupportKind::Piggyback)?;
-            ensure(!self.st.at(station).is_empty(), "BD-380", || {
+            ensure(!self.state().at(station).is_empty(), "BD-380", || {
                 "Sur le dos needs an occupied node".into()
             })?;
         }
@@ -515,7 +513,7 @@ impl<'a> Cx<'a> {
         for &c in captured {
             self.imprison(c);
         }
-        let start = self.st.pos(pawn);
+        let start = self.state().pos(pawn);
         let mut record = Vec::with_capacity(path.len() + 1);
         record.push(start);
         record.extend_from_slice(path);
@@ -532,7 +530,7 @@ impl<'a> Cx<'a> {
 
     /// BD-380: the pawn is on top of the unit there; its arrival ends at once.
     fn stacked(&mut self, pawn: Pawn) {
-        let on = self.st.pos(pawn);
+        let on = self.state().pos(pawn);
         self.emit(Event::PawnStacked { pawn, on });
     }
 
@@ -545,7 +543,7 @@ impl<'a> Cx<'a> {
                 pawn: Some(pawn),
             });
         }
-        let start = self.st.pos(pawn);
+        let start = self.state().pos(pawn);
         self.tower_falls(pawn, &[start, dest]);
         self.emit(Event::PawnPlaced { pawn, to: dest });
         self.fix_tickets(&[pawn]);
@@ -558,7 +556,7 @@ impl<'a> Cx<'a> {
     /// rider is only set down where it may stand (never in Huntington, never on another
     /// colour's lane or property), else further back.
     pub(super) fn tower_falls(&mut self, pawn: Pawn, record: &[Node]) {
-        let riders: Vec<Pawn> = self.st.riders(pawn).to_vec();
+        let riders: Vec<Pawn> = self.state().riders(pawn).to_vec();
         if riders.is_empty() {
             return;
         }
@@ -575,7 +573,7 @@ impl<'a> Cx<'a> {
                 _ => false,
             };
             let mut k = l - h;
-            while k > 0 && !(may_stand(record[k]) && self.st.at(record[k]).is_empty()) {
+            while k > 0 && !(may_stand(record[k]) && self.state().at(record[k]).is_empty()) {
                 k -= 1;
             }
             if k > 0 {
@@ -590,8 +588,8 @@ impl<'a> Cx<'a> {
     /// Spends the tickets of pawns that are no longer in Huntington (BD-194).
     pub(super) fn fix_tickets(&mut self, pawns: &[Pawn]) {
         for &p in pawns {
-            if let Some(t) = self.st.active_ticket(p).copied()
-                && !self.st.in_huntington(p)
+            if let Some(t) = self.state().active_ticket(p).copied()
+                && !self.state().in_huntington(p)
             {
                 self.emit(Event::TicketSpent { card: t.card });
             }
@@ -632,7 +630,7 @@ impl<'a> Cx<'a> {
     }
 
     pub(super) fn retreat(&mut self, a: &Arrival) {
-        let to = Self::retreat_target(&self.st, a);
+        let to = Self::retreat_target(self.state(), a);
         self.emit(Event::UnitDisplaced {
             pawns: vec![a.pawn],
             to,
@@ -644,13 +642,13 @@ impl<'a> Cx<'a> {
 
     /// Emits the next automatic step that records something, if one is due.
     pub fn auto_step(&mut self) -> bool {
-        if self.st.winner.is_some() {
+        if self.state().winner.is_some() {
             return false;
         }
-        match self.st.ctl.phase {
+        match self.state().ctl.phase {
             Phase::FirstRolls {
                 next, best_seat, ..
-            } if usize::from(next) >= self.st.order.len() => {
+            } if usize::from(next) >= self.state().order.len() => {
                 let first = best_seat.unwrap_or(Seat::from_index(0));
                 self.emit(Event::FirstPlayerChosen { seat: first });
                 self.start_turn(first, 1);
@@ -662,17 +660,17 @@ impl<'a> Cx<'a> {
             }
             _ => {}
         }
-        match self.st.ctl.stack.last().cloned() {
+        match self.state().ctl.stack.last().cloned() {
             Some(Frame::Arrive(a)) => match a.stage.clone() {
                 ArrivalStage::Occupancy => {
                     // BD-120 / BD-508: a fight for an occupied node.
                     let node = a.node();
-                    let seat = self.st.owner(a.pawn).unwrap_or(Seat::from_index(0));
+                    let seat = self.state().owner(a.pawn).unwrap_or(Seat::from_index(0));
                     let defender = self
-                        .st
+                        .state()
                         .at(node)
                         .first()
-                        .and_then(|&p| self.st.owner(p))
+                        .and_then(|&p| self.state().owner(p))
                         .unwrap_or(seat);
                     self.emit(Event::FightStarted {
                         attacker: a.pawn,
@@ -700,8 +698,8 @@ impl<'a> Cx<'a> {
     fn effects(&mut self, a: &Arrival) -> bool {
         let b = board();
         let node = a.node();
-        let seat = self.st.owner(a.pawn).unwrap_or(Seat::from_index(0));
-        if b.is_property_of(node, a.pawn.colour()) && self.st.all_home(seat) {
+        let seat = self.state().owner(a.pawn).unwrap_or(Seat::from_index(0));
+        if b.is_property_of(node, a.pawn.colour()) && self.state().all_home(seat) {
             // BD-400
             self.emit(Event::GameWon { seat });
             return true;
@@ -710,22 +708,22 @@ impl<'a> Cx<'a> {
         match info.kind {
             Kind::Colour if info.colour == Some(a.pawn.colour()) => {
                 // BD-154: no 6-step path at all: the bonus is forfeited.
-                if movement::candidates(&self.st, a.pawn, Len::Exact(6), true).is_empty() {
+                if movement::candidates(self.state(), a.pawn, Len::Exact(6), true).is_empty() {
                     self.emit(Event::BonusForfeited { pawn: a.pawn });
                     return true;
                 }
                 false
             }
-            Kind::Destiny if !self.st.destiny_deck.is_empty() => {
+            Kind::Destiny if !self.state().destiny_deck.is_empty() => {
                 // BD-152 / BD-301
                 for _ in 0..info.draw {
-                    if let Some(&card) = self.st.destiny_deck.front() {
+                    if let Some(&card) = self.state().destiny_deck.front() {
                         self.emit(Event::DestinyCardDrawn { seat, card });
                     }
                 }
                 true
             }
-            Kind::Support if !self.st.support_deck.is_empty() => {
+            Kind::Support if !self.state().support_deck.is_empty() => {
                 self.draw_support(seat); // BD-153
                 true
             }
@@ -735,10 +733,10 @@ impl<'a> Cx<'a> {
 
     /// BD-153 / BD-237 / BD-232 (the hand limit follows in `evolve`).
     pub(super) fn draw_support(&mut self, seat: Seat) {
-        if let Some(&card) = self.st.support_deck.front() {
+        if let Some(&card) = self.state().support_deck.front() {
             self.emit(Event::SupportCardDrawn {
                 seat,
-                turn: self.st.turn,
+                turn: self.state().turn,
                 card: Some(card),
             });
         }
@@ -746,29 +744,29 @@ impl<'a> Cx<'a> {
 
     // ------------------------------------------------------------------ frame commands
 
-    pub(super) fn frame_command(&mut self, actor: Seat, cmd: &Command, w: &Awaiting) -> Res {
-        match self.st.ctl.stack.last().cloned() {
+    pub(super) fn frame_command(&mut self, actor: Seat, cmd: &Command, w: &Awaiting) -> Decided {
+        match self.state().ctl.stack.last().cloned() {
             Some(Frame::HandLimit { seat }) => self.hand_limit(seat, cmd),
             Some(Frame::Arrive(a)) => match a.stage.clone() {
                 ArrivalStage::Fight(f) => self.fight_command(actor, cmd, a, f),
                 ArrivalStage::Bonus { card_only } => self.bonus(actor, cmd, a, card_only),
                 ArrivalStage::Express => self.express(actor, cmd, a),
-                _ => Err(rv("BD-006", "no decision is pending")),
+                _ => Err(violation("BD-006", "no decision is pending")),
             },
             Some(Frame::Destiny(d)) => match d.exec {
                 Some(e) => self.destiny_command(actor, cmd, e, w),
-                None => Err(rv("BD-006", "no decision is pending")),
+                None => Err(violation("BD-006", "no decision is pending")),
             },
-            None => Err(rv("BD-006", "no decision is pending")),
+            None => Err(violation("BD-006", "no decision is pending")),
         }
     }
 
     /// BD-232
-    pub(super) fn hand_limit(&mut self, seat: Seat, cmd: &Command) -> Res {
+    pub(super) fn hand_limit(&mut self, seat: Seat, cmd: &Command) -> Decided {
         let Command::DiscardCards { cards } = cmd else {
-            return Err(rv("BD-232", "return cards down to five first"));
+            return Err(violation("BD-232", "return cards down to five first"));
         };
-        let excess = self.st.card_count(seat).saturating_sub(5);
+        let excess = self.state().card_count(seat).saturating_sub(5);
         ensure(cards.len() == excess, "BD-232", || {
             format!("return exactly {excess} card(s)")
         })?;
@@ -777,17 +775,19 @@ impl<'a> Cx<'a> {
             ensure(!cards[..i].contains(c), "BD-232", || {
                 format!("{c} named twice")
             })?;
-            let in_hand = self.st.hands[seat.index()].iter().any(|h| h.card == *c);
+            let in_hand = self.state().hands[seat.index()]
+                .iter()
+                .any(|h| h.card == *c);
             if !in_hand {
                 let t = self
-                    .st
+                    .state()
                     .tickets
                     .iter()
                     .find(|t| t.card == *c && t.owner == seat);
                 match t {
                     Some(t) if t.spent => tickets.push(*c),
-                    Some(_) => return Err(rv("BD-232", format!("{c} is an active ticket"))),
-                    None => return Err(rv("BD-231", format!("{c} is not yours to return"))),
+                    Some(_) => return Err(violation("BD-232", format!("{c} is an active ticket"))),
+                    None => return Err(violation("BD-231", format!("{c} is not yours to return"))),
                 }
             }
         }
@@ -801,7 +801,13 @@ impl<'a> Cx<'a> {
     }
 
     /// BD-154
-    pub(super) fn bonus(&mut self, actor: Seat, cmd: &Command, a: Arrival, card_only: bool) -> Res {
+    pub(super) fn bonus(
+        &mut self,
+        actor: Seat,
+        cmd: &Command,
+        a: Arrival,
+        card_only: bool,
+    ) -> Decided {
         match cmd {
             Command::MovePawn {
                 pawn,
@@ -814,7 +820,7 @@ impl<'a> Cx<'a> {
                     format!("the bonus moves {}", a.pawn)
                 })?;
                 let cards = self.move_cards(actor, *ticket_card, jetpack_cards, *piggyback_card)?;
-                let info = movement::check_path(&self.st, *pawn, path, 6, cards)?;
+                let info = movement::check_path(self.state(), *pawn, path, 6, cards)?;
                 self.do_move(
                     actor,
                     *pawn,
@@ -834,19 +840,19 @@ impl<'a> Cx<'a> {
                 self.emit(Event::BonusForfeited { pawn: a.pawn });
                 Ok(())
             }
-            _ => Err(rv("BD-154", "make the bonus move")),
+            _ => Err(violation("BD-154", "make the bonus move")),
         }
     }
 
     /// BD-170–BD-173, BD-508
-    pub(super) fn express(&mut self, actor: Seat, cmd: &Command, a: Arrival) -> Res {
+    pub(super) fn express(&mut self, actor: Seat, cmd: &Command, a: Arrival) -> Decided {
         match cmd {
             Command::RideExpress { piggyback_card } => {
                 let dep = a.node();
                 let station = board()
                     .info(dep)
                     .station
-                    .ok_or_else(|| rv("BD-170", "no rail here"))?;
+                    .ok_or_else(|| violation("BD-170", "no rail here"))?;
                 self.check_ride(actor, station, *piggyback_card)?;
                 self.ride(actor, a.pawn, dep, station, *piggyback_card);
                 Ok(())
@@ -855,7 +861,7 @@ impl<'a> Cx<'a> {
                 self.control_only_pass(actor, "express_choice");
                 Ok(())
             }
-            _ => Err(rv("BD-170", "ride the express or pass")),
+            _ => Err(violation("BD-170", "ride the express or pass")),
         }
     }
 

@@ -13,12 +13,12 @@
 //! Steps that record something (a fight starts, a card is drawn, the turn ends) are emitted by
 //! `decide` (`Cx::auto_step`) and come back here as facts.
 
-use super::board::{Kind, Node, board};
-use super::decide::{free_movable, outside_movable};
-use super::destiny::*;
-use super::event::{Event, FightResult, RollContext};
-use super::movement::{self, Len};
-use super::state::*;
+use crate::bandits::board::{Kind, Node, board};
+use crate::bandits::decide::destiny::*;
+use crate::bandits::decide::{free_movable, outside_movable};
+use crate::bandits::event::{Event, FightResult, RollContext};
+use crate::bandits::movement::{self, Len};
+use crate::bandits::state::*;
 use crate::engine::Seat;
 
 /// The pending decision: who acts, its name (§5.3) and the command kinds it allows.
@@ -302,6 +302,24 @@ fn clear_exec(st: &mut State) {
 /// The control side of `event`. Called by `evolve` with the state *before* the event's
 /// relocation where the record needs it (`start`: the pawn's node before the event).
 pub fn on_event(st: &mut State, event: &Event, start: Node) {
+    // One function per family of events; each ignores the events of the others.
+    const FAMILIES: [fn(&mut State, &Event, Node) -> bool; 6] = [
+        on_setup_and_moves,
+        on_placements_and_express,
+        on_fights,
+        on_cards,
+        on_destiny_and_end,
+        on_passes_and_accusations,
+    ];
+    for family in FAMILIES {
+        if family(st, event, start) {
+            return;
+        }
+    }
+}
+
+/// The game start, rolls, turn starts, freed and moved pawns.
+fn on_setup_and_moves(st: &mut State, event: &Event, start: Node) -> bool {
     match event {
         Event::GameCreated { options, .. } => {
             if options.first_player.is_none() {
@@ -365,6 +383,14 @@ pub fn on_event(st: &mut State, event: &Event, start: Node) {
             record.extend_from_slice(path);
             start_arrival(st, *pawn, record, false);
         }
+        _ => return false,
+    }
+    true
+}
+
+/// Placed pawns and express rides.
+fn on_placements_and_express(st: &mut State, event: &Event, start: Node) -> bool {
+    match event {
         Event::PawnPlaced { pawn, to } => {
             action_started(st); // Surveiller
             let mut arrives = true;
@@ -405,6 +431,14 @@ pub fn on_event(st: &mut State, event: &Event, start: Node) {
             let at = st.pos(*pawn);
             start_arrival(st, *pawn, vec![at], true);
         }
+        _ => return false,
+    }
+    true
+}
+
+/// Fights starting and ending, forfeited bonuses.
+fn on_fights(st: &mut State, event: &Event, _start: Node) -> bool {
+    match event {
         Event::FightStarted { attacker, node, .. } => {
             let seat = st.owner(*attacker).unwrap_or(Seat::from_index(0));
             let unit: Vec<Pawn> = st
@@ -470,6 +504,14 @@ pub fn on_event(st: &mut State, event: &Event, start: Node) {
                 pop(st);
             }
         }
+        _ => return false,
+    }
+    true
+}
+
+/// Support cards drawn, played and returned; destiny cards drawn.
+fn on_cards(st: &mut State, event: &Event, _start: Node) -> bool {
+    match event {
         Event::SupportCardDrawn { seat, .. } => {
             // BD-153: the arrival on a support space ends with the draw …
             let b = board();
@@ -528,6 +570,14 @@ pub fn on_event(st: &mut State, event: &Event, start: Node) {
             }
             queue_destiny(st, *card, arrival);
         }
+        _ => return false,
+    }
+    true
+}
+
+/// Destiny cards resolved, interrogations, skipped decisions, the win.
+fn on_destiny_and_end(st: &mut State, event: &Event, _start: Node) -> bool {
+    match event {
         Event::DestinyCardResolved { card, .. } => {
             // BD-302: the card is done, and so is everything it started.
             let deck_before = st.destiny_deck.len().saturating_sub(1);
@@ -577,6 +627,14 @@ pub fn on_event(st: &mut State, event: &Event, start: Node) {
             st.ctl.phase = Phase::Over;
             st.ctl.stack.clear();
         }
+        _ => return false,
+    }
+    true
+}
+
+/// Passes, accusations, granted rolls and the facts with no control side.
+fn on_passes_and_accusations(st: &mut State, event: &Event, _start: Node) -> bool {
+    match event {
         Event::Passed { .. } => pass_effect(st),
         Event::PawnAccused { seat, pawn } => {
             let node = st.pos(*pawn);
@@ -616,7 +674,9 @@ pub fn on_event(st: &mut State, event: &Event, start: Node) {
         | Event::TicketsReturned { .. }
         | Event::AccusationCancelled { .. }
         | Event::TurnEnded { .. } => {}
+        _ => return false,
     }
+    true
 }
 
 fn on_roll(st: &mut State, seat: Seat, context: RollContext, v: u8) {

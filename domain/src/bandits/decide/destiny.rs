@@ -1,13 +1,14 @@
 //! Destiny cards (§3.14): queries (subjects, options, targets, movers) and the execution of
 //! the queue, one card at a time.
 
-use super::board::{Node, Zone, board};
-use super::command::{Command, DestinyOption, TourMode};
-use super::decide::{Awaiting, Cx, Res, free_movable, outside_movable, rv};
-use super::event::{Event, RollContext};
-use super::movement::{self, End, Len, PathInfo};
-use super::state::*;
-use crate::engine::{Seat, ensure};
+use super::{Awaiting, Cx, free_movable, outside_movable};
+use crate::bandits::board::{Node, Zone, board};
+use crate::bandits::command::{Command, DestinyOption, TourMode};
+use crate::bandits::event::{Event, RollContext};
+use crate::bandits::movement::{self, End, Len, PathInfo};
+use crate::bandits::state::*;
+use crate::decider::{Decided, ensure, violation};
+use crate::engine::Seat;
 
 /// BD-306: small outing, big outing and grand tour are permissions.
 pub fn is_permission(card: Destiny) -> bool {
@@ -287,8 +288,8 @@ impl Cx<'_> {
             ExecStep::Rolled => self.skip("destiny_move"),
             ExecStep::Lawyer if usize::from(e.next) >= e.window.len() => {
                 // BD-320: nobody played a Lawyer: the whole unit goes to prison.
-                let node = e.target.map(|t| self.st.pos(t)).unwrap_or(NOWHERE);
-                let unit: Vec<Pawn> = self.st.at(node).to_vec();
+                let node = e.target.map(|t| self.state().pos(t)).unwrap_or(NOWHERE);
+                let unit: Vec<Pawn> = self.state().at(node).to_vec();
                 for p in unit {
                     self.imprison(p);
                 }
@@ -317,14 +318,14 @@ impl Cx<'_> {
         cmd: &Command,
         e: Exec,
         w: &Awaiting,
-    ) -> Res {
+    ) -> Decided {
         match e.step {
             ExecStep::Choice => self.destiny_choice(actor, cmd, e, w),
             ExecStep::Roll => match cmd {
                 Command::RollDie {} => {
                     // BD-305: the rampage and distribute roll twice with one command.
                     self.roll(actor, RollContext::Destiny, 10);
-                    if super::control::two_dice(e.card) {
+                    if crate::bandits::evolve::control::two_dice(e.card) {
                         self.roll(actor, RollContext::Destiny, 10);
                     }
                     Ok(())
@@ -336,7 +337,7 @@ impl Cx<'_> {
                     self.finish_card(e.card, true);
                     Ok(())
                 }
-                _ => Err(rv("BD-305", "roll the die")),
+                _ => Err(violation("BD-305", "roll the die")),
             },
             ExecStep::Move => match cmd {
                 Command::MovePawn {
@@ -352,7 +353,7 @@ impl Cx<'_> {
                         _ => "BD-305",
                     };
                     ensure(
-                        destiny_movers(&self.st, actor, &e).contains(pawn),
+                        destiny_movers(self.state(), actor, &e).contains(pawn),
                         rule,
                         || format!("{pawn} may not move for this card"),
                     )?;
@@ -360,16 +361,22 @@ impl Cx<'_> {
                         self.move_cards(actor, *ticket_card, jetpack_cards, *piggyback_card)?;
                     let info = match e.card.kind() {
                         DestinyKind::Rampage => {
-                            movement::check_rampage(&self.st, *pawn, path, e.value, cards)?
+                            movement::check_rampage(self.state(), *pawn, path, e.value, cards)?
                         }
                         DestinyKind::Distribute => {
                             // BD-505: a share of any length up to the points left.
                             ensure(path.len() <= usize::from(e.value), "BD-505", || {
                                 format!("at most {} points are left", e.value)
                             })?;
-                            movement::check_path(&self.st, *pawn, path, path.len() as u8, cards)?
+                            movement::check_path(
+                                self.state(),
+                                *pawn,
+                                path,
+                                path.len() as u8,
+                                cards,
+                            )?
                         }
-                        _ => movement::check_path(&self.st, *pawn, path, e.value, cards)?,
+                        _ => movement::check_path(self.state(), *pawn, path, e.value, cards)?,
                     };
                     let captured = info.captured.clone();
                     self.do_move(
@@ -396,7 +403,7 @@ impl Cx<'_> {
                     self.control_only_pass(actor, "destiny_move");
                     Ok(())
                 }
-                _ => Err(rv("BD-305", "move a pawn with the roll")),
+                _ => Err(violation("BD-305", "move a pawn with the roll")),
             },
             ExecStep::Lawyer => match cmd {
                 Command::PlayCard { card, .. } => {
@@ -416,9 +423,9 @@ impl Cx<'_> {
                     self.control_only_pass(actor, "lawyer_window");
                     Ok(())
                 }
-                _ => Err(rv("BD-320", "play a Lawyer or pass")),
+                _ => Err(violation("BD-320", "play a Lawyer or pass")),
             },
-            _ => Err(rv("BD-006", "no decision is pending")),
+            _ => Err(violation("BD-006", "no decision is pending")),
         }
     }
 
@@ -428,7 +435,7 @@ impl Cx<'_> {
         cmd: &Command,
         e: Exec,
         w: &Awaiting,
-    ) -> Res {
+    ) -> Decided {
         let (option, pawn, target_pawn, target_player, steps, mode, piggy) = match cmd {
             Command::ResolveDestiny {
                 option,
@@ -454,16 +461,16 @@ impl Cx<'_> {
                 self.finish_card(e.card, false);
                 return Ok(());
             }
-            _ => return Err(rv("BD-304", "resolve the destiny card")),
+            _ => return Err(violation("BD-304", "resolve the destiny card")),
         };
         match e.card.kind() {
             DestinyKind::Detective | DestinyKind::ExpressEscape => {
-                let subs = subjects(&self.st, actor, &e);
+                let subs = subjects(self.state(), actor, &e);
                 let subject = match (pawn, subs.as_slice()) {
                     (Some(p), _) if subs.contains(&p) => p,
                     (None, [only]) if e.subject == Some(*only) => *only,
                     _ => {
-                        return Err(rv(
+                        return Err(violation(
                             "BD-303",
                             "name an own free movable pawn as the card's subject",
                         ));
@@ -474,12 +481,12 @@ impl Cx<'_> {
                 } else {
                     "BD-360"
                 };
-                let option = option.ok_or_else(|| rv(rule, "choose an option"))?;
+                let option = option.ok_or_else(|| violation(rule, "choose an option"))?;
                 match (e.card.kind(), option) {
                     (DestinyKind::Detective, DestinyOption::BehindOpponent) => {
                         // BD-310a
-                        let dest = behind_opponent(&self.st, subject).ok_or_else(|| {
-                            rv(
+                        let dest = behind_opponent(self.state(), subject).ok_or_else(|| {
+                            violation(
                                 "BD-310",
                                 "no opponent ahead on the ring (or not on the ring)",
                             )
@@ -488,8 +495,8 @@ impl Cx<'_> {
                         self.place(actor, subject, dest, piggy);
                     }
                     (DestinyKind::Detective, DestinyOption::LastLawyer) => {
-                        let dest = last_lawyer(&self.st, subject)
-                            .ok_or_else(|| rv("BD-310", "no lawyer space behind"))?;
+                        let dest = last_lawyer(self.state(), subject)
+                            .ok_or_else(|| violation("BD-310", "no lawyer space behind"))?;
                         self.check_placement(actor, subject, dest, piggy, "BD-310")?;
                         self.place(actor, subject, dest, piggy);
                     }
@@ -498,14 +505,14 @@ impl Cx<'_> {
                     }
                     (DestinyKind::ExpressEscape, DestinyOption::Back) => {
                         // BD-362
-                        let k = steps.ok_or_else(|| rv("BD-362", "name 1 to 6 steps"))?;
+                        let k = steps.ok_or_else(|| violation("BD-362", "name 1 to 6 steps"))?;
                         ensure((1..=6).contains(&k), "BD-362", || {
                             "1 to 6 steps back".into()
                         })?;
-                        let path = back_path(&self.st, subject, k).ok_or_else(|| {
-                            rv("BD-362", format!("there are fewer than {k} spaces behind"))
+                        let path = back_path(self.state(), subject, k).ok_or_else(|| {
+                            violation("BD-362", format!("there are fewer than {k} spaces behind"))
                         })?;
-                        let last = *path.last().ok_or_else(|| rv("BD-362", "empty"))?;
+                        let last = *path.last().ok_or_else(|| violation("BD-362", "empty"))?;
                         self.check_placement(actor, subject, last, piggy, "BD-362")?;
                         let info = PathInfo {
                             end: End::Empty,
@@ -515,13 +522,13 @@ impl Cx<'_> {
                         };
                         self.do_move(actor, subject, &path, &info, None, &[], piggy, &[]);
                     }
-                    _ => return Err(rv(rule, "that option is not on this card")),
+                    _ => return Err(violation(rule, "that option is not on this card")),
                 }
             }
             DestinyKind::Accusation => {
-                let t = target_pawn.ok_or_else(|| rv("BD-320", "name the accused pawn"))?;
+                let t = target_pawn.ok_or_else(|| violation("BD-320", "name the accused pawn"))?;
                 ensure(
-                    accusation_targets(&self.st, actor).contains(&t),
+                    accusation_targets(self.state(), actor).contains(&t),
                     "BD-320",
                     || format!("{t} cannot be accused (own, not free, or on a lawyer space)"),
                 )?;
@@ -532,11 +539,11 @@ impl Cx<'_> {
             }
             DestinyKind::GrandTour => {
                 let f = self
-                    .st
+                    .state()
                     .pawns_of(actor)
-                    .filter(|&p| self.st.is_free(p))
+                    .filter(|&p| self.state().is_free(p))
                     .count() as u8;
-                let m = mode.ok_or_else(|| rv("BD-332", "choose pairs or each"))?;
+                let m = mode.ok_or_else(|| violation("BD-332", "choose pairs or each"))?;
                 let rolls = match m {
                     TourMode::Pairs => 2 * f.min(3),
                     TourMode::Each => {
@@ -554,7 +561,7 @@ impl Cx<'_> {
             }
             DestinyKind::DrawOrRoll => match option {
                 Some(DestinyOption::Draw) => {
-                    let card = self.st.destiny_deck.front().copied();
+                    let card = self.state().destiny_deck.front().copied();
                     self.finish_card(e.card, true);
                     if let Some(card) = card {
                         self.emit(Event::DestinyCardDrawn { seat: actor, card });
@@ -562,26 +569,28 @@ impl Cx<'_> {
                 }
                 Some(DestinyOption::Roll) => {
                     // BD-351: "for at least 1 pawn of your choice": a pawn must be there.
-                    ensure(!free_movable(&self.st, actor).is_empty(), "BD-351", || {
-                        "no own free pawn can move: draw instead".into()
-                    })?;
+                    ensure(
+                        !free_movable(self.state(), actor).is_empty(),
+                        "BD-351",
+                        || "no own free pawn can move: draw instead".into(),
+                    )?;
                     self.emit(Event::RollsGranted {
                         seat: actor,
                         card: e.card,
                         rolls: 2,
                     });
                 }
-                _ => return Err(rv("BD-351", "choose draw or roll")),
+                _ => return Err(violation("BD-351", "choose draw or roll")),
             },
             DestinyKind::Interrogation => {
-                let t =
-                    target_player.ok_or_else(|| rv("BD-370", "name the interrogated player"))?;
-                ensure(self.st.is_seat(t) && t != actor, "BD-370", || {
+                let t = target_player
+                    .ok_or_else(|| violation("BD-370", "name the interrogated player"))?;
+                ensure(self.state().is_seat(t) && t != actor, "BD-370", || {
                     "name another player".into()
                 })?;
                 self.emit(Event::InterrogationPlaced { target: t });
             }
-            _ => return Err(rv("BD-304", "this card needs no choice")),
+            _ => return Err(violation("BD-304", "this card needs no choice")),
         }
         Ok(())
     }
@@ -589,25 +598,25 @@ impl Cx<'_> {
     /// BD-361 / BD-507: to the nearest reachable express departure, then the ride if
     /// possible: an occupied station is fought for (or climbed with a named Sur le dos); when
     /// an own pawn holds it and no Sur le dos is named, the pawn stops on the departure.
-    fn evasion_train(&mut self, actor: Seat, subject: Pawn, piggy: Option<Card>) -> Res {
-        let (dep, station) = nearest_express(&self.st, subject)
-            .ok_or_else(|| rv("BD-507", "no express train can be reached from there"))?;
+    fn evasion_train(&mut self, actor: Seat, subject: Pawn, piggy: Option<Card>) -> Decided {
+        let (dep, station) = nearest_express(self.state(), subject)
+            .ok_or_else(|| violation("BD-507", "no express train can be reached from there"))?;
         let rides = match piggy {
             Some(card) => {
                 self.check_card(actor, card, SupportKind::Piggyback)?;
-                ensure(!self.st.at(station).is_empty(), "BD-380", || {
+                ensure(!self.state().at(station).is_empty(), "BD-380", || {
                     "Sur le dos needs an occupied station".into()
                 })?;
                 true
             }
-            None => train_without_card(&self.st, subject, dep, station).ok_or_else(|| {
-                rv(
+            None => train_without_card(self.state(), subject, dep, station).ok_or_else(|| {
+                violation(
                     "BD-507",
                     "own pawns hold both the departure and the station: only with Sur le dos",
                 )
             })?,
         };
-        let start = self.st.pos(subject);
+        let start = self.state().pos(subject);
         // BD-175: a bottom leaves its riders on its start node.
         self.tower_falls(subject, &[start, dep]);
         if start != dep {

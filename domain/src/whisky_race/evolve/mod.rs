@@ -185,6 +185,27 @@ pub fn evolve(s: &mut State, e: &Event) {
             *n += 1;
         }
     }
+    // One function per family of events; each ignores the events of the others.
+    const FAMILIES: [fn(&mut State, &Event) -> bool; 9] = [
+        setup,
+        group_choice_and_round_start,
+        turn_order,
+        movement_and_activation,
+        declarations,
+        effects,
+        duels_and_moves,
+        end_of_turn_and_round,
+        trades,
+    ];
+    for family in FAMILIES {
+        if family(s, e) {
+            return;
+        }
+    }
+}
+
+/// Setup: the game, the setup markers, lots, replacements, group bids (WR-143..WR-148).
+fn setup(s: &mut State, e: &Event) -> bool {
     match e {
         Event::GameStarted { seats, options, .. } => start_game(s, *seats, options),
         Event::SetupMarkersPlaced { placements } => {
@@ -253,6 +274,14 @@ pub fn evolve(s: &mut State, e: &Event) {
                 });
             }
         }
+        _ => return false,
+    }
+    true
+}
+
+/// Group choice, the Englishman's offer, the round start and the malt reveal.
+fn group_choice_and_round_start(s: &mut State, e: &Event) -> bool {
+    match e {
         Event::GroupBidsRevealed { bids } => {
             for b in bids {
                 if seat_ok(s, b.seat) {
@@ -307,6 +336,14 @@ pub fn evolve(s: &mut State, e: &Event) {
             s.sealed.iter_mut().for_each(|x| *x = None);
             s.phase = Phase::TieNegotiation;
         }
+        _ => return false,
+    }
+    true
+}
+
+/// Tie groups, order proposals and agreements, lost turns, the fixed order, turn starts.
+fn turn_order(s: &mut State, e: &Event) -> bool {
+    match e {
         Event::TieGroupsFormed { groups } => {
             s.ties = groups
                 .iter()
@@ -371,6 +408,14 @@ pub fn evolve(s: &mut State, e: &Event) {
             }
         }
         Event::TurnStarted { seat } => start_turn(s, *seat),
+        _ => return false,
+    }
+    true
+}
+
+/// Movement, the finish, activations declined or declared, whiskies bought.
+fn movement_and_activation(s: &mut State, e: &Event) -> bool {
+    match e {
         Event::PawnStepped { seat, to, cost, .. } => {
             if seat_ok(s, *seat) {
                 let i = seat.index();
@@ -431,6 +476,14 @@ pub fn evolve(s: &mut State, e: &Event) {
                 t.step = TurnStep::PostActivation;
             }
         }
+        _ => return false,
+    }
+    true
+}
+
+/// Whisky uses, veto windows and declarations resolved or cancelled.
+fn declarations(s: &mut State, e: &Event) -> bool {
+    match e {
         Event::WhiskyUseDeclared {
             seat,
             whisky,
@@ -496,6 +549,14 @@ pub fn evolve(s: &mut State, e: &Event) {
                 *u = true;
             }
         }
+        _ => return false,
+    }
+    true
+}
+
+/// Effects: collections, checkpoints, sales, swaps, reactivations, thefts.
+fn effects(s: &mut State, e: &Event) -> bool {
+    match e {
         Event::MaltSourceCollected {
             seat,
             marker,
@@ -567,6 +628,14 @@ pub fn evolve(s: &mut State, e: &Event) {
             set_used_keep(s, *given, Loc::Held { seat: *target });
             set_used_keep(s, *taken, Loc::Held { seat: *seat });
         }
+        _ => return false,
+    }
+    true
+}
+
+/// Duels, Kinclaith's moves, the Englishman, pending activations, taxes.
+fn duels_and_moves(s: &mut State, e: &Event) -> bool {
+    match e {
         Event::DuelStarted {
             challenger,
             defender,
@@ -633,6 +702,14 @@ pub fn evolve(s: &mut State, e: &Event) {
                 }
             }
         },
+        _ => return false,
+    }
+    true
+}
+
+/// Taxes paid, discards, the turn end, the end of round and of the game.
+fn end_of_turn_and_round(s: &mut State, e: &Event) -> bool {
+    match e {
         Event::EnglishmanMoved { to, cause, .. } => {
             s.englishman = *to;
             if *cause == super::event::EnglishmanCause::EndOfRound {
@@ -701,6 +778,14 @@ pub fn evolve(s: &mut State, e: &Event) {
             s.offers.clear();
             s.turn = None;
         }
+        _ => return false,
+    }
+    true
+}
+
+/// Trades during planning.
+fn trades(s: &mut State, e: &Event) -> bool {
+    match e {
         Event::TradeOffered {
             offer,
             from,
@@ -733,7 +818,9 @@ pub fn evolve(s: &mut State, e: &Event) {
         Event::TradeDeclined { offer } | Event::TradeWithdrawn { offer } => {
             s.offers.retain(|o| o.id != *offer)
         }
+        _ => return false,
     }
+    true
 }
 
 /// Moves a whisky between players keeping its used state (WR-041, WR-101, WR-106).

@@ -12,7 +12,10 @@ fn simulation_of_a_few_hundred_games() {
     assert!(stats["planning_trades"]["trade_commands"].as_u64() > Some(0));
     assert!(stats["planning_trades"]["by_greedy_bots"].as_u64() > Some(0));
     assert!(stats["banff_vetoes"]["by_a_seat_holding_two_unused_banffs"].as_u64() > Some(0));
-    assert!(stats["rounds"]["max"].as_u64().unwrap_or(999) <= u64::from(stats::MAX_ROUNDS));
+    assert!(
+        stats["rounds"]["max"].as_u64().unwrap_or(999)
+            <= u64::from(crate::whisky_race::sim::MAX_ROUNDS)
+    );
     println!(
         "{}",
         serde_json::to_string_pretty(&stats).unwrap_or_default()
@@ -68,7 +71,7 @@ fn board_svg_matches_the_board_data() {
         env!("CARGO_MANIFEST_DIR"),
         "/../docs/rules/whisky-race-board.svg"
     );
-    let svg = svg::standard_svg();
+    let svg = crate::whisky_race::render::standard_svg();
     if std::env::var_os("UPDATE_BOARD_SVG").is_some() {
         std::fs::write(path, &svg).expect("write svg");
     }

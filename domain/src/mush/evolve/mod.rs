@@ -7,6 +7,24 @@ use super::state::*;
 use crate::engine::Seat;
 
 pub fn evolve(s: &mut State, event: &Event) {
+    // One function per family of events; each ignores the events of the others.
+    const FAMILIES: [fn(&mut State, &Event) -> bool; 6] = [
+        setup_and_round_start,
+        rerolls_bids_and_order,
+        avalanches_and_declarations,
+        dice_reduction_and_rolls,
+        steps,
+        moves_rests_and_turn_end,
+    ];
+    for family in FAMILIES {
+        if family(s, event) {
+            return;
+        }
+    }
+}
+
+/// The game, the first trainer, training, the round start and the weather.
+fn setup_and_round_start(s: &mut State, event: &Event) -> bool {
     match event {
         Event::GameCreated { seats, layout } => {
             let n = usize::from(*seats);
@@ -69,6 +87,14 @@ pub fn evolve(s: &mut State, event: &Event) {
             s.resume = Phase::Bidding;
             open_reroll(s, RollKind::Weather, *value, *attempt, roller);
         }
+        _ => return false,
+    }
+    true
+}
+
+/// Re-roll windows, bids, the turn order, overtakes and the turn start.
+fn rerolls_bids_and_order(s: &mut State, event: &Event) -> bool {
+    match event {
         Event::RerollBought { seat } => {
             // The new roll follows in the same command and opens a fresh window.
             pay(s, *seat, REROLL_COST);
@@ -142,6 +168,14 @@ pub fn evolve(s: &mut State, event: &Event) {
             };
             s.phase = Phase::TurnStart;
         }
+        _ => return false,
+    }
+    true
+}
+
+/// Avalanche markers and the move declaration.
+fn avalanches_and_declarations(s: &mut State, event: &Event) -> bool {
+    match event {
         Event::AvalanchePlaced { seat, link } => {
             pay(s, *seat, AVALANCHE_ACTION_COST);
             s.avalanche_supply = s.avalanche_supply.saturating_sub(1);
@@ -200,6 +234,14 @@ pub fn evolve(s: &mut State, event: &Event) {
             s.phase = Phase::ReductionWindow;
             settle_reduction(s);
         }
+        _ => return false,
+    }
+    true
+}
+
+/// The token pool, dice reduction, dog dice and movement points.
+fn dice_reduction_and_rolls(s: &mut State, event: &Event) -> bool {
+    match event {
         Event::TokensPooled { seat, tokens } => {
             pay(s, *seat, u32::from(*tokens));
             if let Some(r) = s.reduction.as_mut() {
@@ -255,6 +297,14 @@ pub fn evolve(s: &mut State, event: &Event) {
             s.mv.mp = *mp;
             s.phase = Phase::Movement;
         }
+        _ => return false,
+    }
+    true
+}
+
+/// Step attempts, terrain and avalanche rolls.
+fn steps(s: &mut State, event: &Event) -> bool {
+    match event {
         Event::StepAttempted { seat, modifier, .. } => {
             pay(s, *seat, u32::from(*modifier));
         }
@@ -297,6 +347,14 @@ pub fn evolve(s: &mut State, event: &Event) {
             };
             open_reroll(s, kind, *value, *attempt, *seat);
         }
+        _ => return false,
+    }
+    true
+}
+
+/// Sled moves, the end of movement, fatigue, rests, the turn, round and game ends.
+fn moves_rests_and_turn_end(s: &mut State, event: &Event) -> bool {
+    match event {
         Event::SledMoved { seat, to, .. } => {
             if let Some(p) = s.players.get_mut(seat.index()) {
                 p.space = *to;
@@ -350,7 +408,9 @@ pub fn evolve(s: &mut State, event: &Event) {
             s.reduction = None;
             s.mv.mp = 0;
         }
+        _ => return false,
     }
+    true
 }
 
 fn pay(s: &mut State, seat: Seat, amount: u32) {

@@ -1,16 +1,15 @@
 //! The bounty hunter's path (§3.17, BD-424–BD-428): validation and enumeration.
 
-use super::board::{Node, board};
-use super::decide::{Res, rv};
-use super::state::*;
-use crate::engine::ensure;
+use crate::bandits::board::{Node, board};
+use crate::bandits::state::*;
+use crate::decider::{Decided, ensure, violation};
 
 /// BD-424–BD-428: validates the hunter's path; returns the captured pawns in order.
-pub fn hunter_path(st: &State, h: u8, path: &[Node]) -> Res<Vec<Pawn>> {
+pub fn hunter_path(st: &State, h: u8, path: &[Node]) -> Decided<Vec<Pawn>> {
     let b = board();
     let start = st
         .hunter
-        .ok_or_else(|| rv("BD-420", "no bounty hunter in this game"))?;
+        .ok_or_else(|| violation("BD-420", "no bounty hunter in this game"))?;
     ensure(path.len() <= 250, "BD-424", || "path too long".into())?;
     let mut cur = start;
     let mut seg = i32::from(h);

@@ -5,51 +5,33 @@
 //! The decider works on a private clone of the state: each event is applied with `evolve` as
 //! soon as it is produced, so the automatic steps read exactly the state replay will see.
 
-use super::board::{LinkId, SpaceId};
-use super::event::{Event, RevealedBid};
-use super::evolve::evolve;
-use super::state::*;
-use crate::engine::{Rng, RngExt, Seat, sealed_commitment};
+use crate::decider::Scratch;
+use crate::engine::{RngExt, Seal, Seat};
+use crate::mush::Mush;
+use crate::mush::board::{LinkId, SpaceId};
+use crate::mush::event::{Event, RevealedBid};
+use crate::mush::state::*;
 
-/// The decider's scratch pad: a state clone, the events so far and the RNG.
-pub(super) struct Ctx<'r> {
-    pub s: State,
-    pub out: Vec<Event>,
-    rng: &'r mut dyn Rng,
-}
-
-impl<'r> Ctx<'r> {
-    pub fn new(s: State, rng: &'r mut dyn Rng) -> Self {
-        Ctx {
-            s,
-            out: Vec::new(),
-            rng,
-        }
-    }
-    pub fn emit(&mut self, e: Event) {
-        evolve(&mut self.s, &e);
-        self.out.push(e);
-    }
-    pub fn d6(&mut self) -> u8 {
-        self.rng.die(6) as u8
-    }
-}
+/// The decider's scratch pad (the shared toolkit's, see [`crate::decider::Scratch`]).
+pub(super) type Ctx<'r> = Scratch<'r, Mush>;
 
 /// MU-130/MU-131/MU-095: roll the same roll again (same dice count, colour and modifier).
 pub(super) fn reroll(c: &mut Ctx) {
-    let Some(w) = c.s.reroll.clone() else { return };
+    let Some(w) = c.state().reroll.clone() else {
+        return;
+    };
     let attempt = w.attempt + 1;
     let seat = w.roller;
     match w.roll {
         RollKind::FirstTrainer => {
             // MU-167: the whole first-trainer procedure is rolled again.
-            let seats = c.s.seats;
-            let event = super::decide::first_trainer_roll(seats, &mut *c.rng, attempt);
+            let seats = c.state().seats;
+            let event = super::first_trainer_roll(seats, c.rng(), attempt);
             c.emit(event);
         }
         RollKind::Weather => {
-            let value = c.d6();
-            let round = c.s.round;
+            let value = c.rng().roll(6);
+            let round = c.state().round;
             c.emit(Event::WeatherRolled {
                 round,
                 value,
@@ -58,19 +40,19 @@ pub(super) fn reroll(c: &mut Ctx) {
         }
         RollKind::Dogs { colour, .. } => roll_dogs(c, seat, colour, attempt),
         RollKind::Terrain { to, modifier } => {
-            let from = c.s.player(seat).map_or(to, |p| p.space);
+            let from = c.state().player(seat).map_or(to, |p| p.space);
             roll_terrain(c, seat, from, to, modifier, attempt)
         }
         RollKind::Avalanche { to, modifier } => {
-            let from = c.s.player(seat).map_or(to, |p| p.space);
+            let from = c.state().player(seat).map_or(to, |p| p.space);
             roll_avalanche(c, seat, LinkId::new(from, to), modifier, attempt)
         }
     }
 }
 
 pub(super) fn roll_dogs(c: &mut Ctx, seat: Seat, colour: Colour, attempt: u32) {
-    let dice = c.s.mv.dice;
-    let faces: Vec<u8> = (0..dice).map(|_| c.d6()).collect();
+    let dice = c.state().mv.dice;
+    let faces: Vec<u8> = (0..dice).map(|_| c.rng().roll(6)).collect();
     let dogs = faces.iter().filter(|f| colour.is_dog(**f)).count() as u8;
     c.emit(Event::DogDiceRolled {
         seat,
@@ -89,7 +71,7 @@ pub(super) fn roll_terrain(
     modifier: u8,
     attempt: u32,
 ) {
-    let value = c.d6();
+    let value = c.rng().roll(6);
     let success = value + modifier >= TERRAIN_TARGET;
     c.emit(Event::TerrainRolled {
         seat,
@@ -103,7 +85,7 @@ pub(super) fn roll_terrain(
 }
 
 pub(super) fn roll_avalanche(c: &mut Ctx, seat: Seat, link: LinkId, modifier: u8, attempt: u32) {
-    let value = c.d6();
+    let value = c.rng().roll(6);
     let success = value + modifier >= AVALANCHE_TARGET;
     c.emit(Event::AvalancheRolled {
         seat,
@@ -116,8 +98,7 @@ pub(super) fn roll_avalanche(c: &mut Ctx, seat: Seat, link: LinkId, modifier: u8
 }
 
 pub(super) fn commit_bid(c: &mut Ctx, seat: Seat, amount: u32, automatic: bool) {
-    let salt = c.rng.salt();
-    let commitment = sealed_commitment(&salt, i64::from(amount));
+    let Seal { salt, commitment } = c.rng().seal(i64::from(amount));
     c.emit(Event::BidSubmitted {
         seat,
         commitment,
@@ -147,26 +128,27 @@ pub fn turn_order(s: &State, bids: &[u32]) -> Vec<Seat> {
 }
 
 pub(super) fn reveal_bids(c: &mut Ctx) {
-    let bids: Vec<RevealedBid> =
-        c.s.bids
-            .iter()
-            .enumerate()
-            .map(|(i, b)| {
-                let b = b.clone().unwrap_or(SealedBid {
-                    amount: 0,
-                    salt: String::new(),
-                    commitment: String::new(),
-                });
-                RevealedBid {
-                    seat: Seat::from_index(i),
-                    amount: b.amount,
-                    salt: b.salt,
-                    commitment: b.commitment,
-                }
-            })
-            .collect();
+    let bids: Vec<RevealedBid> = c
+        .state()
+        .bids
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let b = b.clone().unwrap_or(SealedBid {
+                amount: 0,
+                salt: String::new(),
+                commitment: String::new(),
+            });
+            RevealedBid {
+                seat: Seat::from_index(i),
+                amount: b.amount,
+                salt: b.salt,
+                commitment: b.commitment,
+            }
+        })
+        .collect();
     let amounts: Vec<u32> = bids.iter().map(|b| b.amount).collect();
-    let order = turn_order(&c.s, &amounts);
+    let order = turn_order(c.state(), &amounts);
     // MU-038: the first player is the early riser only with a bid of 1 or more.
     let early_riser = order
         .first()
@@ -182,9 +164,9 @@ pub(super) fn reveal_bids(c: &mut Ctx) {
 /// MU-073: pay the modifier, roll if the link carries an avalanche (MU-101) or `to` is
 /// difficult (MU-090), else move at once.
 pub(super) fn resolve_step(c: &mut Ctx, actor: Seat, to: SpaceId, modifier: u8) {
-    let from = c.s.players[actor.index()].space;
+    let from = c.state().players[actor.index()].space;
     let link = LinkId::new(from, to);
-    if c.s.avalanches.contains(&link) {
+    if c.state().avalanches.contains(&link) {
         c.emit(Event::StepAttempted {
             seat: actor,
             from,
@@ -209,9 +191,9 @@ pub(super) fn resolve_step(c: &mut Ctx, actor: Seat, to: SpaceId, modifier: u8) 
 /// A completed step; entering NOME wins at once (MU-150), and the early-riser step hands over
 /// to the first turn (MU-040).
 pub(super) fn move_sled(c: &mut Ctx, seat: Seat, from: SpaceId, to: SpaceId) {
-    let early = c.s.phase == Phase::EarlyRiser;
+    let early = c.state().phase == Phase::EarlyRiser;
     c.emit(Event::SledMoved { seat, from, to });
-    if to == c.s.graph().finish {
+    if to == c.state().graph().finish {
         c.emit(Event::GameWon { seat });
     } else if early {
         start_first_turn(c);
@@ -221,46 +203,48 @@ pub(super) fn move_sled(c: &mut Ctx, seat: Seat, from: SpaceId, to: SpaceId) {
 /// Runs every automatic step until a player must act.
 pub(super) fn advance(c: &mut Ctx) {
     loop {
-        match c.s.phase {
-            Phase::SetupTraining if c.s.chooser.is_none() => {
+        match c.state().phase {
+            Phase::SetupTraining if c.state().chooser.is_none() => {
                 // MU-025: the first trainer holds the polar bear in round 1.
-                let initiative = c.s.first_trainer.unwrap_or(Seat::from_index(0));
+                let initiative = c.state().first_trainer.unwrap_or(Seat::from_index(0));
                 start_round(c, 1, initiative);
             }
             Phase::RerollWindow => {
-                let Some(w) = c.s.reroll.clone() else { return };
-                if w.passes < c.s.seats {
+                let Some(w) = c.state().reroll.clone() else {
+                    return;
+                };
+                if w.passes < c.state().seats {
                     return;
                 }
                 close_reroll(c, w);
             }
             Phase::ReductionWindow => {
-                let Some(r) = c.s.reduction.clone() else {
+                let Some(r) = c.state().reduction.clone() else {
                     return;
                 };
                 // MU-166: the window closes when the pool is full or every opponent has passed
                 // (or been skipped) since the last payment.
-                if r.pooled() < r.token_cap() && r.passes + 1 < c.s.seats {
+                if r.pooled() < r.token_cap() && r.passes + 1 < c.state().seats {
                     return;
                 }
                 close_reduction(c, r);
             }
             Phase::Bidding => {
                 // MU-034: a player with no token bids 0 automatically.
-                let zero: Vec<Seat> = (0..usize::from(c.s.seats))
+                let zero: Vec<Seat> = (0..usize::from(c.state().seats))
                     .map(Seat::from_index)
-                    .filter(|x| c.s.bids[x.index()].is_none() && c.s.tokens(*x) == 0)
+                    .filter(|x| c.state().bids[x.index()].is_none() && c.state().tokens(*x) == 0)
                     .collect();
                 for seat in zero {
                     commit_bid(c, seat, 0, true);
                 }
-                if c.s.bids.iter().any(Option::is_none) {
+                if c.state().bids.iter().any(Option::is_none) {
                     return;
                 }
                 reveal_bids(c);
             }
-            Phase::Movement if c.s.mv.mp == 0 => {
-                let Some(seat) = c.s.active else { return };
+            Phase::Movement if c.state().mv.mp == 0 => {
+                let Some(seat) = c.state().active else { return };
                 c.emit(Event::MovementEnded {
                     seat,
                     reason: EndReason::NoPointsLeft,
@@ -275,7 +259,7 @@ pub(super) fn advance(c: &mut Ctx) {
 pub(super) fn start_round(c: &mut Ctx, round: u32, initiative: Seat) {
     c.emit(Event::RoundStarted { round, initiative });
     // MU-031: the engine rolls the weather for the initiative player; a window follows.
-    let value = c.d6();
+    let value = c.rng().roll(6);
     c.emit(Event::WeatherRolled {
         round,
         value,
@@ -285,7 +269,7 @@ pub(super) fn start_round(c: &mut Ctx, round: u32, initiative: Seat) {
 
 /// MU-040: the turns follow the order (after the early-riser step, if any).
 pub(super) fn start_first_turn(c: &mut Ctx) {
-    if let Some(first) = c.s.order.first().copied() {
+    if let Some(first) = c.state().order.first().copied() {
         start_turn(c, first);
     }
 }
@@ -300,7 +284,7 @@ pub(super) fn close_reroll(c: &mut Ctx, w: RerollWindow) {
         // The chooser was set by the roll; training choices begin (MU-021).
         RollKind::FirstTrainer => {}
         RollKind::Weather => {
-            let round = c.s.round;
+            let round = c.state().round;
             c.emit(Event::BiddingOpened {
                 round,
                 weather_roll: w.value,
@@ -326,13 +310,13 @@ pub(super) fn close_reroll(c: &mut Ctx, w: RerollWindow) {
 
 /// The outcome of a terrain or avalanche roll, from its final result only.
 pub(super) fn finish_roll(c: &mut Ctx, seat: Seat, to: SpaceId, success: bool, reason: EndReason) {
-    let from = c.s.players[seat.index()].space;
+    let from = c.state().players[seat.index()].space;
     if success {
         move_sled(c, seat, from, to);
         return;
     }
     // MU-092 / MU-102: the sled stays, movement ends.
-    let early = c.s.phase == Phase::EarlyRiser;
+    let early = c.state().phase == Phase::EarlyRiser;
     c.emit(Event::StepFailed { seat, from, to });
     if early {
         start_first_turn(c);
@@ -354,11 +338,11 @@ pub(super) fn close_reduction(c: &mut Ctx, r: ReductionWindow) {
         });
     }
     let reduced = r.dice_removed();
-    let dice = c.s.mv.d0.saturating_sub(reduced);
+    let dice = c.state().mv.d0.saturating_sub(reduced);
     c.emit(Event::ReductionClosed { reduced, dice });
-    let Some(seat) = c.s.active else { return };
+    let Some(seat) = c.state().active else { return };
     if dice >= 1 {
-        let colour = c.s.mv.colour.unwrap_or(Colour::Red);
+        let colour = c.state().mv.colour.unwrap_or(Colour::Red);
         roll_dogs(c, seat, colour, 1); // MU-061
     } else {
         set_movement_points(c, seat, 0, false); // MU-062
@@ -368,7 +352,7 @@ pub(super) fn close_reduction(c: &mut Ctx, r: ReductionWindow) {
 /// MU-063: MP = dogs + bonus, the bonus only when at least one die was rolled.
 pub(super) fn set_movement_points(c: &mut Ctx, seat: Seat, dogs: u8, rolled: bool) {
     let bonus = if rolled {
-        c.s.mv.outcome.map_or(0, WeatherOutcome::bonus)
+        c.state().mv.outcome.map_or(0, WeatherOutcome::bonus)
     } else {
         0
     };
@@ -391,13 +375,13 @@ pub(super) fn set_movement_points(c: &mut Ctx, seat: Seat, dogs: u8, rolled: boo
 
 /// End of a turn: fatigue after a move (MU-110–MU-113), then the next turn or round.
 pub(super) fn end_turn(c: &mut Ctx, seat: Seat) {
-    if let Some(outcome) = c.s.mv.outcome {
+    if let Some(outcome) = c.state().mv.outcome {
         let amount = if outcome == WeatherOutcome::Fatigue {
             2
         } else {
             1
         };
-        let total = (c.s.players[seat.index()].fatigue + amount).min(DOGS);
+        let total = (c.state().players[seat.index()].fatigue + amount).min(DOGS);
         c.emit(Event::FatigueAdded {
             seat,
             amount,
@@ -405,18 +389,19 @@ pub(super) fn end_turn(c: &mut Ctx, seat: Seat) {
         });
     }
     c.emit(Event::TurnEnded { seat });
-    let next = c.s.turn_index + 1;
-    if let Some(next_seat) = c.s.order.get(next).copied() {
+    let next = c.state().turn_index + 1;
+    if let Some(next_seat) = c.state().order.get(next).copied() {
         start_turn(c, next_seat);
         return;
     }
     // MU-030 step 6: the round ends and the polar bear moves left (MU-145).
-    let round = c.s.round;
+    let round = c.state().round;
     c.emit(Event::RoundEnded { round });
-    let to =
-        c.s.initiative
-            .unwrap_or(Seat::from_index(0))
-            .next(c.s.seats);
+    let to = c
+        .state()
+        .initiative
+        .unwrap_or(Seat::from_index(0))
+        .next(c.state().seats);
     c.emit(Event::InitiativePassed { to });
     start_round(c, round + 1, to);
 }

@@ -1,12 +1,13 @@
 //! Fights (§3.8): the Bodyguard window, rounds with the defender's re-roll, the result and
 //! the Lawyer window after a lost attack.
 
-use super::board::board;
-use super::command::Command;
-use super::decide::{Cx, Res, rv};
-use super::event::{Event, FightResult, RollContext};
-use super::state::*;
-use crate::engine::{Seat, ensure};
+use super::Cx;
+use crate::bandits::board::board;
+use crate::bandits::command::Command;
+use crate::bandits::event::{Event, FightResult, RollContext};
+use crate::bandits::state::*;
+use crate::decider::{Decided, ensure, violation};
+use crate::engine::Seat;
 
 impl Cx<'_> {
     pub(super) fn fight_command(
@@ -15,7 +16,7 @@ impl Cx<'_> {
         cmd: &Command,
         a: Arrival,
         f: Fight,
-    ) -> Res {
+    ) -> Decided {
         let node = a.node();
         match f.step {
             FightStep::Bodyguard => match cmd {
@@ -38,7 +39,7 @@ impl Cx<'_> {
                     self.control_only_pass(actor, "bodyguard_window");
                     Ok(())
                 }
-                _ => Err(rv("BD-121", "play a Bodyguard or pass")),
+                _ => Err(violation("BD-121", "play a Bodyguard or pass")),
             },
             FightStep::AttackerRoll | FightStep::DefenderRoll => {
                 ensure(matches!(cmd, Command::RollDie {}), "BD-122", || {
@@ -61,7 +62,7 @@ impl Cx<'_> {
                     self.fight_result(&a, &f);
                     Ok(())
                 }
-                _ => Err(rv("BD-123", "re-roll the defence or pass")),
+                _ => Err(violation("BD-123", "re-roll the defence or pass")),
             },
             FightStep::Lawyer => match cmd {
                 Command::PlayCard { card, .. } => {
@@ -78,9 +79,11 @@ impl Cx<'_> {
                     self.imprison(a.pawn); // BD-126c
                     Ok(())
                 }
-                _ => Err(rv("BD-126", "play a Lawyer or pass")),
+                _ => Err(violation("BD-126", "play a Lawyer or pass")),
             },
-            FightStep::Settle | FightStep::Retreat => Err(rv("BD-006", "no decision is pending")),
+            FightStep::Settle | FightStep::Retreat => {
+                Err(violation("BD-006", "no decision is pending"))
+            }
         }
     }
 
@@ -91,7 +94,7 @@ impl Cx<'_> {
         if f.attack > f.defence {
             // BD-125: the unit goes back to the first node without pawns.
             let unit: Vec<Pawn> = self
-                .st
+                .state()
                 .at(node)
                 .iter()
                 .copied()
@@ -101,7 +104,7 @@ impl Cx<'_> {
             let mut to = b.info(node).back;
             for _ in 0..200 {
                 match to {
-                    Some(x) if !self.st.at(x).is_empty() => to = b.info(x).back,
+                    Some(x) if !self.state().at(x).is_empty() => to = b.info(x).back,
                     _ => break,
                 }
             }
@@ -121,7 +124,7 @@ impl Cx<'_> {
                 node,
                 result: FightResult::Defender,
             });
-            if self.st.is_lawyer_space(node) {
+            if self.state().is_lawyer_space(node) {
                 // BD-126a, BD-510: on a lawyer space (a probation officer included) the
                 // attacker only steps back.
                 self.retreat(a);
