@@ -67,6 +67,7 @@ pub fn decide(st: &State, actor: Seat, cmd: &Command, rng: &mut dyn Rng) -> Res<
     ensure(w.seat == actor, "BD-001", || {
         format!("{} ({}) must act now, not {actor}", w.seat, w.decision)
     })?;
+    super::choices::stray_fields(st, cmd)?;
     let mut cx = Cx {
         st: st.clone(),
         ev: Vec::new(),
@@ -449,6 +450,11 @@ impl<'a> Cx<'a> {
         }
         let (end, needs) = placement_end(&self.st, pawn, dest)
             .ok_or_else(|| rv("BD-381", "Sur le dos is played on ring nodes only"))?;
+        ensure(
+            piggy.is_none() || board().info(dest).zone == Zone::Ring,
+            "BD-381",
+            || "Sur le dos is played on ring nodes only".into(),
+        )?;
         ensure(!needs || piggy.is_some(), rule, || {
             format!("{} holds an own pawn: only with Sur le dos", dest.name())
         })?;
