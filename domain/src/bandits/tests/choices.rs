@@ -94,7 +94,9 @@ fn probes(st: &State, instances: &[Value]) -> Vec<Value> {
             let mut m = inst.clone();
             m["path"] = json!(path[..path.len().saturating_sub(1)]);
             out.push(m);
-            let last: Option<Node> = path.last().and_then(|n| serde_json::from_value(n.clone()).ok());
+            let last: Option<Node> = path
+                .last()
+                .and_then(|n| serde_json::from_value(n.clone()).ok());
             for &(next, _, _) in last.map_or(&[][..], |l| &board().out[l.idx()][..]) {
                 let mut longer = path.clone();
                 longer.push(json!(next));
@@ -162,13 +164,15 @@ fn check_prompts(st: &State, seat: Seat, rng: &mut ChaChaRng) -> Result<(), Stri
     let kinds: BTreeSet<&str> = prompt.kinds.iter().map(|k| k.as_ref()).collect();
     let family_kinds: BTreeSet<&str> = families.iter().map(|f| f.kind.as_ref()).collect();
     if !family_kinds.is_subset(&kinds) {
-        return Err(format!("prompt {kinds:?} omits a family of {family_kinds:?}"));
+        return Err(format!(
+            "prompt {kinds:?} omits a family of {family_kinds:?}"
+        ));
     }
-    let usable = st.hands[seat.index()]
-        .iter()
-        .any(|h| h.received < st.turn);
+    let usable = st.hands[seat.index()].iter().any(|h| h.received < st.turn);
     if !usable && kinds != family_kinds {
-        return Err(format!("no usable card: prompt {kinds:?}, families {family_kinds:?}"));
+        return Err(format!(
+            "no usable card: prompt {kinds:?}, families {family_kinds:?}"
+        ));
     }
     let others: Vec<Seat> = st.order.iter().copied().filter(|&s| s != seat).collect();
     if Bandits::prompts(&redealt(st, &[seat], rng)) != prompts {
@@ -213,7 +217,10 @@ fn legal_is_drawn_from_choices() {
             let schemas = exactness::Schemas::compile(&Bandits::choices(st, seat)).unwrap();
             for cmd in Bandits::legal(st, seat) {
                 let v = serde_json::to_value(&cmd).unwrap();
-                assert!(schemas.accepts(&v), "game {i}: {v} in legal, not in choices");
+                assert!(
+                    schemas.accepts(&v),
+                    "game {i}: {v} in legal, not in choices"
+                );
                 assert!(exactness::accepted::<Bandits>(st, seat, &v), "{v}");
             }
         });
@@ -233,7 +240,13 @@ fn bd514_families_name_every_held_card_and_jetpacks_as_a_set() {
         .dice(&[5]);
     fx.roll("black");
     let seat = fx.seat("black");
-    let path = ["V.black.E1", "V.black.E2", "V.black.1", "V.black.2", "V.black.3"];
+    let path = [
+        "V.black.E1",
+        "V.black.E2",
+        "V.black.1",
+        "V.black.2",
+        "V.black.3",
+    ];
     let mut rng = seeded(1);
     let families = Bandits::choices(&fx.st, seat);
     let schemas = exactness::Schemas::compile(&families).unwrap();
@@ -272,7 +285,12 @@ fn bd232_a_discard_is_any_set_of_the_excess() {
         assert!(schemas.accepts(&cmd), "{cmd}");
         assert!(exactness::accepted::<Bandits>(st, seat, &cmd), "{cmd}");
     }
-    for cards in [&["S02"][..], &["S02", "S02"], &["S02", "S01"], &["S02", "S20", "S26"]] {
+    for cards in [
+        &["S02"][..],
+        &["S02", "S02"],
+        &["S02", "S01"],
+        &["S02", "S20", "S26"],
+    ] {
         let cmd = json!({"type": "discard_cards", "cards": cards});
         assert!(!schemas.accepts(&cmd), "{cmd}");
         assert!(!exactness::accepted::<Bandits>(st, seat, &cmd), "{cmd}");
