@@ -323,6 +323,9 @@ fn choices_size() {
             }
             sizes.push(n as u32);
         });
+        if i % 10 == 9 {
+            eprintln!("{} games, {} positions, max {} B", i + 1, sizes.len(), largest.0);
+        }
     }
     sizes.sort_unstable();
     let at = |q: f64| sizes[((sizes.len() - 1) as f64 * q) as usize];
