@@ -324,7 +324,12 @@ fn choices_size() {
             sizes.push(n as u32);
         });
         if i % 10 == 9 {
-            eprintln!("{} games, {} positions, max {} B", i + 1, sizes.len(), largest.0);
+            eprintln!(
+                "{} games, {} positions, max {} B",
+                i + 1,
+                sizes.len(),
+                largest.0
+            );
         }
     }
     sizes.sort_unstable();
