@@ -239,6 +239,11 @@ fn check_game(
                 ("prompts", serde_json::to_string(&state.prompts()).unwrap()),
                 ("legal", Value::Array(state.legal(seat)).to_string()),
             ];
+            if game.kind() == "bandits" {
+                // Issue 15: the seat's `choices` name only what it may see.
+                let choices = serde_json::to_string(&state.choices(seat)).unwrap();
+                fetched.push(("choices", choices));
+            }
             // A refused command's error message must not name secrets either.
             for probe in [
                 json!({"type": "no_such_command"}),

@@ -4,10 +4,11 @@
 //! A decider: `setup` → `decide` (validate + resolve, emitting events) → `evolve`.
 //! Modules: [`board`] (graph data), [`state`], [`command`], [`event`], [`movement`] (path
 //! rules), [`decide`] (turn flow, arrivals, the resolution stack), [`fight`], [`destiny`],
-//! [`hunter`], [`evolve`], [`legal`], [`view`], [`sim`] (simulation statistics), [`svg`]
+//! [`hunter`], [`evolve`], [`choices`] (legal moves as JSON Schema families), [`legal`], [`view`], [`sim`] (simulation statistics), [`svg`]
 //! (board picture). Every rule check carries its spec ID (`grep -rn BD-154`).
 
 pub mod board;
+pub mod choices;
 pub mod command;
 pub mod decide;
 pub mod event;
@@ -192,14 +193,15 @@ impl Game for Bandits {
     }
 
     fn prompts(state: &State) -> Vec<Prompt> {
-        match decide::awaiting(state) {
-            Some(w) => vec![Prompt::new(w.seat, &w.kinds)],
-            None => Vec::new(),
-        }
+        legal::prompts(state)
     }
 
     fn legal(state: &State, seat: Seat) -> Vec<Command> {
         legal::legal(state, seat)
+    }
+
+    fn choices(state: &State, seat: Seat) -> Vec<crate::choices::Family> {
+        choices::choices(state, seat)
     }
 
     fn outcome(state: &State) -> Option<Outcome> {

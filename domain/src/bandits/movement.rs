@@ -367,6 +367,18 @@ pub const MAX_PATHS: usize = 400;
 /// Enumerates legal paths of `pawn` (tickets: none, single, day when `tickets`), ignoring
 /// which card ids the player holds.
 pub fn candidates(st: &State, pawn: Pawn, len: Len, tickets: bool) -> Vec<Candidate> {
+    candidates_up_to(st, pawn, len, tickets, MAX_PATHS)
+}
+
+/// [`candidates`] with at most `cap` paths per ticket kind (`usize::MAX`: every path, as the
+/// exact `choices` need).
+pub fn candidates_up_to(
+    st: &State,
+    pawn: Pawn,
+    len: Len,
+    tickets: bool,
+    cap: usize,
+) -> Vec<Candidate> {
     let mut out = Vec::new();
     let start = st.pos(pawn);
     let active = st
@@ -396,6 +408,7 @@ pub fn candidates(st: &State, pawn: Pawn, len: Len, tickets: bool) -> Vec<Candid
             played,
             out: &mut out,
             found: 0,
+            cap,
         };
         w.dfs(start, tk, &mut path, budget, 0);
     }
@@ -410,11 +423,12 @@ struct Walk<'a> {
     played: Tk,
     out: &'a mut Vec<Candidate>,
     found: usize,
+    cap: usize,
 }
 
 impl Walk<'_> {
     fn dfs(&mut self, cur: Node, tk: Tk, path: &mut Vec<Node>, budget: i32, jets: usize) {
-        if budget <= 0 || self.found >= MAX_PATHS {
+        if budget <= 0 || self.found >= self.cap {
             return;
         }
         let b = board();

@@ -60,7 +60,10 @@ impl Serialize for Pawn {
 impl<'de> Deserialize<'de> for Pawn {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
-        Pawn::parse(&s).ok_or_else(|| serde::de::Error::custom(format!("unknown pawn {s}")))
+        // Only the canonical id (`black-1`, not `black-01`): one spelling per pawn.
+        Pawn::parse(&s)
+            .filter(|p| p.to_string() == s)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown pawn {s}")))
     }
 }
 string_schema!(Pawn, "A pawn id, `<colour>-<n>`, e.g. `black-1`");
@@ -123,6 +126,8 @@ impl<'de> Deserialize<'de> for Card {
             .and_then(|n| n.parse::<u8>().ok())
             .filter(|n| (1..=Self::COUNT).contains(n))
             .map(Card)
+            // Only the canonical id (`S07`, not `S7`): one spelling per card.
+            .filter(|c| c.to_string() == s)
             .ok_or_else(|| serde::de::Error::custom(format!("unknown support card {s}")))
     }
 }

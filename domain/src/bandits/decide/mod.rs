@@ -63,6 +63,7 @@ pub fn decide(st: &State, actor: Seat, cmd: &Command, rng: &mut dyn Rng) -> Deci
     ensure(w.seat == actor, "BD-001", || {
         format!("{} ({}) must act now, not {actor}", w.seat, w.decision)
     })?;
+    super::choices::stray_fields(st, cmd)?;
     let mut cx = Cx::new(st.clone(), rng);
     cx.handle(actor, cmd, &w)?;
     cx.run();
@@ -447,6 +448,11 @@ impl Cx<'_> {
         }
         let (end, needs) = placement_end(self.state(), pawn, dest)
             .ok_or_else(|| violation("BD-381", "Sur le dos is played on ring nodes only"))?;
+        ensure(
+            piggy.is_none() || board().info(dest).zone == Zone::Ring,
+            "BD-381",
+            || "Sur le dos is played on ring nodes only".into(),
+        )?;
         ensure(!needs || piggy.is_some(), rule, || {
             format!("{} holds an own pawn: only with Sur le dos", dest.name())
         })?;

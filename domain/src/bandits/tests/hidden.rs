@@ -64,13 +64,12 @@ fn bd502_deck_orders_are_hidden_from_everyone() {
 
 #[test]
 fn bd503_windows_open_whatever_the_hand() {
-    // BD-503: the Bodyguard window looks the same whether or not green holds a Bodyguard;
+    // BD-503: the Bodyguard window looks the same whether or not green holds a Bodyguard
+    // (its hand size is public, BD-500: compare hands of one card, a Bodyguard or a Jet-pack);
     // an error names only the actor's own card.
     let run = |with_card: bool| {
         let mut fx = Fx::new();
-        if with_card {
-            fx.give("green", "S37");
-        }
+        fx.give("green", if with_card { "S37" } else { "S01" });
         fx.put("black-1", "R15").put("green-1", "R18").dice(&[3]);
         fx.roll("black");
         let evs = fx.ok("black", mv_ring("black-1", 15, 18));
@@ -90,6 +89,7 @@ fn bd503_windows_open_whatever_the_hand() {
     assert_eq!(pa, pb);
     let e = fx.rejects("green", play("S38"), "BD-231");
     assert!(e.message.contains("S38") && !e.message.contains("S37"));
+    assert_eq!(pa[0].kinds, ["play_card", "pass"]);
     // The Lawyer window after a lost attack opens for a player without a Lawyer too.
     let mut fx = Fx::new();
     fx.put("black-1", "R15")

@@ -1,6 +1,7 @@
 //! Tests of the bandits engine, by spec section.
 
 mod cards;
+mod choices;
 mod errata;
 mod examples;
 mod fixture;

@@ -1,0 +1,347 @@
+//! Issue 15: `choices` describes exactly what `decide` accepts (both ways, on simulated games),
+//! stays small, reveals nothing hidden, and the prompts agree with it.
+
+use super::fixture::*;
+use crate::bandits::board::{Node, board};
+use crate::bandits::sim::sim_options;
+use crate::bandits::state::{Card, HandCard};
+use crate::bandits::*;
+use crate::choices::{exactness, sample};
+use crate::engine::{ChaChaRng, Game, RngExt, Seat, seeded};
+use serde_json::{Value, json};
+use std::collections::BTreeSet;
+
+/// Plays simulated game `i` (the options of [`sim_options`]) with random picks from `legal`
+/// for at most `max` commands, calling `at` at every position with the seat to act.
+fn walk(i: u64, seed: u64, max: usize, mut at: impl FnMut(&State, Seat, &mut ChaChaRng)) {
+    let (options, seats) = sim_options(i);
+    let mut rng = seeded(seed.wrapping_mul(1_000_003).wrapping_add(i));
+    let mut st = replay_events(&Bandits::setup(&options, seats, &mut rng).unwrap());
+    for _ in 0..max {
+        if st.winner.is_some() {
+            break;
+        }
+        let seat = Bandits::prompts(&st)[0].seat;
+        at(&st, seat, &mut rng);
+        let legal = Bandits::legal(&st, seat);
+        assert!(!legal.is_empty(), "{seat} is prompted but has no choice");
+        let cmd = legal[rng.index(legal.len())].clone();
+        for e in Bandits::decide(&st, seat, &cmd, &mut rng).unwrap() {
+            Bandits::evolve(&mut st, &e);
+        }
+    }
+}
+
+fn card_id(n: u8) -> Value {
+    json!(Card(n).to_string())
+}
+
+/// Near misses of `instances` that a mutation rarely finds: every card id (S01…S42, held by
+/// others or in the deck) in each card field, Jet-packs reversed or one more, every other
+/// seat's pawn, a path one step longer or shorter, and every command kind without fields.
+fn probes(st: &State, instances: &[Value]) -> Vec<Value> {
+    let mut out: Vec<Value> = [
+        "roll_die",
+        "pass",
+        "end_turn",
+        "reroll_defence",
+        "return_interrogation",
+        "free_pawn",
+        "ride_express",
+        "resolve_destiny",
+    ]
+    .iter()
+    .map(|k| json!({ "type": k }))
+    .collect();
+    out.push(json!({"type": "discard_cards", "cards": []}));
+    out.push(json!({"type": "move_hunter", "path": []}));
+    let pawns: Vec<Value> = st
+        .order
+        .iter()
+        .flat_map(|&s| st.pawns_of(s))
+        .map(|p| json!(p))
+        .collect();
+    for inst in instances.iter().take(4) {
+        for field in ["card", "ticket_card", "piggyback_card"] {
+            for n in 1..=Card::COUNT {
+                let mut m = inst.clone();
+                m[field] = card_id(n);
+                out.push(m);
+            }
+        }
+        for field in ["jetpack_cards", "cards"] {
+            if let Some(Value::Array(cards)) = inst.get(field) {
+                let mut m = inst.clone();
+                m[field] = json!(cards.iter().rev().cloned().collect::<Vec<_>>());
+                out.push(m);
+                for n in (1..=Card::COUNT).step_by(5) {
+                    let mut m = inst.clone();
+                    let mut more = cards.clone();
+                    more.push(card_id(n));
+                    m[field] = json!(more);
+                    out.push(m);
+                }
+            }
+        }
+        if inst.get("pawn").is_some() {
+            for p in &pawns {
+                let mut m = inst.clone();
+                m["pawn"] = p.clone();
+                out.push(m);
+            }
+        }
+        if let Some(Value::Array(path)) = inst.get("path") {
+            let mut m = inst.clone();
+            m["path"] = json!(path[..path.len().saturating_sub(1)]);
+            out.push(m);
+            let last: Option<Node> = path
+                .last()
+                .and_then(|n| serde_json::from_value(n.clone()).ok());
+            for &(next, _, _) in last.map_or(&[][..], |l| &board().out[l.idx()][..]) {
+                let mut longer = path.clone();
+                longer.push(json!(next));
+                let mut m = inst.clone();
+                m["path"] = json!(longer);
+                out.push(m);
+            }
+        }
+    }
+    out
+}
+
+/// The two-way exactness check at one position (issue 15 item 4).
+fn check_exact(st: &State, seat: Seat, rng: &mut ChaChaRng) -> Result<usize, String> {
+    let families = Bandits::choices(st, seat);
+    if families.is_empty() {
+        return Err(format!("{seat} is prompted but has no family"));
+    }
+    let mut instances = Vec::new();
+    for f in &families {
+        for _ in 0..3 {
+            instances.extend(sample(&f.schema, rng));
+        }
+    }
+    let candidates = probes(st, &instances);
+    exactness::check::<Bandits>(st, seat, &families, &candidates, 6, 40, rng)
+}
+
+/// `st` with the hidden cards redealt: `seats`' hands get other ids (same sizes and receipt
+/// turns) from the pool of their hands and the deck, and the deck is shuffled.
+fn redealt(st: &State, seats: &[Seat], rng: &mut ChaChaRng) -> State {
+    let mut st = st.clone();
+    let mut pool: Vec<Card> = st.support_deck.iter().copied().collect();
+    for s in seats {
+        pool.extend(st.hands[s.index()].iter().map(|h| h.card));
+    }
+    rng.shuffle(&mut pool);
+    for s in seats {
+        let hand = &mut st.hands[s.index()];
+        *hand = hand
+            .iter()
+            .map(|h| HandCard {
+                card: pool.pop().expect("enough cards"),
+                received: h.received,
+            })
+            .collect();
+    }
+    st.support_deck = pool.into_iter().collect();
+    st
+}
+
+/// Issue 15 item 6 and BD-503: one prompt, for the seat the game waits for (`must`); its kinds
+/// never omit a family of the seat's `choices`; they depend on public facts only (the same
+/// whatever the seat's hidden hand), and with no usable card they are exactly the kinds of its
+/// families. Item 7: `choices` does not change when the other seats' hands or the deck do.
+fn check_prompts(st: &State, seat: Seat, rng: &mut ChaChaRng) -> Result<(), String> {
+    let prompts = Bandits::prompts(st);
+    let [prompt] = prompts.as_slice() else {
+        return Err(format!("BD-006: one prompt expected, got {prompts:?}"));
+    };
+    if prompt.seat != seat || !prompt.must {
+        return Err(format!("{prompt:?}: the game waits for {seat}"));
+    }
+    let families = Bandits::choices(st, seat);
+    let kinds: BTreeSet<&str> = prompt.kinds.iter().map(|k| k.as_ref()).collect();
+    let family_kinds: BTreeSet<&str> = families.iter().map(|f| f.kind.as_ref()).collect();
+    if !family_kinds.is_subset(&kinds) {
+        return Err(format!(
+            "prompt {kinds:?} omits a family of {family_kinds:?}"
+        ));
+    }
+    let usable = st.hands[seat.index()].iter().any(|h| h.received < st.turn);
+    if !usable && kinds != family_kinds {
+        return Err(format!(
+            "no usable card: prompt {kinds:?}, families {family_kinds:?}"
+        ));
+    }
+    let others: Vec<Seat> = st.order.iter().copied().filter(|&s| s != seat).collect();
+    if Bandits::prompts(&redealt(st, &[seat], rng)) != prompts {
+        return Err("BD-503: the prompt depends on the seat's hidden hand".into());
+    }
+    let other_hands = redealt(st, &others, rng);
+    if Bandits::choices(&other_hands, seat) != families {
+        return Err("BD-501: choices depend on other hands or the deck order".into());
+    }
+    Ok(())
+}
+
+#[test]
+fn choices_are_exact_both_ways_on_simulated_games() {
+    // Issue 15 items 2 and 4 (BD-514 card ids, Jet-pack and discard sets, uncapped paths,
+    // BD-505 shares): every sampled instance is accepted; probes are accepted iff validated.
+    let mut compared = 0;
+    for i in 0..120 {
+        walk(i, 15, 250, |st, seat, rng| {
+            if rng.below(6) == 0 {
+                compared += check_exact(st, seat, rng).unwrap_or_else(|e| panic!("game {i}: {e}"));
+            }
+        });
+    }
+    assert!(compared > 10_000, "{compared}");
+}
+
+#[test]
+fn prompts_must_act_and_agree_with_choices_on_simulated_games() {
+    for i in 0..120 {
+        walk(i, 16, 250, |st, seat, rng| {
+            check_prompts(st, seat, rng).unwrap_or_else(|e| panic!("game {i}: {e}"));
+        });
+    }
+}
+
+#[test]
+fn legal_is_drawn_from_choices() {
+    // Issue 15 item 5: each concrete command is an instance of a family, and is accepted.
+    for i in 0..30 {
+        walk(i, 17, 200, |st, seat, _| {
+            let schemas = exactness::Schemas::compile(&Bandits::choices(st, seat)).unwrap();
+            for cmd in Bandits::legal(st, seat) {
+                let v = serde_json::to_value(&cmd).unwrap();
+                assert!(
+                    schemas.accepts(&v),
+                    "game {i}: {v} in legal, not in choices"
+                );
+                assert!(exactness::accepted::<Bandits>(st, seat, &v), "{v}");
+            }
+        });
+    }
+}
+
+#[test]
+fn bd514_families_name_every_held_card_and_jetpacks_as_a_set() {
+    // Two Jet-packs needed, three held: the family is a set of two of them, in any order.
+    let mut fx = Fx::new();
+    fx.give("black", "S01")
+        .give("black", "S02")
+        .give("black", "S03")
+        .put("black-2", "V.black.1")
+        .put("black-3", "V.black.2")
+        .put("black-1", "R71")
+        .dice(&[5]);
+    fx.roll("black");
+    let seat = fx.seat("black");
+    let path = [
+        "V.black.E1",
+        "V.black.E2",
+        "V.black.1",
+        "V.black.2",
+        "V.black.3",
+    ];
+    let mut rng = seeded(1);
+    let families = Bandits::choices(&fx.st, seat);
+    let schemas = exactness::Schemas::compile(&families).unwrap();
+    let shown = serde_json::to_string(&families).unwrap();
+    for jets in [["S03", "S01"], ["S01", "S03"], ["S02", "S03"]] {
+        let cmd = serde_json::to_value(with_jets(mv("black-1", &path), &jets)).unwrap();
+        assert!(schemas.accepts(&cmd), "{cmd} {shown}");
+        assert!(exactness::accepted::<Bandits>(&fx.st, seat, &cmd));
+    }
+    for jets in [&["S01"][..], &["S01", "S01"], &["S01", "S04"]] {
+        let cmd = serde_json::to_value(with_jets(mv("black-1", &path), jets)).unwrap();
+        assert!(!schemas.accepts(&cmd), "{cmd}");
+        assert!(!exactness::accepted::<Bandits>(&fx.st, seat, &cmd));
+    }
+    check_exact(&fx.st, seat, &mut rng).unwrap();
+}
+
+#[test]
+fn bd232_a_discard_is_any_set_of_the_excess() {
+    // Five cards, a spent ticket and a drawn card: return any two of them, in any order.
+    let mut fx = Fx::new();
+    fx.unchecked = true; // six cards in hand before the draw: the limit is only checked after
+    for card in ["S02", "S20", "S26", "S33", "S39"] {
+        fx.give("black", card);
+    }
+    fx.ticket("black", "S08", "black-3");
+    fx.st.tickets[0].spent = true;
+    fx.support_top(&["S38"]).put("black-1", "R11").dice(&[3]);
+    fx.roll("black");
+    fx.ok("black", mv_ring("black-1", 11, 14));
+    fx.expect("hand_limit", "black");
+    let (st, seat) = (&fx.st, fx.seat("black"));
+    let schemas = exactness::Schemas::compile(&Bandits::choices(st, seat)).unwrap();
+    for cards in [["S38", "S08"], ["S08", "S38"], ["S39", "S02"]] {
+        let cmd = json!({"type": "discard_cards", "cards": cards});
+        assert!(schemas.accepts(&cmd), "{cmd}");
+        assert!(exactness::accepted::<Bandits>(st, seat, &cmd), "{cmd}");
+    }
+    for cards in [
+        &["S02"][..],
+        &["S02", "S02"],
+        &["S02", "S01"],
+        &["S02", "S20", "S26"],
+    ] {
+        let cmd = json!({"type": "discard_cards", "cards": cards});
+        assert!(!schemas.accepts(&cmd), "{cmd}");
+        assert!(!exactness::accepted::<Bandits>(st, seat, &cmd), "{cmd}");
+    }
+}
+
+/// Issue 15 item 3: the serialized prompts plus the acting seat's `choices`, at every
+/// position of `GAMES` (default 10,000) simulated games (options of the simulations: 2–6
+/// players, 1–6 pawns, the hunter in every fourth game; random picks from `legal`):
+/// `GAMES=10000 cargo test -p domain --release --lib -- --ignored choices_size --nocapture`
+#[test]
+#[ignore]
+fn choices_size() {
+    let games: u64 = std::env::var("GAMES")
+        .ok()
+        .and_then(|g| g.parse().ok())
+        .unwrap_or(10_000);
+    let t = std::time::Instant::now();
+    let mut sizes: Vec<u32> = Vec::new();
+    let mut largest = (0, String::new());
+    for i in 0..games {
+        walk(i, 2026, 400_000, |st, seat, _| {
+            let answer = json!({
+                "prompts": Bandits::prompts(st),
+                "choices": Bandits::choices(st, seat),
+            });
+            let n = serde_json::to_vec(&answer).unwrap().len();
+            if n > largest.0 {
+                largest = (n, format!("game {i}, {:?}", st.ctl.phase));
+            }
+            sizes.push(n as u32);
+        });
+        if i % 10 == 9 {
+            eprintln!(
+                "{} games, {} positions, max {} B",
+                i + 1,
+                sizes.len(),
+                largest.0
+            );
+        }
+    }
+    sizes.sort_unstable();
+    let at = |q: f64| sizes[((sizes.len() - 1) as f64 * q) as usize];
+    println!(
+        "{games} games, {} positions: median {} B, p99 {} B, max {} B ({}), {:?}",
+        sizes.len(),
+        at(0.5),
+        at(0.99),
+        largest.0,
+        largest.1,
+        t.elapsed()
+    );
+    assert!(largest.0 <= 16 * 1024, "over 16 KB: {largest:?}");
+}
