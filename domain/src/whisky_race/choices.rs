@@ -503,9 +503,13 @@ fn params_object(used: Vec<(&'static str, Value)>) -> Value {
     schema::object(props, &unused)
 }
 
-/// WR-081..WR-084, WR-092, WR-160: one family per whisky the active player may use now, with
-/// the parameters its kind takes (anything else is refused, WR-084).
+/// WR-081..WR-084, WR-092, WR-160: the whiskies the active player may use now, with the
+/// parameters their kind takes (anything else is refused, WR-084): one family per kind and
+/// `params` shape, so that two Convalmores taking from the same players share one family (the
+/// issue's size bound: a seat holding a dozen whiskies at a six-seat table).
 fn use_families(s: &State, seat: Seat, out: &mut Vec<Family>) {
+    // (kind, params, params optional, whiskies), in the order the whiskies are held.
+    let mut groups: Vec<(Kind, Value, bool, Vec<MarkerId>)> = Vec::new();
     for whisky in s.whiskies_of(seat).collect::<Vec<_>>() {
         let accepted = |params: &UseParams| {
             ok(
@@ -520,18 +524,32 @@ fn use_families(s: &State, seat: Seat, out: &mut Vec<Family>) {
         let Some((params, optional)) = use_params(s, whisky, &accepted) else {
             continue;
         };
+        let kind = whisky.kind();
+        match groups
+            .iter_mut()
+            .find(|(k, p, o, _)| *k == kind && *p == params && *o == optional)
+        {
+            Some((.., whiskies)) => whiskies.push(whisky),
+            None => groups.push((kind, params, optional, vec![whisky])),
+        }
+    }
+    for (kind, params, optional, whiskies) in groups {
         let optional: &[&str] = if optional { &["params"] } else { &[] };
+        let title = match whiskies.as_slice() {
+            [only] => format!("Use {only}"),
+            _ => format!("Use a {}", kind.id()),
+        };
         out.push(
             Family::new(
                 "use_whisky",
-                format!("Use {whisky}"),
+                title,
                 schema::command_with_optional(
                     "use_whisky",
-                    vec![("whisky", schema::konst(id(whisky))), ("params", params)],
+                    vec![("whisky", one_of_ids(&whiskies)), ("params", params)],
                     optional,
                 ),
             )
-            .describe(use_description(whisky.kind())),
+            .describe(use_description(kind)),
         );
     }
 }

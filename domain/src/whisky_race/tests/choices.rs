@@ -445,17 +445,21 @@ fn choices_are_exact_both_ways_in_simulated_games() {
 }
 
 /// The 10,000-game run quoted in `docs/rules/whisky-race.md` (exactness at one position in 200,
-/// prompts and size at every position):
-/// `cargo test -p domain --release choices_ten_thousand -- --ignored --nocapture`.
+/// prompts and size at every position; `CHOICES_GAMES` plays fewer):
+/// `cargo test -p domain --release --lib choices_ten_thousand -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn choices_ten_thousand() {
+    let games = std::env::var("CHOICES_GAMES")
+        .ok()
+        .and_then(|g| g.parse().ok())
+        .unwrap_or(10_000);
     let start = std::time::Instant::now();
     let (positions, exact, compared, mut sizes) =
-        run(10_000, 1, 200).unwrap_or_else(|e| panic!("{e}"));
+        run(games, 1, 200).unwrap_or_else(|e| panic!("{e}"));
     sizes.sort_unstable();
     println!(
-        "10,000 games, {positions} positions ({exact} checked both ways, {compared} commands compared) in {:.0} s; choices + prompts per seat (largest seat): max {} B, p99 {} B, median {} B",
+        "{games} games, {positions} positions ({exact} checked both ways, {compared} commands compared) in {:.0} s; choices + prompts per seat (largest seat): max {} B, p99 {} B, median {} B",
         start.elapsed().as_secs_f64(),
         sizes.last().copied().unwrap_or(0),
         percentile(&sizes, 0.99),
