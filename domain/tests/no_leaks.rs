@@ -95,7 +95,7 @@ fn whisky_planning_trade(
 }
 
 /// What `seat` can fetch or learn by acting, during a Whisky Race planning phase: its view, the
-/// public prompts, its legal list, and the answers to trade commands it could send now.
+/// public prompts, its legal list and choices, and the answers to trade commands it could send now.
 fn whisky_observation(state: &dyn AnyState, seat: Seat, seats: u8) -> String {
     let snapshot = state.to_json();
     let mut probes: Vec<Value> = Vec::new();
@@ -132,10 +132,12 @@ fn whisky_observation(state: &dyn AnyState, seat: Seat, seats: u8) -> String {
         })
         .collect();
     format!(
-        "{}|{}|{}|{answers:?}",
+        "{}|{}|{}|{}|{answers:?}",
         state.view(Viewer::Seat(seat)),
         serde_json::to_string(&state.prompts()).unwrap(),
-        Value::Array(state.legal(seat))
+        Value::Array(state.legal(seat)),
+        // Issue 15: its families too (they bound its offers by public figures only).
+        serde_json::to_string(&state.choices(seat)).unwrap(),
     )
 }
 

@@ -3,11 +3,12 @@
 //! Rules as implemented: `docs/rules/whisky-race.md`; the contract: spec `whisky-race.md`
 //! (rule IDs `WR-nnn`, grep them to find their code). Layout, the same in every game:
 //! [`board`] (board data), [`state`], [`command`], [`event`], [`decide`] (guards, the events
-//! of each command, veto resolution, the automatic continuation), [`evolve`], [`legal`]
-//! (prompts/legal), [`view`] (views, redaction, scoring), [`sim`] (invariants, simulation),
-//! [`render`] (board picture).
+//! of each command, veto resolution, the automatic continuation), [`evolve`], [`choices`]
+//! (legal moves as JSON Schema families), [`legal`] (prompts/legal drawn from them), [`view`]
+//! (views, redaction, scoring), [`sim`] (invariants, simulation), [`render`] (board picture).
 
 pub mod board;
+pub mod choices;
 pub mod command;
 pub mod decide;
 pub mod event;
@@ -121,6 +122,10 @@ impl Game for WhiskyRace {
 
     fn legal(state: &State, seat: Seat) -> Vec<Command> {
         legal::legal(state, seat)
+    }
+
+    fn choices(state: &State, seat: Seat) -> Vec<crate::choices::Family> {
+        choices::choices(state, seat)
     }
 
     fn outcome(state: &State) -> Option<Outcome> {

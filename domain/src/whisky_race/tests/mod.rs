@@ -1,5 +1,6 @@
 //! Tests of the Whisky Race engine: fixtures in [`fixture`], then one file per theme.
 
+mod choices;
 mod examples;
 mod fixture;
 mod hidden;

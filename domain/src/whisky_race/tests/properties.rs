@@ -194,8 +194,13 @@ fn legal_is_exact(s: &State, rng: &mut ChaChaRng) -> Result<(), String> {
     }
     for (i, legal) in legal_by_seat.iter().enumerate() {
         let seat = Seat::from_index(i);
+        // Issue 15: `legal` is a concrete part of `choices` (a swap in one order, a tie order
+        // once, sampled offers); the families are the contract, so an unlisted command must
+        // be outside them too.
+        let families = crate::choices::exactness::Schemas::compile(&WhiskyRace::choices(s, seat))?;
         for c in &pool {
-            if legal.contains(c) || matches!(c, Command::OfferTrade { .. }) {
+            let json = serde_json::to_value(c).map_err(|e| e.to_string())?;
+            if legal.contains(c) || families.accepts(&json) {
                 continue;
             }
             let mut r = seeded(7);
