@@ -46,6 +46,13 @@ async fn the_server_serves_its_spec_and_docs_page() {
         !docs.text.contains("http://") && !docs.text.contains("https://"),
         "the docs page references another host"
     );
+    // The renderer's script comes from this server too (compiled into the binary).
+    assert!(docs.text.contains("src=\"/docs/rapidoc-min.js\""));
+    let script = app
+        .request("GET", "/docs/rapidoc-min.js", None, None, &[])
+        .await;
+    assert_eq!(script.status, 200);
+    assert!(script.text.contains("rapi-doc"));
     assert_eq!(
         app.request("GET", "/healthz", None, None, &[]).await.status,
         200
