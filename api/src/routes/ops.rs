@@ -38,11 +38,11 @@ pub async fn readyz(state: web::Data<AppState>) -> ApiResult<HttpResponse> {
 }
 
 /// Prometheus metrics.
-#[utoipa::path(get, path = "/metrics", tag = "ops", responses((status = 200, content_type = "text/plain", body = String)))]
+#[utoipa::path(get, path = "/metrics", tag = "ops", responses((status = 200, content_type = "application/openmetrics-text", body = String)))]
 #[get("/metrics")]
 pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok()
-        .content_type("text/plain; version=0.0.4")
+        .content_type(crate::metrics::CONTENT_TYPE)
         .body(state.metrics.render(&state.games, state.hub.clients()))
 }
 

@@ -64,4 +64,18 @@ async fn the_server_serves_its_spec_and_docs_page() {
     let metrics = app.request("GET", "/metrics", None, None, &[]).await;
     assert!(metrics.text.contains("homestretch_http_requests_total"));
     assert!(metrics.text.contains("homestretch_commands_appended_total"));
+    // The healthz and readyz above are counted, by route and status, with their latency.
+    for line in [
+        "homestretch_http_requests_total{method=\"GET\",route=\"/healthz\",status=\"200\"} 1",
+        "homestretch_http_request_duration_seconds_count{route=\"/readyz\"} 1",
+        "homestretch_http_request_duration_seconds_bucket{le=\"+Inf\",route=\"/healthz\"} 1",
+        "process_resident_memory_bytes ",
+        "# EOF",
+    ] {
+        assert!(
+            metrics.text.contains(line),
+            "{line} missing:\n{}",
+            metrics.text
+        );
+    }
 }
