@@ -1,62 +1,296 @@
-//! The `homestretch` command line: `serve` (default), `migrate`, `openapi`, `admin grant`,
-//! `simulate`.
+//! The `homestretch` command line (clap): `serve` (default), `migrate`, `openapi`, `admin`,
+//! `verify`, `projections`, `snapshots`, `simulate`. Every setting the server takes from its
+//! environment is a field of [`Settings`], read once here and handed down; `homestretch help`
+//! lists the commands and `homestretch help serve` every variable.
 
 use crate::app::{self, ServerConfig};
 use crate::limits::LimitsConfig;
+use clap::{Args, Parser, Subcommand};
 use infra::pg::Cluster;
 use std::collections::HashSet;
 use std::net::TcpListener;
 use std::path::PathBuf;
 
-pub const USAGE: &str = "\
-homestretch — event-sourced board-game server
+/// homestretch — event-sourced board-game server.
+#[derive(Parser, Debug)]
+#[command(
+    name = "homestretch",
+    version,
+    after_help = "RUST_LOG sets the log filter (default info); logs are JSON when not on a terminal.\n\
+                  The load tool is a separate binary: homestretch-load (bench/load)."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub settings: Settings,
+    /// Default: serve.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
 
-USAGE:
-  homestretch [serve] [--listen ADDR]     run the server (default 127.0.0.1:8080, or HOMESTRETCH_LISTEN)
-  homestretch migrate                     apply database migrations and exit
-  homestretch openapi [--write PATH]      print (or write) the OpenAPI document
-  homestretch admin grant USER            make USER (an existing user: name or id) an admin
-  homestretch admin revoke USER           take it back
-  homestretch admin list                  list the admins
-  homestretch verify BUNDLE.json          check an export offline: hash chain, seed, re-run of every command
-  homestretch projections rebuild         recompute every projection from the event log
-  homestretch snapshots verify            check every stored snapshot against a fold of the log
-  homestretch load [--url URL] [--games N] [--duration S] [--kind K] [--seats N] [--expected-version] [--ack-log FILE] [--host-token T] [--json]
-  homestretch load --list-tables [--kind K]   the tables the load tool plays: kind, seats, options
-                                          bot players over HTTP against a running server, every game (or
-                                          --kind K), every seat count and option sample; throughput and latency
-  homestretch flood [--url URL] [--from IP] [--probe-from IP] [--duration S] [--workers N]
-                    [--streams N] [--idle N] [--slow N] [--no-probe | --probe-only]
-                                          one IP floods a running server while another measures
-                                          its latency (JSON; see docs/reliability.md)
-  homestretch simulate --game KIND [--games N] [--seed S]
-                                          play N random-bot games and print statistics (JSON)
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run the server (the default command).
+    Serve,
+    /// Apply the database migrations and exit.
+    Migrate,
+    /// Print (or write) the OpenAPI document.
+    Openapi {
+        /// Write it to this file instead.
+        #[arg(long, value_name = "PATH")]
+        write: Option<PathBuf>,
+    },
+    /// Grant, revoke or list admins (existing users, by name or id).
+    Admin {
+        #[command(subcommand)]
+        action: AdminAction,
+    },
+    /// Check an export offline: hash chain, seed, re-run of every command.
+    Verify {
+        #[arg(value_name = "BUNDLE.json")]
+        bundle: PathBuf,
+    },
+    /// Projections of the event log.
+    Projections {
+        #[command(subcommand)]
+        action: ProjectionsAction,
+    },
+    /// Stored snapshots.
+    Snapshots {
+        #[command(subcommand)]
+        action: SnapshotsAction,
+    },
+    /// Play N random-bot games and print statistics (JSON).
+    Simulate {
+        /// The game kind.
+        #[arg(long, value_name = "KIND")]
+        game: String,
+        #[arg(long, default_value_t = 1000)]
+        games: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+}
 
-ENVIRONMENT:
-  DATABASE_URL            use this PostgreSQL database; without it a private cluster is started
-                          in HOMESTRETCH_DATA (default ./.homestretch) and stopped on exit
-  HOMESTRETCH_LISTEN      listen address (overridden by --listen)
-  HOMESTRETCH_JWT_SECRET  token signing secret (default: generated once, kept in the data folder)
-  HOMESTRETCH_ADMINS      comma-separated user IDS that are admins (names are refused: anyone
-                          can register a name; grant by name with `admin grant`)
-  HOMESTRETCH_REFRESH_LEEWAY  seconds a spent refresh token still gets the same answer (10)
-  HOMESTRETCH_LIMITS      `off` turns every limit below off (benchmarks, load drills)
-  HOMESTRETCH_RATE_IP     requests per client IP (default 200/s; rates are N, N/s, N/min, N/h; 0 = off)
-  HOMESTRETCH_RATE_USER   requests per user (default 50/s)
-  HOMESTRETCH_RATE_ACCOUNTS_IP  new accounts, guest or registered, per IP (default 30/h)
-  HOMESTRETCH_RATE_LOGIN_IP     login attempts per IP (default 30/min)
-  HOMESTRETCH_RATE_GAMES_IP     games created per IP (default 60/min)
-  HOMESTRETCH_RATE_GAMES_USER   games created per user (default 10/min)
-  HOMESTRETCH_STREAMS_PER_USER  open event streams per user (default 16; 0 = off)
-  HOMESTRETCH_STREAMS_PER_IP    open event streams per IP (default 64)
-  HOMESTRETCH_STREAMS_TOTAL     open event streams in total (default 4096)
-  HOMESTRETCH_CONNECTIONS_PER_IP  open connections per IP (default 128)
-  HOMESTRETCH_MAX_CONNECTIONS   open connections in total (default 8192, less when the file limit is lower)
-  HOMESTRETCH_HEADER_TIMEOUT    seconds to send a request head (default 5; 0 = off)
-  HOMESTRETCH_BODY_TIMEOUT      seconds to send a request body (default 10)
-  HOMESTRETCH_KEEP_ALIVE        seconds an idle connection is kept (default 10)
-  RUST_LOG                log filter (default info); logs are JSON when not on a terminal
-";
+#[derive(Subcommand, Debug)]
+pub enum AdminAction {
+    /// Make USER (an existing user: name or id) an admin.
+    Grant { user: String },
+    /// Take it back.
+    Revoke { user: String },
+    /// List the admins.
+    List,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ProjectionsAction {
+    /// Recompute every projection from the event log.
+    Rebuild,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SnapshotsAction {
+    /// Check every stored snapshot against a fold of the log.
+    Verify,
+}
+
+/// Every setting the server takes from its environment (a flag of the same name overrides its
+/// variable), read once at start and handed down: nothing else reads the environment.
+#[derive(Args, Debug, Clone)]
+pub struct Settings {
+    /// Use this PostgreSQL database; without it a private cluster is started in the data
+    /// folder and stopped on exit.
+    #[arg(long, env = "DATABASE_URL", global = true, hide_env_values = true)]
+    pub database_url: Option<String>,
+    /// Data folder: the private cluster, its password, the generated JWT secret.
+    #[arg(
+        long,
+        env = "HOMESTRETCH_DATA",
+        global = true,
+        default_value = ".homestretch"
+    )]
+    pub data: PathBuf,
+    /// Listen address.
+    #[arg(
+        long,
+        env = "HOMESTRETCH_LISTEN",
+        global = true,
+        default_value = "127.0.0.1:8080"
+    )]
+    pub listen: String,
+    /// Token signing secret, at least 32 bytes (default: generated once, kept in the data folder).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_JWT_SECRET",
+        global = true,
+        hide_env_values = true
+    )]
+    pub jwt_secret: Option<String>,
+    /// Comma-separated user IDS that are admins (names are refused: anyone can register a
+    /// name; grant by name with `admin grant`).
+    #[arg(long, env = "HOMESTRETCH_ADMINS", global = true, default_value = "")]
+    pub admins: String,
+    /// Seconds a spent refresh token still gets the same answer (0 to 300).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_REFRESH_LEEWAY",
+        global = true,
+        value_name = "SECONDS"
+    )]
+    pub refresh_leeway: Option<f64>,
+    #[command(flatten)]
+    pub limits: LimitSettings,
+}
+
+/// The limits' variables, parsed by [`LimitsConfig::from_lookup`] (rates are N, N/s, N/min,
+/// N/h; 0 = off).
+#[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Limits")]
+pub struct LimitSettings {
+    /// `off` turns every limit below off (benchmarks, load drills).
+    #[arg(
+        long = "limits",
+        env = "HOMESTRETCH_LIMITS",
+        global = true,
+        value_name = "on|off"
+    )]
+    pub all: Option<String>,
+    /// Requests per client IP (default 200/s).
+    #[arg(long, env = "HOMESTRETCH_RATE_IP", global = true, value_name = "RATE")]
+    pub rate_ip: Option<String>,
+    /// Requests per user (default 50/s).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_RATE_USER",
+        global = true,
+        value_name = "RATE"
+    )]
+    pub rate_user: Option<String>,
+    /// New accounts, guest or registered, per IP (default 30/h).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_RATE_ACCOUNTS_IP",
+        global = true,
+        value_name = "RATE"
+    )]
+    pub rate_accounts_ip: Option<String>,
+    /// Login attempts per IP (default 30/min).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_RATE_LOGIN_IP",
+        global = true,
+        value_name = "RATE"
+    )]
+    pub rate_login_ip: Option<String>,
+    /// Games created per IP (default 60/min).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_RATE_GAMES_IP",
+        global = true,
+        value_name = "RATE"
+    )]
+    pub rate_games_ip: Option<String>,
+    /// Games created per user (default 10/min).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_RATE_GAMES_USER",
+        global = true,
+        value_name = "RATE"
+    )]
+    pub rate_games_user: Option<String>,
+    /// Open event streams per user (default 16; 0 = off).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_STREAMS_PER_USER",
+        global = true,
+        value_name = "N"
+    )]
+    pub streams_per_user: Option<String>,
+    /// Open event streams per IP (default 64).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_STREAMS_PER_IP",
+        global = true,
+        value_name = "N"
+    )]
+    pub streams_per_ip: Option<String>,
+    /// Open event streams in total (default 4096).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_STREAMS_TOTAL",
+        global = true,
+        value_name = "N"
+    )]
+    pub streams_total: Option<String>,
+    /// Open connections per IP (default 128).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_CONNECTIONS_PER_IP",
+        global = true,
+        value_name = "N"
+    )]
+    pub connections_per_ip: Option<String>,
+    /// Open connections in total (default 8192, less when the file limit is lower).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_MAX_CONNECTIONS",
+        global = true,
+        value_name = "N"
+    )]
+    pub max_connections: Option<String>,
+    /// Seconds to send a request head (default 5; 0 = off).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_HEADER_TIMEOUT",
+        global = true,
+        value_name = "SECONDS"
+    )]
+    pub header_timeout: Option<String>,
+    /// Seconds to send a request body (default 10).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_BODY_TIMEOUT",
+        global = true,
+        value_name = "SECONDS"
+    )]
+    pub body_timeout: Option<String>,
+    /// Seconds an idle connection is kept (default 10).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_KEEP_ALIVE",
+        global = true,
+        value_name = "SECONDS"
+    )]
+    pub keep_alive: Option<String>,
+}
+
+impl LimitSettings {
+    /// The value of one limit variable, by its name (what `LimitsConfig::from_lookup` asks).
+    fn get(&self, name: &str) -> Option<String> {
+        let value = match name {
+            "HOMESTRETCH_LIMITS" => &self.all,
+            "HOMESTRETCH_RATE_IP" => &self.rate_ip,
+            "HOMESTRETCH_RATE_USER" => &self.rate_user,
+            "HOMESTRETCH_RATE_ACCOUNTS_IP" => &self.rate_accounts_ip,
+            "HOMESTRETCH_RATE_LOGIN_IP" => &self.rate_login_ip,
+            "HOMESTRETCH_RATE_GAMES_IP" => &self.rate_games_ip,
+            "HOMESTRETCH_RATE_GAMES_USER" => &self.rate_games_user,
+            "HOMESTRETCH_STREAMS_PER_USER" => &self.streams_per_user,
+            "HOMESTRETCH_STREAMS_PER_IP" => &self.streams_per_ip,
+            "HOMESTRETCH_STREAMS_TOTAL" => &self.streams_total,
+            "HOMESTRETCH_CONNECTIONS_PER_IP" => &self.connections_per_ip,
+            "HOMESTRETCH_MAX_CONNECTIONS" => &self.max_connections,
+            "HOMESTRETCH_HEADER_TIMEOUT" => &self.header_timeout,
+            "HOMESTRETCH_BODY_TIMEOUT" => &self.body_timeout,
+            "HOMESTRETCH_KEEP_ALIVE" => &self.keep_alive,
+            _ => return None,
+        };
+        value.clone()
+    }
+
+    pub fn config(&self) -> Result<LimitsConfig, String> {
+        LimitsConfig::from_lookup(|name| self.get(name))
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
@@ -76,18 +310,12 @@ pub enum CliError {
     Failed(String),
 }
 
-fn data_dir() -> PathBuf {
-    std::env::var_os("HOMESTRETCH_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(".homestretch"))
-}
-
 /// The database to use: `DATABASE_URL`, or a private cluster (started here).
-pub async fn database() -> Result<(String, Option<Cluster>), CliError> {
-    if let Ok(url) = std::env::var("DATABASE_URL") {
-        return Ok((url, None));
+pub async fn database(settings: &Settings) -> Result<(String, Option<Cluster>), CliError> {
+    if let Some(url) = &settings.database_url {
+        return Ok((url.clone(), None));
     }
-    let root = data_dir();
+    let root = settings.data.clone();
     let cluster = tokio::task::spawn_blocking(move || Cluster::start(&root))
         .await
         .map_err(|e| CliError::Failed(e.to_string()))??;
@@ -172,8 +400,8 @@ fn fit_connections_to_file_limit(limits: &mut LimitsConfig) {
     }
 }
 
-fn jwt_secret() -> Result<Vec<u8>, CliError> {
-    if let Ok(secret) = std::env::var("HOMESTRETCH_JWT_SECRET") {
+fn jwt_secret(settings: &Settings) -> Result<Vec<u8>, CliError> {
+    if let Some(secret) = settings.jwt_secret.clone() {
         if secret.len() < 32 {
             return Err(CliError::Usage(
                 "HOMESTRETCH_JWT_SECRET must be at least 32 bytes".into(),
@@ -181,8 +409,8 @@ fn jwt_secret() -> Result<Vec<u8>, CliError> {
         }
         return Ok(secret.into_bytes());
     }
-    let dir = data_dir();
-    std::fs::create_dir_all(&dir)?;
+    let dir = &settings.data;
+    std::fs::create_dir_all(dir)?;
     let path = dir.join("jwt-secret");
     if let Ok(secret) = std::fs::read(&path)
         && secret.len() >= 32
@@ -198,25 +426,23 @@ fn jwt_secret() -> Result<Vec<u8>, CliError> {
     Ok(secret)
 }
 
-pub fn server_config() -> Result<ServerConfig, CliError> {
-    let mut limits =
-        LimitsConfig::from_lookup(|name| std::env::var(name).ok()).map_err(CliError::Usage)?;
+/// The server's configuration from the settings (the JWT secret may be generated and kept in
+/// the data folder).
+pub fn server_config(settings: &Settings) -> Result<ServerConfig, CliError> {
+    let mut limits = settings.limits.config().map_err(CliError::Usage)?;
     fit_connections_to_file_limit(&mut limits);
-    let refresh_leeway = match std::env::var("HOMESTRETCH_REFRESH_LEEWAY") {
-        Ok(text) => text
-            .trim()
-            .parse::<f64>()
-            .ok()
+    let refresh_leeway = match settings.refresh_leeway {
+        Some(seconds) => Some(seconds)
             .filter(|s| s.is_finite() && (0.0..=300.0).contains(s))
             .map(std::time::Duration::from_secs_f64)
             .ok_or_else(|| {
                 CliError::Usage("HOMESTRETCH_REFRESH_LEEWAY is 0 to 300 seconds".into())
             })?,
-        Err(_) => app::REFRESH_LEEWAY,
+        None => app::REFRESH_LEEWAY,
     };
     Ok(ServerConfig {
-        jwt_secret: jwt_secret()?,
-        admins: parse_admins(&std::env::var("HOMESTRETCH_ADMINS").unwrap_or_default())?,
+        jwt_secret: jwt_secret(settings)?,
+        admins: parse_admins(&settings.admins)?,
         limits,
         refresh_leeway,
         workers: None,
@@ -275,61 +501,71 @@ pub fn init_tracing() {
     }
 }
 
+/// Parses `args` (without the program name) and runs the command. `help` and `--version`
+/// print and succeed; a bad command line is a `Usage` error carrying clap's message.
 pub async fn run(args: Vec<String>) -> Result<(), CliError> {
-    let mut args = args.into_iter().peekable();
-    let command = match args.peek().map(String::as_str) {
-        Some(first) if !first.starts_with('-') => args.next().unwrap_or_default(),
-        _ => String::from("serve"),
+    let cli = match Cli::try_parse_from(std::iter::once("homestretch".to_string()).chain(args)) {
+        Ok(cli) => cli,
+        Err(error) if !error.use_stderr() => {
+            error.print()?;
+            return Ok(());
+        }
+        Err(error) => return Err(CliError::Usage(error.render().to_string())),
     };
-    let rest: Vec<String> = args.collect();
-    match command.as_str() {
-        "serve" => serve(&rest).await,
-        "migrate" => {
-            let (url, cluster) = database().await?;
-            let pool = infra::db::connect(&url, 2).await?;
-            infra::db::migrate(&pool).await?;
-            pool.close().await;
-            println!("migrations applied");
+    let settings = &cli.settings;
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Serve => serve(settings).await,
+        Command::Migrate => {
+            let (url, cluster) = database(settings).await?;
+            let pool = infra::db::connect(&url, 2).await;
+            let result = match pool {
+                Ok(pool) => {
+                    let migrated = infra::db::migrate(&pool).await;
+                    pool.close().await;
+                    migrated.map_err(CliError::from)
+                }
+                Err(error) => Err(error.into()),
+            };
             stop(cluster);
+            result?;
+            println!("migrations applied");
             Ok(())
         }
-        "openapi" => {
+        Command::Openapi { write } => {
             let spec = crate::openapi::spec_json();
-            match flag(&rest, "--write") {
+            match write {
                 Some(path) => std::fs::write(path, spec)?,
                 None => print!("{spec}"),
             }
             Ok(())
         }
-        "admin" => {
-            if !matches!(
-                rest.first().map(String::as_str),
-                Some("grant" | "revoke" | "list")
-            ) {
-                return Err(CliError::Usage(
-                    "usage: homestretch admin grant USER | admin revoke USER | admin list".into(),
-                ));
-            }
-            let (url, cluster) = database().await?;
-            let result = admin(&url, &rest).await;
+        Command::Admin { action } => {
+            let args = match action {
+                AdminAction::Grant { user } => vec!["grant".to_string(), user],
+                AdminAction::Revoke { user } => vec!["revoke".to_string(), user],
+                AdminAction::List => vec!["list".to_string()],
+            };
+            let (url, cluster) = database(settings).await?;
+            let result = admin(&url, &args).await;
             stop(cluster);
             println!("{}", result?);
             Ok(())
         }
-        "projections" => {
-            if rest.first().map(String::as_str) != Some("rebuild") {
-                return Err(CliError::Usage(
-                    "usage: homestretch projections rebuild".into(),
-                ));
+        Command::Projections {
+            action: ProjectionsAction::Rebuild,
+        } => {
+            let (url, cluster) = database(settings).await?;
+            let result = async {
+                let pool = infra::db::connect(&url, 2).await?;
+                infra::db::migrate(&pool).await?;
+                let report =
+                    infra::projections::rebuild_all(&infra::store::Store::new(pool.clone())).await;
+                pool.close().await;
+                Ok::<_, CliError>(report?)
             }
-            let (url, cluster) = database().await?;
-            let pool = infra::db::connect(&url, 2).await?;
-            infra::db::migrate(&pool).await?;
-            let report =
-                infra::projections::rebuild_all(&infra::store::Store::new(pool.clone())).await;
-            pool.close().await;
+            .await;
             stop(cluster);
-            let report = report?;
+            let report = result?;
             println!(
                 "{} games folded from the log; {} projections rewritten",
                 report.games,
@@ -340,245 +576,88 @@ pub async fn run(args: Vec<String>) -> Result<(), CliError> {
             }
             Ok(())
         }
-        "snapshots" => {
-            if rest.first().map(String::as_str) != Some("verify") {
-                return Err(CliError::Usage(
-                    "usage: homestretch snapshots verify".into(),
-                ));
-            }
-            let (url, cluster) = database().await?;
-            let pool = infra::db::connect(&url, 2).await?;
-            infra::db::migrate(&pool).await?;
-            let games = infra::games::GameService::new(infra::store::Store::new(pool.clone()));
-            let result = async {
-                let (mut checked, mut bad, mut count) = (0, Vec::new(), 0);
-                for id in games.store.started_games().await? {
-                    let (n, wrong) = games.check_snapshots(id).await?;
-                    checked += n;
-                    count += 1;
-                    bad.extend(wrong.into_iter().map(|v| format!("{id}@{v}")));
-                }
-                Ok::<_, CliError>((count, checked, bad))
-            }
-            .await;
-            pool.close().await;
-            stop(cluster);
-            let (count, checked, bad) = result?;
-            println!(
-                "{checked} snapshots of {count} games checked against a fold of the log; {} differ",
-                bad.len()
-            );
-            for snapshot in &bad {
-                println!("  differs: {snapshot}");
-            }
-            if bad.is_empty() {
-                Ok(())
-            } else {
-                Err(CliError::Failed(
-                    "some snapshots differ from the log".into(),
-                ))
-            }
-        }
-        "verify" => {
-            let [path] = rest.as_slice() else {
-                return Err(CliError::Usage(
-                    "usage: homestretch verify BUNDLE.json".into(),
-                ));
-            };
-            let text = std::fs::read_to_string(path)?;
-            let bundle: infra::audit::Bundle = serde_json::from_str(&text)
-                .map_err(|e| CliError::Failed(format!("{path} is not an export bundle: {e}")))?;
-            let report = infra::audit::verify_bundle(&bundle);
-            for check in &report.checks {
-                println!(
-                    "{} {:<16} {}",
-                    if check.passed { "ok  " } else { "FAIL" },
-                    check.name,
-                    check.detail
-                );
-            }
-            if let Some(d) = &report.divergence {
-                println!(
-                    "first divergence at seq {}: {}\n  recorded: {}\n  expected: {}",
-                    d.seq, d.what, d.recorded, d.expected
-                );
-            }
-            if report.sound {
-                println!("the game is sound");
-                Ok(())
-            } else {
-                Err(CliError::Failed("the game is NOT sound".into()))
-            }
-        }
-        "load" if rest.iter().any(|a| a == "--list-tables") => {
-            let tables =
-                crate::load::tables(flag(&rest, "--kind"), None).map_err(CliError::Usage)?;
-            for t in tables {
-                println!("{} {} {}", t.kind, t.seats, t.options);
-            }
-            Ok(())
-        }
-        "load" => {
-            let url = flag(&rest, "--url")
-                .unwrap_or("http://127.0.0.1:8080")
-                .to_string();
-            let number = |name: &str, default: u64| -> Result<u64, CliError> {
-                flag(&rest, name)
-                    .map(|v| {
-                        v.parse()
-                            .map_err(|_| CliError::Usage(format!("{name} needs a number")))
-                    })
-                    .transpose()
-                    .map(|v| v.unwrap_or(default))
-            };
-            let config = crate::load::LoadConfig {
-                url,
-                games: number("--games", 16)? as usize,
-                duration: std::time::Duration::from_secs(number("--duration", 30)?),
-                // Default: every game, every seat count, every option sample, in turn.
-                kind: flag(&rest, "--kind").map(String::from),
-                seats: flag(&rest, "--seats")
-                    .map(|v| {
-                        v.parse()
-                            .map_err(|_| CliError::Usage("--seats needs a number".into()))
-                    })
-                    .transpose()?,
-                json: rest.iter().any(|a| a == "--json"),
-                expected_version: rest.iter().any(|a| a == "--expected-version"),
-                ack_log: flag(&rest, "--ack-log").map(std::path::PathBuf::from),
-                host_token: flag(&rest, "--host-token").map(String::from),
-            };
-            let json_out = config.json;
-            let report = crate::load::run(config).await.map_err(CliError::Usage)?;
-            if json_out {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&report).unwrap_or_default()
-                );
-            } else {
-                crate::load::print_human(&report);
-            }
-            Ok(())
-        }
-        "bench-reads" => {
-            let url = flag(&rest, "--url")
-                .unwrap_or("http://127.0.0.1:8080")
-                .to_string();
-            let clients = flag(&rest, "--clients")
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(16);
-            let seconds = flag(&rest, "--duration")
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(10);
-            let reads =
-                crate::load::run_reads(&url, clients, std::time::Duration::from_secs(seconds))
-                    .await
-                    .ok_or_else(|| {
-                        CliError::Failed("could not set up the read benchmark".into())
-                    })?;
-            println!("{reads:.0}");
-            Ok(())
-        }
-        "bench-sse" | "bench-replay" | "bench-memory" => {
-            let url = flag(&rest, "--url")
-                .unwrap_or("http://127.0.0.1:8080")
-                .to_string();
-            let n = |name: &str, default: usize| {
-                flag(&rest, name)
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(default)
-            };
-            let report = match command.as_str() {
-                "bench-sse" => {
-                    crate::load::run_sse(&url, n("--subscribers", 1000), n("--moves", 100)).await
-                }
-                "bench-replay" => {
-                    crate::load::run_replay(&url, n("--events", 10_000) as u64, n("--samples", 200))
-                        .await
-                }
-                _ => crate::load::run_memory(&url, n("--games", 1000), n("--moves", 10)).await,
-            }
-            .ok_or_else(|| CliError::Failed(format!("{command} could not run")))?;
+        Command::Snapshots {
+            action: SnapshotsAction::Verify,
+        } => snapshots_verify(settings).await,
+        Command::Verify { bundle } => verify(&bundle),
+        Command::Simulate { game, games, seed } => {
+            let report = domain::simulate(&game, games, seed).map_err(CliError::Failed)?;
             println!(
                 "{}",
                 serde_json::to_string_pretty(&report).unwrap_or_default()
             );
             Ok(())
         }
-        "flood" => {
-            let ip = |name: &str, default: &str| -> Result<std::net::IpAddr, CliError> {
-                flag(&rest, name)
-                    .unwrap_or(default)
-                    .parse()
-                    .map_err(|_| CliError::Usage(format!("{name} needs an IP address")))
-            };
-            let n = |name: &str, default: usize| -> Result<usize, CliError> {
-                flag(&rest, name)
-                    .map(|v| {
-                        v.parse()
-                            .map_err(|_| CliError::Usage(format!("{name} needs a number")))
-                    })
-                    .transpose()
-                    .map(|v| v.unwrap_or(default))
-            };
-            let config = crate::flood::FloodConfig {
-                url: flag(&rest, "--url")
-                    .unwrap_or("http://127.0.0.1:8080")
-                    .to_string(),
-                flood_from: ip("--from", "127.0.0.2")?,
-                probe_from: ip("--probe-from", "127.0.0.1")?,
-                duration: std::time::Duration::from_secs(n("--duration", 20)? as u64),
-                workers: n("--workers", 64)?,
-                streams: n("--streams", 2000)?,
-                idle_connections: n("--idle", 2000)?,
-                slow_bodies: n("--slow", 200)?,
-                flood: !rest.iter().any(|a| a == "--probe-only"),
-                probe: !rest.iter().any(|a| a == "--no-probe"),
-            };
-            let report = crate::flood::run(config)
-                .await
-                .ok_or_else(|| CliError::Failed("the flood could not set up its game".into()))?;
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&report).unwrap_or_default()
-            );
-            Ok(())
-        }
-        "simulate" => {
-            let kind = flag(&rest, "--game")
-                .ok_or_else(|| CliError::Usage("simulate needs --game KIND".into()))?;
-            let games = flag(&rest, "--games")
-                .map(|g| g.parse())
-                .transpose()
-                .map_err(|_| CliError::Usage("--games N".into()))?
-                .unwrap_or(1000);
-            let seed = flag(&rest, "--seed")
-                .map(|g| g.parse())
-                .transpose()
-                .map_err(|_| CliError::Usage("--seed S".into()))?
-                .unwrap_or(1);
-            let report = domain::simulate(kind, games, seed).map_err(CliError::Failed)?;
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&report).unwrap_or_default()
-            );
-            Ok(())
-        }
-        "help" | "--help" | "-h" => {
-            print!("{USAGE}");
-            Ok(())
-        }
-        other => Err(CliError::Usage(format!(
-            "unknown command `{other}`\n\n{USAGE}"
-        ))),
     }
 }
 
-fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .map(String::as_str)
+/// `homestretch snapshots verify`: every stored snapshot against a fold of the log.
+async fn snapshots_verify(settings: &Settings) -> Result<(), CliError> {
+    let (url, cluster) = database(settings).await?;
+    let result = async {
+        let pool = infra::db::connect(&url, 2).await?;
+        infra::db::migrate(&pool).await?;
+        let games = infra::games::GameService::new(infra::store::Store::new(pool.clone()));
+        let checked = async {
+            let (mut checked, mut bad, mut count) = (0, Vec::new(), 0);
+            for id in games.store.started_games().await? {
+                let (n, wrong) = games.check_snapshots(id).await?;
+                checked += n;
+                count += 1;
+                bad.extend(wrong.into_iter().map(|v| format!("{id}@{v}")));
+            }
+            Ok::<_, CliError>((count, checked, bad))
+        }
+        .await;
+        pool.close().await;
+        checked
+    }
+    .await;
+    stop(cluster);
+    let (count, checked, bad) = result?;
+    println!(
+        "{checked} snapshots of {count} games checked against a fold of the log; {} differ",
+        bad.len()
+    );
+    for snapshot in &bad {
+        println!("  differs: {snapshot}");
+    }
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::Failed(
+            "some snapshots differ from the log".into(),
+        ))
+    }
+}
+
+/// `homestretch verify BUNDLE.json`: an export checked offline.
+fn verify(path: &std::path::Path) -> Result<(), CliError> {
+    let text = std::fs::read_to_string(path)?;
+    let bundle: infra::audit::Bundle = serde_json::from_str(&text).map_err(|e| {
+        CliError::Failed(format!("{} is not an export bundle: {e}", path.display()))
+    })?;
+    let report = infra::audit::verify_bundle(&bundle);
+    for check in &report.checks {
+        println!(
+            "{} {:<16} {}",
+            if check.passed { "ok  " } else { "FAIL" },
+            check.name,
+            check.detail
+        );
+    }
+    if let Some(d) = &report.divergence {
+        println!(
+            "first divergence at seq {}: {}\n  recorded: {}\n  expected: {}",
+            d.seq, d.what, d.recorded, d.expected
+        );
+    }
+    if report.sound {
+        println!("the game is sound");
+        Ok(())
+    } else {
+        Err(CliError::Failed("the game is NOT sound".into()))
+    }
 }
 
 fn stop(cluster: Option<Cluster>) {
@@ -590,20 +669,16 @@ fn stop(cluster: Option<Cluster>) {
     }
 }
 
-async fn serve(args: &[String]) -> Result<(), CliError> {
-    let listen = flag(args, "--listen")
-        .map(String::from)
-        .or_else(|| std::env::var("HOMESTRETCH_LISTEN").ok())
-        .unwrap_or_else(|| "127.0.0.1:8080".into());
-    let config = server_config()?;
-    let (url, cluster) = database().await?;
+async fn serve(settings: &Settings) -> Result<(), CliError> {
+    let config = server_config(settings)?;
+    let (url, cluster) = database(settings).await?;
     if let Some(cluster) = &cluster {
         tracing::info!(data = %cluster.data_dir.display(), port = cluster.port, "private PostgreSQL cluster running");
     }
     let result = async {
         let pool = infra::db::connect(&url, 32).await?;
         infra::db::migrate(&pool).await?;
-        let listener = TcpListener::bind(&listen)?;
+        let listener = TcpListener::bind(&settings.listen)?;
         tracing::info!(addr = %app::local_addr(&listener), "homestretch listening");
         let state = app::app_state(pool, &config);
         // actix-web stops gracefully on SIGINT/SIGTERM, finishing in-flight requests.
@@ -613,4 +688,89 @@ async fn serve(args: &[String]) -> Result<(), CliError> {
     .await;
     stop(cluster);
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+    use std::cell::RefCell;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    /// One settings struct: every variable the limits read is a documented setting, with its
+    /// flag, and reaches `LimitsConfig` through it.
+    #[test]
+    fn every_limit_variable_is_a_setting() {
+        let asked = RefCell::new(Vec::new());
+        LimitsConfig::from_lookup(|name| {
+            asked.borrow_mut().push(name.to_string());
+            None
+        })
+        .unwrap();
+        let command = Cli::command();
+        let envs: Vec<String> = command
+            .get_arguments()
+            .filter_map(|a| a.get_env())
+            .map(|e| e.to_string_lossy().into_owned())
+            .collect();
+        let asked = asked.into_inner();
+        assert!(asked.len() >= 15, "{asked:?}");
+        for name in &asked {
+            assert!(envs.contains(name), "{name} is not a setting");
+            let flag = format!(
+                "--{}",
+                command
+                    .get_arguments()
+                    .find(|a| a.get_env().is_some_and(|e| e == name.as_str()))
+                    .and_then(|a| a.get_long())
+                    .unwrap()
+            );
+            // A value the limits refuse, given by flag, must come back as their error.
+            let cli = Cli::try_parse_from(["homestretch", "serve", &flag, "nonsense"]).unwrap();
+            let settings = &cli.settings.limits;
+            assert_eq!(settings.get(name).as_deref(), Some("nonsense"));
+            assert!(settings.config().is_err(), "{flag} nonsense was accepted");
+        }
+    }
+
+    #[test]
+    fn settings_come_before_or_after_the_command_and_serve_is_the_default() {
+        let before =
+            Cli::try_parse_from(["homestretch", "--listen", "0.0.0.0:1", "--limits", "off"])
+                .unwrap();
+        assert!(before.command.is_none());
+        assert_eq!(before.settings.listen, "0.0.0.0:1");
+        assert_eq!(
+            before.settings.limits.config().unwrap(),
+            LimitsConfig::off()
+        );
+        let after = Cli::try_parse_from(["homestretch", "serve", "--listen", "0.0.0.0:2"]).unwrap();
+        assert!(matches!(after.command, Some(Command::Serve)));
+        assert_eq!(after.settings.listen, "0.0.0.0:2");
+    }
+
+    #[test]
+    fn help_lists_every_command_and_a_bad_line_is_a_usage_error() {
+        let help = Cli::command().render_long_help().to_string();
+        for name in [
+            "serve",
+            "migrate",
+            "openapi",
+            "admin",
+            "verify",
+            "projections",
+            "snapshots",
+            "simulate",
+            "HOMESTRETCH_RATE_IP",
+            "DATABASE_URL",
+        ] {
+            assert!(help.contains(name), "help lacks {name}:\n{help}");
+        }
+        assert!(Cli::try_parse_from(["homestretch", "no-such-command"]).is_err());
+        assert!(Cli::try_parse_from(["homestretch", "admin", "grant"]).is_err());
+    }
 }

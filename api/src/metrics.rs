@@ -1,135 +1,152 @@
-//! Prometheus metrics: requests by route and status, a latency histogram, and the game
-//! service's counters (commands appended, conflicts).
+//! Prometheus metrics (prometheus-client, OpenMetrics text): requests by route and status, a
+//! latency histogram, and the game service's counters (commands appended, conflicts).
 
-use std::collections::BTreeMap;
-use std::fmt::Write;
-use std::sync::Mutex;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::{ConstCounter, Counter};
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::ConstGauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
 use std::sync::atomic::Ordering;
+
+/// The content type of [`Metrics::render`]'s text.
+pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 const BUCKETS: [f64; 12] = [
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
 ];
 
-#[derive(Default)]
-struct Histogram {
-    counts: [u64; BUCKETS.len()],
-    count: u64,
-    sum: f64,
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct Request {
+    method: String,
+    route: String,
+    status: u16,
 }
 
-#[derive(Default)]
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct Route {
+    route: String,
+}
+
+fn latency_histogram() -> Histogram {
+    Histogram::new(BUCKETS)
+}
+
+/// What the HTTP layer counts; the game service's own counters are read at each scrape.
 pub struct Metrics {
-    requests: Mutex<BTreeMap<(String, String, u16), u64>>,
-    latency: Mutex<BTreeMap<String, Histogram>>,
+    requests: Family<Request, Counter>,
+    latency: Family<Route, Histogram, fn() -> Histogram>,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics {
+            requests: Family::default(),
+            latency: Family::new_with_constructor(latency_histogram),
+        }
+    }
 }
 
 impl Metrics {
     pub fn observe(&self, method: &str, route: &str, status: u16, seconds: f64) {
-        *self
-            .requests
-            .lock()
-            .expect("metrics lock")
-            .entry((method.to_string(), route.to_string(), status))
-            .or_default() += 1;
-        let mut latency = self.latency.lock().expect("metrics lock");
-        let h = latency.entry(route.to_string()).or_default();
-        for (i, bound) in BUCKETS.iter().enumerate() {
-            if seconds <= *bound {
-                h.counts[i] += 1;
-            }
-        }
-        h.count += 1;
-        h.sum += seconds;
+        self.requests
+            .get_or_create(&Request {
+                method: method.to_string(),
+                route: route.to_string(),
+                status,
+            })
+            .inc();
+        self.latency
+            .get_or_create(&Route {
+                route: route.to_string(),
+            })
+            .observe(seconds);
     }
 
+    /// The scrape: a registry of this scrape's values (the families are shared handles; the
+    /// service's counters and gauges are read now), as OpenMetrics text.
     pub fn render(&self, games: &infra::games::GameService, sse_clients: usize) -> String {
-        let mut out = String::new();
-        out.push_str("# HELP homestretch_http_requests_total HTTP requests by route and status.\n");
-        out.push_str("# TYPE homestretch_http_requests_total counter\n");
-        for ((method, route, status), n) in self.requests.lock().expect("metrics lock").iter() {
-            let _ = writeln!(
-                out,
-                "homestretch_http_requests_total{{method=\"{method}\",route=\"{route}\",status=\"{status}\"}} {n}"
-            );
-        }
-        out.push_str(
-            "# HELP homestretch_http_request_duration_seconds Request latency by route.\n",
+        let mut registry = Registry::default();
+        // Counter names get their `_total` suffix from the encoder.
+        registry.register(
+            "homestretch_http_requests",
+            "HTTP requests by route and status",
+            self.requests.clone(),
         );
-        out.push_str("# TYPE homestretch_http_request_duration_seconds histogram\n");
-        for (route, h) in self.latency.lock().expect("metrics lock").iter() {
-            for (i, bound) in BUCKETS.iter().enumerate() {
-                let _ = writeln!(
-                    out,
-                    "homestretch_http_request_duration_seconds_bucket{{route=\"{route}\",le=\"{bound}\"}} {}",
-                    h.counts[i]
-                );
-            }
-            let _ = writeln!(
-                out,
-                "homestretch_http_request_duration_seconds_bucket{{route=\"{route}\",le=\"+Inf\"}} {}",
-                h.count
-            );
-            let _ = writeln!(
-                out,
-                "homestretch_http_request_duration_seconds_sum{{route=\"{route}\"}} {}",
-                h.sum
-            );
-            let _ = writeln!(
-                out,
-                "homestretch_http_request_duration_seconds_count{{route=\"{route}\"}} {}",
-                h.count
-            );
-        }
+        registry.register(
+            "homestretch_http_request_duration_seconds",
+            "Request latency by route",
+            self.latency.clone(),
+        );
         let c = &games.counters;
         for (name, help, value) in [
             (
-                "homestretch_commands_appended_total",
-                "Commands accepted and appended.",
-                c.commands_appended.load(Ordering::Relaxed),
+                "homestretch_commands_appended",
+                "Commands accepted and appended",
+                &c.commands_appended,
             ),
             (
-                "homestretch_events_appended_total",
-                "Events appended.",
-                c.events_appended.load(Ordering::Relaxed),
+                "homestretch_events_appended",
+                "Events appended",
+                &c.events_appended,
             ),
             (
-                "homestretch_version_conflicts_total",
-                "Appends that lost a version race.",
-                c.conflicts.load(Ordering::Relaxed),
+                "homestretch_version_conflicts",
+                "Appends that lost a version race",
+                &c.conflicts,
             ),
             (
-                "homestretch_commands_rejected_total",
-                "Commands refused by the rules.",
-                c.rejections.load(Ordering::Relaxed),
+                "homestretch_commands_rejected",
+                "Commands refused by the rules",
+                &c.rejections,
             ),
         ] {
-            let _ = writeln!(
-                out,
-                "# HELP {name} {help}\n# TYPE {name} counter\n{name} {value}"
-            );
+            registry.register(name, help, ConstCounter::new(value.load(Ordering::Relaxed)));
         }
-        let _ = writeln!(
-            out,
-            "# HELP homestretch_cached_games Games held in the in-process cache.\n# TYPE homestretch_cached_games gauge\nhomestretch_cached_games {}",
-            games.cached_games()
+        let gauge = |n: usize| ConstGauge::new(i64::try_from(n).unwrap_or(i64::MAX));
+        registry.register(
+            "homestretch_cached_games",
+            "Games held in the in-process cache",
+            gauge(games.cached_games()),
         );
-        let _ = writeln!(
-            out,
-            "# HELP homestretch_sse_clients Open event streams.\n# TYPE homestretch_sse_clients gauge\nhomestretch_sse_clients {sse_clients}"
+        registry.register(
+            "homestretch_sse_clients",
+            "Open event streams",
+            gauge(sse_clients),
         );
         if let Some(rss) = resident_bytes() {
-            let _ = writeln!(
-                out,
-                "# HELP process_resident_memory_bytes Resident memory of the server.\n# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes {rss}"
+            registry.register(
+                "process_resident_memory_bytes",
+                "Resident memory of the server",
+                ConstGauge::new(i64::try_from(rss).unwrap_or(i64::MAX)),
             );
         }
+        let mut out = String::new();
+        // Writing to a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut out, &registry);
         out
     }
 }
 
-/// Resident set size, from `/proc/self/statm` (Linux).
+/// Resident set size, from `/proc/self/statm` (Linux), in pages of the system's size (4 KiB on
+/// x86-64, 16 or 64 KiB on some ARM kernels).
 pub fn resident_bytes() -> Option<u64> {
     let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
     let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-    Some(pages * 4096)
+    // SAFETY: sysconf reads a system constant; -1 (unknown) is refused below.
+    let page_size = u64::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).ok()?;
+    Some(pages * page_size)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The RSS is counted in the system's pages: it is at least the size of this test's own
+    /// touched buffer, and well under the machine's memory.
+    #[test]
+    fn resident_bytes_are_counted_in_system_pages() {
+        let buffer = vec![1u8; 64 << 20];
+        let after = super::resident_bytes().unwrap();
+        assert!(buffer.iter().all(|b| *b == 1));
+        assert!(after >= 64 << 20, "{after}");
+    }
 }

@@ -10,15 +10,15 @@ cd "$(dirname "$0")/../.."
 KILLS=${1:-3}; EVERY=${2:-6}; GAMES=${3:-16}
 OUT=bench/out/crash; rm -rf "$OUT"; mkdir -p "$OUT"
 export HOMESTRETCH_DATA="$OUT/data" RUST_LOG=warn HOMESTRETCH_LIMITS=off
-cargo build --release -p api >/dev/null 2>&1 || cargo build --release -p api
-BIN=target/release/homestretch; PORT=${DRILL_PORT:-18995}; URL="http://127.0.0.1:$PORT"
+cargo build --release -p api -p homestretch-load >/dev/null 2>&1 || cargo build --release -p api -p homestretch-load
+BIN=target/release/homestretch; BOTS=target/release/homestretch-load; PORT=${DRILL_PORT:-18995}; URL="http://127.0.0.1:$PORT"
 SERVER=
 start() { "$BIN" serve --listen "127.0.0.1:$PORT" >>"$OUT/server.log" 2>&1 & SERVER=$!;
           for _ in $(seq 1 120); do curl -sf "$URL/readyz" >/dev/null && return; sleep 0.25; done; echo "server did not start"; exit 1; }
 stop() { kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true; }
 trap stop EXIT
 start
-"$BIN" load --url "$URL" --games "$GAMES" --duration $(( KILLS * EVERY + EVERY )) --ack-log "$OUT/acked.txt" --json >"$OUT/load.json" 2>"$OUT/load.err" &
+"$BOTS" play --url "$URL" --games "$GAMES" --duration $(( KILLS * EVERY + EVERY )) --ack-log "$OUT/acked.txt" --json >"$OUT/load.json" 2>"$OUT/load.err" &
 LOAD=$!
 for k in $(seq 1 "$KILLS"); do
   sleep "$EVERY"; kill -9 "$SERVER"; wait "$SERVER" 2>/dev/null || true

@@ -9,15 +9,15 @@ cd "$(dirname "$0")/../.."
 DOWN=${1:-4}; GAMES=${2:-16}; PLAY=${3:-$(( DOWN + 12 ))}
 OUT=bench/out/outage; rm -rf "$OUT"; mkdir -p "$OUT"
 export HOMESTRETCH_DATA="$OUT/data" RUST_LOG=warn HOMESTRETCH_LIMITS=off
-cargo build --release -p api >/dev/null 2>&1 || cargo build --release -p api
-BIN=target/release/homestretch; PORT=${DRILL_PORT:-18993}; URL="http://127.0.0.1:$PORT"
+cargo build --release -p api -p homestretch-load >/dev/null 2>&1 || cargo build --release -p api -p homestretch-load
+BIN=target/release/homestretch; BOTS=target/release/homestretch-load; PORT=${DRILL_PORT:-18993}; URL="http://127.0.0.1:$PORT"
 "$BIN" serve --listen "127.0.0.1:$PORT" >"$OUT/server.log" 2>&1 & SERVER=$!
 trap 'kill $SERVER 2>/dev/null; wait $SERVER 2>/dev/null || true' EXIT
 for _ in $(seq 1 80); do curl -sf "$URL/readyz" >/dev/null && break; sleep 0.25; done
 DATA=$(cd "$OUT/data" && pwd); PGPORT=$(cat "$DATA/port")
 pg() { if [ "$(id -u)" = 0 ]; then su postgres -s /bin/sh -c "$*"; else sh -c "$*"; fi; }
 PGBIN=$(dirname "$(readlink -f "$(command -v pg_ctl)")")
-"$BIN" load --url "$URL" --games "$GAMES" --duration "$PLAY" --ack-log "$OUT/acked.txt" --json >"$OUT/load.json" 2>/dev/null &
+"$BOTS" play --url "$URL" --games "$GAMES" --duration "$PLAY" --ack-log "$OUT/acked.txt" --json >"$OUT/load.json" 2>/dev/null &
 LOAD=$!
 sleep 4
 pg "$PGBIN/pg_ctl -D $DATA/pg -m fast -w stop" >/dev/null

@@ -32,5 +32,6 @@ pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
         .service(ops::readyz)
         .service(ops::metrics)
         .service(ops::openapi_json)
-        .service(ops::docs);
+        .service(ops::docs)
+        .service(ops::docs_script);
 }

@@ -552,7 +552,7 @@ async fn with_limits_off_nothing_is_limited() {
 #[actix_web::test]
 async fn a_flood_from_one_ip_leaves_other_clients_served() {
     let app = spawn_app_with(|config| config.limits = LimitsConfig::defaults()).await;
-    let report = api::flood::run(api::flood::FloodConfig {
+    let report = homestretch_load::flood::run(homestretch_load::flood::FloodConfig {
         url: app.address.clone(),
         flood_from: "127.0.0.2".parse().unwrap(),
         probe_from: "127.0.0.1".parse().unwrap(),

@@ -46,6 +46,13 @@ async fn the_server_serves_its_spec_and_docs_page() {
         !docs.text.contains("http://") && !docs.text.contains("https://"),
         "the docs page references another host"
     );
+    // The renderer's script comes from this server too (compiled into the binary).
+    assert!(docs.text.contains("src=\"/docs/rapidoc-min.js\""));
+    let script = app
+        .request("GET", "/docs/rapidoc-min.js", None, None, &[])
+        .await;
+    assert_eq!(script.status, 200);
+    assert!(script.text.contains("rapi-doc"));
     assert_eq!(
         app.request("GET", "/healthz", None, None, &[]).await.status,
         200
@@ -57,4 +64,18 @@ async fn the_server_serves_its_spec_and_docs_page() {
     let metrics = app.request("GET", "/metrics", None, None, &[]).await;
     assert!(metrics.text.contains("homestretch_http_requests_total"));
     assert!(metrics.text.contains("homestretch_commands_appended_total"));
+    // The healthz and readyz above are counted, by route and status, with their latency.
+    for line in [
+        "homestretch_http_requests_total{method=\"GET\",route=\"/healthz\",status=\"200\"} 1",
+        "homestretch_http_request_duration_seconds_count{route=\"/readyz\"} 1",
+        "homestretch_http_request_duration_seconds_bucket{le=\"+Inf\",route=\"/healthz\"} 1",
+        "process_resident_memory_bytes ",
+        "# EOF",
+    ] {
+        assert!(
+            metrics.text.contains(line),
+            "{line} missing:\n{}",
+            metrics.text
+        );
+    }
 }

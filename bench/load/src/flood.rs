@@ -1,4 +1,4 @@
-//! `homestretch flood`: one hostile IP against a running server while a client from another IP
+//! `homestretch-load flood`: one hostile IP against a running server while a client from another IP
 //! measures its latency (issue 11: a flood from one IP must leave other clients' p99 under
 //! 50 ms). The flood does what the issue reproduced: guest accounts and lobbies as fast as it
 //! can, a request storm, as many event streams and idle connections as it can hold, and bodies
@@ -73,16 +73,23 @@ async fn guest(client: &awc::Client, url: &str) -> Result<String, u16> {
         .ok_or(status)
 }
 
-/// A started three-seat game of the probe's, for the flood to read and stream.
+/// The lobby the flood creates over and over, and the probe's game: the first registered game
+/// at its smallest table (the flood measures the server, whatever the game).
+fn new_game() -> Value {
+    let table = crate::tables::first();
+    json!({"kind": table.kind, "seats": table.seats, "options": table.options})
+}
+
+/// A started game of the probe's, for the flood to read and stream.
 async fn probe_game(client: &awc::Client, url: &str) -> Option<(String, String)> {
     let mut tokens = Vec::new();
-    for _ in 0..3 {
+    for _ in 0..crate::tables::first().seats {
         tokens.push(guest(client, url).await.ok()?);
     }
     let mut res = client
         .post(format!("{url}/v1/games"))
         .bearer_auth(&tokens[0])
-        .send_json(&json!({"kind": "whisky_race", "seats": 3}))
+        .send_json(&new_game())
         .await
         .ok()?;
     let game: Value = res.json().await.ok()?;
@@ -133,19 +140,21 @@ pub async fn run(config: FloodConfig) -> Option<Value> {
         (0, 0, 0)
     };
     let tokens: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
+    let lobby = new_game();
     let mut tasks = Vec::new();
 
     // Request loops: new guests, new lobbies, reads, streams.
     for worker in 0..workers {
-        let (flood, url, game, tally, tokens) = (
+        let (flood, url, game, tally, tokens, lobby) = (
             flood.clone(),
             url.clone(),
             game.clone(),
             tally.clone(),
             tokens.clone(),
+            lobby.clone(),
         );
         let streams_wanted = config.streams.div_ceil(config.workers.max(1));
-        tasks.push(actix_web::rt::spawn(async move {
+        tasks.push(actix_rt::spawn(async move {
             let mut held = Vec::new();
             let mut i = 0usize;
             while Instant::now() < deadline {
@@ -171,9 +180,7 @@ pub async fn run(config: FloodConfig) -> Option<Value> {
                     ),
                 };
                 let sent = if what == "create game" {
-                    request
-                        .send_json(&json!({"kind": "whisky_race", "seats": 3}))
-                        .await
+                    request.send_json(&lobby).await
                 } else {
                     request.send().await
                 };
@@ -202,7 +209,7 @@ pub async fn run(config: FloodConfig) -> Option<Value> {
     // Idle connections: connect and say nothing (reconnect when the server drops one).
     for _ in 0..idle_connections.min(20_000) {
         let (tally, from) = (tally.clone(), config.flood_from);
-        tasks.push(actix_web::rt::spawn(async move {
+        tasks.push(actix_rt::spawn(async move {
             while Instant::now() < deadline {
                 match connect(from, target).await {
                     Ok(mut socket) => {
@@ -224,7 +231,7 @@ pub async fn run(config: FloodConfig) -> Option<Value> {
     // Slow bodies: a register request whose body comes one byte every 0.5 s.
     for _ in 0..slow_bodies {
         let (tally, from, host) = (tally.clone(), config.flood_from, target.to_string());
-        tasks.push(actix_web::rt::spawn(async move {
+        tasks.push(actix_rt::spawn(async move {
             while Instant::now() < deadline {
                 let status = slow_body(from, target, &host, deadline).await;
                 tally.lock().ok()?.count("slow body", status);

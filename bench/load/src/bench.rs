@@ -1,0 +1,242 @@
+//! The benchmark modes: reads/s, SSE fan-out, replay over HTTP, memory per active game.
+
+use crate::client::{Bot, Shared, Stats, one_move, percentile, server_rss, started_game};
+use crate::tables::{first, tables};
+use serde_json::{Value, json};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+/// Reads/s of `GET /v1/games/{id}` by `clients` concurrent clients on one started game.
+pub async fn run_reads(url: &str, clients: usize, duration: Duration) -> Option<f64> {
+    let stats: Shared = Rc::new(RefCell::new(Stats::default()));
+    let client = awc::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .finish();
+    let bot = Bot::new(&client, url, &stats);
+    let (id, tokens) = started_game(&bot, &first(), None).await?;
+    let started = Instant::now();
+    let deadline = started + duration;
+    let mut tasks = Vec::new();
+    for c in 0..clients {
+        let bot = Bot::new(&client, &bot.base, &stats);
+        let token = tokens[c % tokens.len()].clone();
+        let path = format!("/v1/games/{id}");
+        tasks.push(actix_rt::spawn(async move {
+            while Instant::now() < deadline {
+                bot.call("GET /v1/games/{id}", "GET", &path, Some(&token), None)
+                    .await;
+            }
+        }));
+    }
+    for task in tasks {
+        let _ = task.await;
+    }
+    let reads = stats
+        .borrow()
+        .latencies
+        .get("GET /v1/games/{id}")
+        .map(|l| l.len())
+        .unwrap_or(0);
+    Some(reads as f64 / started.elapsed().as_secs_f64())
+}
+
+/// SSE fan-out: `subscribers` streams on one game while moves are played; delivery rate and
+/// lag (from the command's answer to each subscriber's receipt).
+pub async fn run_sse(url: &str, subscribers: usize, moves: usize) -> Option<Value> {
+    use futures_util::StreamExt;
+    let stats: Shared = Rc::new(RefCell::new(Stats::default()));
+    let client = awc::Client::builder()
+        .timeout(Duration::from_secs(120))
+        // One connection per stream: lift awc's default limit of 100 connections.
+        .connector(awc::Connector::new().limit(subscribers + 64))
+        .finish();
+    let bot = Bot::new(&client, url, &stats);
+    let Some((id, tokens)) = started_game(&bot, &first(), None).await else {
+        eprintln!("sse: could not start a game");
+        return None;
+    };
+    let start_version = bot
+        .call(
+            "get",
+            "GET",
+            &format!("/v1/games/{id}"),
+            Some(&tokens[0]),
+            None,
+        )
+        .await?
+        .1["version"]
+        .as_u64()?;
+    let sent_at: Rc<RefCell<BTreeMap<u64, Instant>>> = Rc::default();
+    let lags: Rc<RefCell<Vec<f64>>> = Rc::default();
+    let received: Rc<RefCell<u64>> = Rc::default();
+    let mut watchers = Vec::new();
+    let mut viewer_tokens = Vec::new();
+    for _ in 0..subscribers.div_ceil(16) {
+        viewer_tokens.push(bot.token().await?);
+    }
+    for s in 0..subscribers {
+        let mut res = client
+            .get(format!("{}/v1/games/{id}/events/stream", bot.base))
+            .insert_header(("authorization", format!("Bearer {}", viewer_tokens[s / 16])))
+            .insert_header(("last-event-id", start_version.to_string()))
+            .send()
+            .await
+            .map_err(|e| eprintln!("stream {s}: {e}"))
+            .ok()?;
+        let (sent_at, lags, received) = (sent_at.clone(), lags.clone(), received.clone());
+        watchers.push(actix_rt::spawn(async move {
+            let mut buffer = String::new();
+            while let Some(Ok(chunk)) = res.next().await {
+                buffer.push_str(&String::from_utf8_lossy(&chunk));
+                while let Some(end) = buffer.find("\n\n") {
+                    let frame: String = buffer.drain(..end + 2).collect();
+                    if let Some(seq) = frame
+                        .lines()
+                        .find_map(|l| l.strip_prefix("id: "))
+                        .and_then(|v| v.parse::<u64>().ok())
+                    {
+                        *received.borrow_mut() += 1;
+                        // Lag is measured against the moment the command that produced the
+                        // event was answered (its version ≥ seq).
+                        if let Some((_, at)) = sent_at.borrow().range(seq..).next() {
+                            lags.borrow_mut().push(at.elapsed().as_secs_f64());
+                        }
+                    }
+                }
+            }
+        }));
+    }
+    actix_rt::time::sleep(Duration::from_millis(500)).await;
+    let started = Instant::now();
+    let mut rng = 0x9E3779B97F4A7C15u64;
+    let mut events = 0u64;
+    for _ in 0..moves {
+        let before = Instant::now();
+        match one_move(&bot, &id, &tokens, &mut rng).await {
+            Some(version) => {
+                sent_at.borrow_mut().insert(version, before);
+                events = version - start_version;
+            }
+            None => break,
+        }
+    }
+    // let the streams drain
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while *received.borrow() < events * subscribers as u64 && Instant::now() < deadline {
+        actix_rt::time::sleep(Duration::from_millis(50)).await;
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    for w in watchers {
+        w.abort();
+    }
+    let mut lags = lags.borrow().clone();
+    lags.sort_by(f64::total_cmp);
+    let received = *received.borrow();
+    Some(json!({
+        "subscribers": subscribers,
+        "events_per_subscriber": events,
+        "deliveries_expected": events * subscribers as u64,
+        "deliveries": received,
+        "deliveries_per_s": received as f64 / elapsed,
+        "lag_p50_ms": percentile(&lags, 50.0) * 1e3,
+        "lag_p99_ms": percentile(&lags, 99.0) * 1e3,
+        "lag_max_ms": lags.last().copied().unwrap_or(0.0) * 1e3,
+    }))
+}
+
+/// Replay over HTTP: plays a game past `events` events (the tables of every game are tried in
+/// turn, biggest first, until one gets there), then times `GET /state?at=N` at random N.
+pub async fn run_replay(url: &str, events: u64, samples: usize) -> Option<Value> {
+    let stats: Shared = Rc::new(RefCell::new(Stats::default()));
+    let client = awc::Client::builder()
+        .timeout(Duration::from_secs(120))
+        .finish();
+    let bot = Bot::new(&client, url, &stats);
+    let mut rng = 0x2545F4914F6CDD1Du64;
+    let mut tables = tables(None, None).ok()?;
+    tables.sort_by_key(|t| std::cmp::Reverse(t.seats));
+    let mut attempt = 0;
+    let (id, tokens, version) = loop {
+        // No registered game may ever last that long: give up after three rounds of tables.
+        if attempt == 3 * tables.len() {
+            eprintln!("replay: no game reached {events} events");
+            return None;
+        }
+        let table = &tables[attempt % tables.len()];
+        attempt += 1;
+        let (id, tokens) = started_game(&bot, table, None).await?;
+        let mut version = 0;
+        while version < events {
+            match one_move(&bot, &id, &tokens, &mut rng).await {
+                Some(v) => version = v,
+                None => break,
+            }
+        }
+        if version >= events {
+            break (id, tokens, version);
+        }
+    };
+    let mut latencies = Vec::new();
+    for i in 0..samples {
+        let at = (i as u64 * 7919 + 13) % (version + 1);
+        let started = Instant::now();
+        let (status, _) = bot
+            .call(
+                "state",
+                "GET",
+                &format!("/v1/games/{id}/state?at={at}"),
+                Some(&tokens[0]),
+                None,
+            )
+            .await?;
+        if status == 200 {
+            latencies.push(started.elapsed().as_secs_f64());
+        }
+    }
+    latencies.sort_by(f64::total_cmp);
+    Some(json!({
+        "game_events": version,
+        "samples": latencies.len(),
+        "p50_ms": percentile(&latencies, 50.0) * 1e3,
+        "p99_ms": percentile(&latencies, 99.0) * 1e3,
+        "max_ms": latencies.last().copied().unwrap_or(0.0) * 1e3,
+    }))
+}
+
+/// Memory: starts `games` games, plays `moves` moves in each, then reads the server's RSS.
+pub async fn run_memory(url: &str, games: usize, moves: usize) -> Option<Value> {
+    let stats: Shared = Rc::new(RefCell::new(Stats::default()));
+    let client = awc::Client::builder()
+        .timeout(Duration::from_secs(120))
+        .finish();
+    let base = url.trim_end_matches('/').to_string();
+    let before = server_rss(&client, &base).await;
+    let tables = Rc::new(tables(None, None).ok()?);
+    let mut tasks = Vec::new();
+    for lane in 0..16usize {
+        let bot = Bot::new(&client, &base, &stats);
+        let tables = tables.clone();
+        tasks.push(actix_rt::spawn(async move {
+            let mut rng = 0x9E3779B97F4A7C15u64 ^ lane as u64;
+            for g in (lane..games).step_by(16) {
+                let table = &tables[g % tables.len()];
+                if let Some((id, tokens)) = started_game(&bot, table, None).await {
+                    for _ in 0..moves {
+                        if one_move(&bot, &id, &tokens, &mut rng).await.is_none() {
+                            break;
+                        }
+                    }
+                }
+            }
+        }));
+    }
+    for t in tasks {
+        let _ = t.await;
+    }
+    let after = server_rss(&client, &base).await;
+    Some(
+        json!({"games": games, "moves_per_game": moves, "rss_before_bytes": before, "rss_after_bytes": after}),
+    )
+}

@@ -1,0 +1,236 @@
+//! The `homestretch-load` command line (`homestretch-load help`).
+
+use clap::{Args, Parser, Subcommand};
+use serde_json::Value;
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Bot players, benchmarks and a flood against a running Homestretch server, over HTTP only.
+/// Start the server with `HOMESTRETCH_LIMITS=off` for load runs (its limits would refuse them).
+#[derive(Parser)]
+#[command(name = "homestretch-load", version)]
+struct Cli {
+    /// The server.
+    #[arg(
+        long,
+        global = true,
+        env = "HOMESTRETCH_URL",
+        default_value = "http://127.0.0.1:8080"
+    )]
+    url: String,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Bots play N games at once, each seat sending legal commands taken from its prompts;
+    /// finished games are replaced. Every registered game, seat count and option sample is
+    /// played in turn. Reports throughput, latency per route, statuses, games per kind.
+    Play(PlayArgs),
+    /// The tables `play` plays: kind, seat count, options (one a line).
+    Tables {
+        /// Only this game kind.
+        #[arg(long)]
+        kind: Option<String>,
+        /// Only this seat count.
+        #[arg(long)]
+        seats: Option<u8>,
+    },
+    /// Reads/s of `GET /v1/games/{id}` by concurrent clients on one started game.
+    Reads {
+        #[arg(long, default_value_t = 16)]
+        clients: usize,
+        /// Seconds.
+        #[arg(long, default_value_t = 10)]
+        duration: u64,
+    },
+    /// SSE fan-out: subscribers stream one game while moves are played; deliveries and lag.
+    Sse {
+        #[arg(long, default_value_t = 1000)]
+        subscribers: usize,
+        #[arg(long, default_value_t = 100)]
+        moves: usize,
+    },
+    /// Replay over HTTP: a game past N events, then `GET /state?at=N` timed at random N.
+    Replay {
+        #[arg(long, default_value_t = 10_000)]
+        events: u64,
+        #[arg(long, default_value_t = 200)]
+        samples: usize,
+    },
+    /// Memory: N games started, M moves played in each, the server's RSS before and after.
+    Memory {
+        #[arg(long, default_value_t = 1000)]
+        games: usize,
+        #[arg(long, default_value_t = 10)]
+        moves: usize,
+    },
+    /// One IP floods the server while another measures its latency (docs/reliability.md).
+    Flood(FloodArgs),
+}
+
+#[derive(Args)]
+struct PlayArgs {
+    /// Games played at once.
+    #[arg(long, default_value_t = 16)]
+    games: usize,
+    /// Seconds.
+    #[arg(long, default_value_t = 30)]
+    duration: u64,
+    /// Only this game kind (default: every registered game).
+    #[arg(long)]
+    kind: Option<String>,
+    /// Only this seat count (default: every seat count of each game).
+    #[arg(long)]
+    seats: Option<u8>,
+    /// Send `expected_version` with every command (a lost race is then a 409).
+    #[arg(long)]
+    expected_version: bool,
+    /// Write the id of every acknowledged command to this file, one a line (crash drills).
+    #[arg(long, value_name = "FILE")]
+    ack_log: Option<PathBuf>,
+    /// Seat 1 of every game is this user (the other seats are guests).
+    #[arg(long, value_name = "TOKEN")]
+    host_token: Option<String>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Print transport errors to stderr.
+    #[arg(long, env = "HOMESTRETCH_LOAD_DEBUG")]
+    debug: bool,
+    /// Print progress every second, even with `--json`.
+    #[arg(long, env = "HOMESTRETCH_LOAD_PROGRESS")]
+    progress: bool,
+}
+
+#[derive(Args)]
+struct FloodArgs {
+    /// The flooding address.
+    #[arg(long, default_value = "127.0.0.2")]
+    from: IpAddr,
+    /// The measuring client's address.
+    #[arg(long, default_value = "127.0.0.1")]
+    probe_from: IpAddr,
+    /// Seconds.
+    #[arg(long, default_value_t = 20)]
+    duration: u64,
+    /// Concurrent request loops.
+    #[arg(long, default_value_t = 64)]
+    workers: usize,
+    /// Event streams to hold open.
+    #[arg(long, default_value_t = 2000)]
+    streams: usize,
+    /// Idle connections to hold open.
+    #[arg(long, default_value_t = 2000)]
+    idle: usize,
+    /// Bodies sent one byte every 0.5 s.
+    #[arg(long, default_value_t = 200)]
+    slow: usize,
+    /// Only the flood (run the probe in another process).
+    #[arg(long, conflicts_with = "probe_only")]
+    no_probe: bool,
+    /// Only the probe.
+    #[arg(long)]
+    probe_only: bool,
+}
+
+fn print_json(report: &Value) {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(report).unwrap_or_default()
+    );
+}
+
+#[actix_rt::main]
+async fn main() {
+    let cli = Cli::parse();
+    let url = cli.url;
+    let failed = |what: &str| -> ! {
+        eprintln!("homestretch-load: {what}");
+        std::process::exit(1)
+    };
+    match cli.command {
+        Command::Play(a) => {
+            let config = homestretch_load::play::LoadConfig {
+                url,
+                games: a.games,
+                duration: Duration::from_secs(a.duration),
+                kind: a.kind,
+                seats: a.seats,
+                json: a.json,
+                expected_version: a.expected_version,
+                ack_log: a.ack_log,
+                host_token: a.host_token,
+                debug: a.debug,
+                progress: a.progress,
+            };
+            match homestretch_load::play::run(config).await {
+                Ok(report) if a.json => print_json(&report),
+                Ok(report) => homestretch_load::play::print_human(&report),
+                Err(e) => {
+                    eprintln!("homestretch-load: {e}");
+                    std::process::exit(2)
+                }
+            }
+        }
+        Command::Tables { kind, seats } => {
+            match homestretch_load::tables::tables(kind.as_deref(), seats) {
+                Ok(tables) => {
+                    for t in tables {
+                        println!("{} {} {}", t.kind, t.seats, t.options);
+                    }
+                }
+                Err(e) => {
+                    eprintln!("homestretch-load: {e}");
+                    std::process::exit(2)
+                }
+            }
+        }
+        Command::Reads { clients, duration } => {
+            match homestretch_load::bench::run_reads(&url, clients, Duration::from_secs(duration))
+                .await
+            {
+                Some(reads) => println!("{reads:.0}"),
+                None => failed("could not set up the read benchmark"),
+            }
+        }
+        Command::Sse { subscribers, moves } => {
+            match homestretch_load::bench::run_sse(&url, subscribers, moves).await {
+                Some(report) => print_json(&report),
+                None => failed("the SSE benchmark could not run"),
+            }
+        }
+        Command::Replay { events, samples } => {
+            match homestretch_load::bench::run_replay(&url, events, samples).await {
+                Some(report) => print_json(&report),
+                None => failed("the replay benchmark could not run"),
+            }
+        }
+        Command::Memory { games, moves } => {
+            match homestretch_load::bench::run_memory(&url, games, moves).await {
+                Some(report) => print_json(&report),
+                None => failed("the memory benchmark could not run"),
+            }
+        }
+        Command::Flood(a) => {
+            let config = homestretch_load::flood::FloodConfig {
+                url,
+                flood_from: a.from,
+                probe_from: a.probe_from,
+                duration: Duration::from_secs(a.duration),
+                workers: a.workers,
+                streams: a.streams,
+                idle_connections: a.idle,
+                slow_bodies: a.slow,
+                flood: !a.probe_only,
+                probe: !a.no_probe,
+            };
+            match homestretch_load::flood::run(config).await {
+                Some(report) => print_json(&report),
+                None => failed("the flood could not set up its game"),
+            }
+        }
+    }
+}

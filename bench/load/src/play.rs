@@ -1,0 +1,316 @@
+//! `homestretch-load play`: bot players over real HTTP against a running server. Each of N
+//! concurrent games is played by bots that only send legal commands taken from `prompts`;
+//! finished games are replaced. Every game the domain registers is played (`crate::tables`), at
+//! every seat count with every option sample of the game, in turn (or one kind with `--kind`).
+//! Reports accepted commands/s, latency per route, errors by status, conflicts, the games
+//! played and finished per kind, and the server's RSS.
+
+use crate::client::{Bot, Shared, Stats, percentile, pick, server_rss, started_game};
+use crate::tables::{Table, tables};
+use serde_json::{Value, json};
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+pub struct LoadConfig {
+    pub url: String,
+    pub games: usize,
+    pub duration: Duration,
+    /// Only this game kind (default: every game).
+    pub kind: Option<String>,
+    /// Only this seat count (default: every seat count of each game).
+    pub seats: Option<u8>,
+    pub json: bool,
+    /// Send `expected_version` with every command (conflicts become 409s instead of retries).
+    pub expected_version: bool,
+    /// Write the id of every acknowledged (200) command here, one per line (crash drills).
+    pub ack_log: Option<std::path::PathBuf>,
+    /// Seat 1 (the host) of every game is this user (spec fuzzing then acts as a player of
+    /// every game); the other seats are guests.
+    pub host_token: Option<String>,
+    /// Print transport errors to stderr.
+    pub debug: bool,
+    /// Print progress every second even with `json`.
+    pub progress: bool,
+}
+
+impl Bot {
+    /// Sets up one game and plays it to the end (or the deadline).
+    async fn play(
+        &self,
+        config: &LoadConfig,
+        table: &Table,
+        deadline: Instant,
+        seed: u64,
+    ) -> Option<()> {
+        let (id, tokens) = started_game(self, table, config.host_token.as_deref()).await?;
+        self.stats
+            .borrow_mut()
+            .by_kind
+            .entry(table.kind)
+            .or_default()
+            .started += 1;
+        let mut rng = seed | 1;
+        let mut next = |n: usize| pick(&mut rng, n);
+        let mut who = 0usize;
+        // The `next` of the last command's answer, when it is the acting seat's own.
+        let mut known: Option<Value> = None;
+        while Instant::now() < deadline {
+            let prompts = match known.take() {
+                Some(prompts) => prompts,
+                None => {
+                    let (status, prompts) = self
+                        .call_retrying(
+                            "GET /v1/games/{id}/prompts",
+                            "GET",
+                            &format!("/v1/games/{id}/prompts"),
+                            Some(&tokens[who]),
+                            None,
+                            deadline,
+                        )
+                        .await?;
+                    if status != 200 {
+                        return None;
+                    }
+                    prompts
+                }
+            };
+            let waiting: Vec<usize> = prompts["prompts"]
+                .as_array()?
+                .iter()
+                .filter_map(|p| p["seat"].as_u64())
+                .map(|s| s as usize - 1)
+                .collect();
+            if waiting.is_empty() {
+                let mut stats = self.stats.borrow_mut();
+                stats.games_finished += 1;
+                stats.by_kind.entry(table.kind).or_default().finished += 1;
+                return Some(());
+            }
+            if !waiting.contains(&who) {
+                // Ask again as a seat that must act, to get its legal commands.
+                who = waiting[next(waiting.len())];
+                continue;
+            }
+            let legal = prompts["legal"].as_array()?;
+            if legal.is_empty() {
+                who = waiting[next(waiting.len())];
+                continue;
+            }
+            let command = legal[next(legal.len())].clone();
+            let command_id = uuid::Uuid::new_v4();
+            let mut body = json!({"command_id": command_id, "command": command});
+            if config.expected_version {
+                body["expected_version"] = prompts["version"].clone();
+            }
+            let (status, answer) = self
+                .call_retrying(
+                    "POST /v1/games/{id}/commands",
+                    "POST",
+                    &format!("/v1/games/{id}/commands"),
+                    Some(&tokens[who]),
+                    Some(&body),
+                    deadline,
+                )
+                .await?;
+            match status {
+                200 => {
+                    let mut stats = self.stats.borrow_mut();
+                    stats.accepted += 1;
+                    stats.acknowledged.push(command_id);
+                    let kind = stats.by_kind.entry(table.kind).or_default();
+                    kind.accepted += 1;
+                    kind.max_version = kind
+                        .max_version
+                        .max(answer["version"].as_u64().unwrap_or(0));
+                }
+                409 => self.stats.borrow_mut().conflicts += 1,
+                _ => {}
+            }
+            // The answer says who must act now. Pick the next seat among them as before; when
+            // it is the same seat, its legal commands are in the answer: no extra request.
+            let now_waiting: Vec<usize> = answer["next"]["prompts"]
+                .as_array()
+                .map(|p| {
+                    p.iter()
+                        .filter_map(|p| p["seat"].as_u64())
+                        .map(|s| s as usize - 1)
+                        .collect()
+                })
+                .unwrap_or_default();
+            if status == 200 && !now_waiting.is_empty() {
+                let previous = who;
+                who = now_waiting[next(now_waiting.len())];
+                if who == previous {
+                    known = Some(answer["next"].clone());
+                }
+            } else {
+                who = waiting[next(waiting.len())];
+            }
+        }
+        Some(())
+    }
+}
+
+pub async fn run(config: LoadConfig) -> Result<Value, String> {
+    let tables = Rc::new(tables(config.kind.as_deref(), config.seats)?);
+    let stats: Shared = Rc::new(RefCell::new(Stats::default()));
+    let client = awc::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .finish();
+    let started = Instant::now();
+    let deadline = started + config.duration;
+    let config = Rc::new(config);
+    let mut tasks = Vec::new();
+    for g in 0..config.games {
+        let mut bot = Bot::new(&client, &config.url, &stats);
+        bot.debug = config.debug;
+        let config = config.clone();
+        let tables = tables.clone();
+        tasks.push(actix_rt::spawn(async move {
+            let mut round = 0u64;
+            while Instant::now() < deadline {
+                // Lanes take the tables in turn: every table is played as soon as there are
+                // as many lanes (or rounds) as tables.
+                let table = &tables[(g + round as usize * config.games) % tables.len()];
+                round += 1;
+                if bot
+                    .play(&config, table, deadline, (g as u64 + 1) * 7919 + round)
+                    .await
+                    .is_none()
+                {
+                    actix_rt::time::sleep(Duration::from_millis(50)).await;
+                }
+            }
+        }));
+    }
+    let progress = {
+        let stats = stats.clone();
+        let quiet = config.json && !config.progress;
+        actix_rt::spawn(async move {
+            let mut last = 0;
+            loop {
+                actix_rt::time::sleep(Duration::from_secs(1)).await;
+                let s = stats.borrow();
+                let elapsed = started.elapsed().as_secs_f64();
+                if !quiet {
+                    eprint!(
+                        "\r[{elapsed:5.1}s] accepted {} ({}/s now), conflicts {}, games finished {}, errors {}   ",
+                        s.accepted,
+                        s.accepted - last,
+                        s.conflicts,
+                        s.games_finished,
+                        s.statuses
+                            .iter()
+                            .filter(|(k, _)| **k >= 400 && **k != 409)
+                            .map(|(_, v)| v)
+                            .sum::<u64>()
+                            + s.transport_errors
+                    );
+                }
+                last = s.accepted;
+            }
+        })
+    };
+    for task in tasks {
+        let _ = task.await;
+    }
+    progress.abort();
+    eprintln!();
+    let elapsed = started.elapsed().as_secs_f64();
+    let rss = server_rss(&client, config.url.trim_end_matches('/')).await;
+    let s = stats.borrow();
+    if let Some(path) = &config.ack_log {
+        let lines: String = s.acknowledged.iter().map(|id| format!("{id}\n")).collect();
+        if let Err(error) = std::fs::write(path, lines) {
+            eprintln!("cannot write {}: {error}", path.display());
+        }
+    }
+    let mut routes = serde_json::Map::new();
+    for (route, latencies) in &s.latencies {
+        let mut sorted = latencies.clone();
+        sorted.sort_by(f64::total_cmp);
+        routes.insert(
+            route.to_string(),
+            json!({
+                "requests": sorted.len(),
+                "p50_ms": percentile(&sorted, 50.0) * 1e3,
+                "p95_ms": percentile(&sorted, 95.0) * 1e3,
+                "p99_ms": percentile(&sorted, 99.0) * 1e3,
+                "max_ms": sorted.last().copied().unwrap_or(0.0) * 1e3,
+            }),
+        );
+    }
+    let by_kind: serde_json::Map<String, Value> = s
+        .by_kind
+        .iter()
+        .map(|(kind, k)| {
+            (
+                kind.to_string(),
+                json!({
+                    "games_started": k.started,
+                    "games_finished": k.finished,
+                    "accepted_commands": k.accepted,
+                    "max_version": k.max_version,
+                }),
+            )
+        })
+        .collect();
+    Ok(json!({
+        "url": config.url,
+        "games": config.games,
+        "tables": tables.len(),
+        "by_kind": by_kind,
+        "duration_s": elapsed,
+        "accepted_commands": s.accepted,
+        "accepted_commands_per_s": s.accepted as f64 / elapsed,
+        "conflicts": s.conflicts,
+        "games_finished": s.games_finished,
+        "transport_errors": s.transport_errors,
+        "statuses": s.statuses.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
+        "routes": routes,
+        "server_rss_bytes": rss,
+    }))
+}
+
+pub fn print_human(report: &Value) {
+    println!(
+        "{} games for {:.1}s: {} accepted commands = {:.0}/s; conflicts {}; games finished {}",
+        report["games"],
+        report["duration_s"].as_f64().unwrap_or(0.0),
+        report["accepted_commands"],
+        report["accepted_commands_per_s"].as_f64().unwrap_or(0.0),
+        report["conflicts"],
+        report["games_finished"]
+    );
+    println!("statuses: {}", report["statuses"]);
+    if let Some(kinds) = report["by_kind"].as_object() {
+        for (kind, k) in kinds {
+            println!(
+                "  {kind:<14} games started {}, finished {}; accepted commands {}; deepest version {}",
+                k["games_started"], k["games_finished"], k["accepted_commands"], k["max_version"]
+            );
+        }
+    }
+    println!(
+        "{:<34} {:>9} {:>8} {:>8} {:>8} {:>8}",
+        "route", "requests", "p50 ms", "p95 ms", "p99 ms", "max ms"
+    );
+    if let Some(routes) = report["routes"].as_object() {
+        for (route, r) in routes {
+            println!(
+                "{:<34} {:>9} {:>8.2} {:>8.2} {:>8.2} {:>8.2}",
+                route,
+                r["requests"],
+                r["p50_ms"].as_f64().unwrap_or(0.0),
+                r["p95_ms"].as_f64().unwrap_or(0.0),
+                r["p99_ms"].as_f64().unwrap_or(0.0),
+                r["max_ms"].as_f64().unwrap_or(0.0)
+            );
+        }
+    }
+    match report["server_rss_bytes"].as_u64() {
+        Some(rss) => println!("server RSS: {:.1} MB", rss as f64 / 1e6),
+        None => println!("server RSS: unknown"),
+    }
+}
