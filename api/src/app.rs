@@ -1,5 +1,6 @@
 //! Building and running the HTTP server.
 
+use crate::application::GameService;
 use crate::auth::{JwtKeys, Sessions, Verified};
 use crate::error::{ApiError, PROBLEM_JSON, Problem};
 use crate::limits::{Counts, IpKey, Limits, LimitsConfig, Refusal};
@@ -15,7 +16,6 @@ use actix_web::middleware::{ErrorHandlerResponse, ErrorHandlers};
 use actix_web::{App, HttpMessage, HttpResponse, HttpServer, ResponseError, web};
 use infra::UserId;
 use infra::accounts::Accounts;
-use infra::games::GameService;
 use infra::store::Store;
 use sqlx::PgPool;
 use std::collections::HashSet;
@@ -40,13 +40,18 @@ pub struct ServerConfig {
     /// A spent refresh token sent again within this gets the same new pair.
     pub refresh_leeway: Duration,
     pub workers: Option<usize>,
+    /// The games this server hosts (`domain::registry()` unless a test hosts its own).
+    pub registry: domain::Registry,
 }
 
 #[derive(Clone)]
 struct RequestId(String);
 
 pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
-    let games = Arc::new(GameService::new(Store::new(pool.clone())));
+    let games = Arc::new(GameService::new(
+        Store::new(pool.clone()),
+        config.registry.clone(),
+    ));
     let hub = Arc::new(Hub::default());
     let sessions = Arc::new(Sessions::default());
     tokio::spawn(

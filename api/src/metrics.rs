@@ -42,7 +42,7 @@ impl Metrics {
         h.sum += seconds;
     }
 
-    pub fn render(&self, games: &infra::games::GameService, sse_clients: usize) -> String {
+    pub fn render(&self, games: &crate::application::GameService, sse_clients: usize) -> String {
         let mut out = String::new();
         out.push_str("# HELP homestretch_http_requests_total HTTP requests by route and status.\n");
         out.push_str("# TYPE homestretch_http_requests_total counter\n");

@@ -6,8 +6,8 @@ use crate::sim::SimFailure;
 use serde_json::Value;
 use std::marker::PhantomData;
 use std::ops::RangeInclusive;
-use utoipa::{PartialSchema, ToSchema};
 use utoipa::openapi::{RefOr, schema::Schema};
+use utoipa::{PartialSchema, ToSchema};
 
 /// One event as stored: its `type` tag and the whole serialized event (tag included).
 #[derive(Clone, Debug, PartialEq)]

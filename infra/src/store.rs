@@ -75,6 +75,96 @@ pub struct StoredEvent {
     pub hash: String,
 }
 
+/// The tag of the server's own log entry revealing the seed when a game ends.
+const SEED_REVEALED: &str = "server_seed_revealed";
+
+/// What a log entry records: one of the game's events, or the server's reveal of its seed
+/// (appended when a game ends). The reveal is not a game event: it is never folded into a
+/// state, and it is public (never redacted).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Entry {
+    Game,
+    SeedRevealed,
+}
+
+impl Entry {
+    /// The entry a stored `type` tag names.
+    pub fn of(kind: &str) -> Entry {
+        if kind == SEED_REVEALED {
+            Entry::SeedRevealed
+        } else {
+            Entry::Game
+        }
+    }
+
+    /// The `type` tag and payload of the seed reveal.
+    pub fn seed_reveal(server_seed: &[u8; 32]) -> (String, Value) {
+        let payload = serde_json::json!({
+            "type": SEED_REVEALED,
+            "server_seed": hex::encode(server_seed),
+        });
+        (SEED_REVEALED.to_string(), payload)
+    }
+}
+
+/// A log entry, whichever record carries it (the store's rows, an export bundle's events).
+pub trait Logged {
+    fn seq(&self) -> u64;
+    fn kind(&self) -> &str;
+    fn payload(&self) -> &Value;
+    fn schema_version(&self) -> u32;
+    fn actor(&self) -> Option<u8>;
+    fn recorded_at(&self) -> OffsetDateTime;
+    fn hash(&self) -> &str;
+    fn entry(&self) -> Entry {
+        Entry::of(self.kind())
+    }
+}
+
+impl Logged for StoredEvent {
+    fn seq(&self) -> u64 {
+        self.seq
+    }
+    fn kind(&self) -> &str {
+        &self.kind
+    }
+    fn payload(&self) -> &Value {
+        &self.payload
+    }
+    fn schema_version(&self) -> u32 {
+        self.schema_version
+    }
+    fn actor(&self) -> Option<u8> {
+        self.actor
+    }
+    fn recorded_at(&self) -> OffsetDateTime {
+        self.recorded_at
+    }
+    fn hash(&self) -> &str {
+        &self.hash
+    }
+}
+
+/// The one replay fold: applies `entries` (in log order) to `state`, skipping the seed
+/// reveal; returns the seq of the last entry seen (`None` when there was none).
+pub fn replay<'a, E: Logged + 'a>(
+    state: &mut dyn domain::AnyState,
+    entries: impl IntoIterator<Item = &'a E>,
+) -> Result<Option<u64>> {
+    let mut last = None;
+    for event in entries {
+        if event.entry() == Entry::Game {
+            state
+                .apply(event.payload(), event.schema_version())
+                .map_err(|e| {
+                    StoreError::Corrupt(format!("event {} does not replay: {e}", event.seq()))
+                })?;
+        }
+        last = Some(event.seq());
+    }
+    Ok(last)
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct StoredCommand {
     pub command_id: Uuid,

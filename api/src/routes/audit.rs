@@ -76,8 +76,8 @@ pub struct MoveAudit {
     pub events: Vec<EventOut>,
 }
 
-impl From<infra::games::MoveAudit> for MoveAudit {
-    fn from(m: infra::games::MoveAudit) -> Self {
+impl From<crate::application::MoveAudit> for MoveAudit {
+    fn from(m: crate::application::MoveAudit) -> Self {
         MoveAudit {
             seq: m.seq,
             first_seq: m.first_seq,
@@ -169,13 +169,7 @@ enum Reader {
 }
 
 async fn reader(state: &AppState, user: &AuthUser, game: GameId) -> ApiResult<Reader> {
-    let seated = state
-        .games
-        .store
-        .seats(game)
-        .await?
-        .iter()
-        .any(|s| s.user_id == user.id);
+    let seated = state.games.seated(game, user.id).await?;
     // A playing admin is a player: an arbiter never sees a game it plays in with more than its
     // seat's eyes.
     Ok(if seated {
@@ -192,7 +186,7 @@ async fn dispute_for(
     state: &AppState,
     user: &AuthUser,
     reader: Reader,
-    d: infra::disputes::Dispute,
+    d: crate::application::disputes::Dispute,
 ) -> ApiResult<DisputeOut> {
     let move_audit = state
         .games
@@ -241,7 +235,7 @@ pub async fn open_dispute(
     let move_audit = MoveAudit::from(state.games.audit_move(id, user.id, body.seq).await?);
     let move_audit =
         serde_json::to_value(&move_audit).map_err(|e| ApiError::Internal(e.to_string()))?;
-    let disputes = infra::disputes::Disputes::new(state.games.store.pool.clone());
+    let disputes = state.games.disputes();
     // Only the reader-independent part of the audit is stored (see `disputes::public_audit`).
     let dispute = disputes
         .open(id, body.seq, user.id, reason, &move_audit)
@@ -266,9 +260,7 @@ pub async fn get_dispute(
     let id: uuid::Uuid = path
         .parse()
         .map_err(|_| ApiError::NotFound("dispute not found".into()))?;
-    let dispute = infra::disputes::Disputes::new(state.games.store.pool.clone())
-        .get(id)
-        .await?;
+    let dispute = state.games.disputes().get(id).await?;
     let reader = reader(&state, &user, dispute.game_id).await?;
     if reader == Reader::Stranger {
         return Err(ApiError::Forbidden(
@@ -299,7 +291,7 @@ pub async fn resolve_dispute(
     if body.note.chars().count() > 2000 {
         return Err(ApiError::Invalid("note is at most 2000 characters".into()));
     }
-    let disputes = infra::disputes::Disputes::new(state.games.store.pool.clone());
+    let disputes = state.games.disputes();
     let game = disputes.get(id).await?.game_id;
     // No one judges a game they play in.
     if reader(&state, &user, game).await? != Reader::Arbiter {

@@ -1,5 +1,6 @@
 //! `/v1/games/*`: lobby, commands, views, prompts, the event feed, its live stream, replay.
 
+use crate::application::{CommandRequest, CreateGame, RecordedEvent};
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::routes::auth::UserInfo;
@@ -8,28 +9,21 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 use domain::{Outcome, Prompt};
 use infra::GameId;
-use infra::games::{CommandRequest, CreateGame, RecordedEvent};
 use infra::store::{GameRow, GameStatus, ListFilter, SeatRow};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
-/// Hosted games.
-#[derive(Serialize, Deserialize, ToSchema, Clone, Copy, PartialEq, Eq, Debug)]
-#[serde(rename_all = "snake_case")]
-pub enum GameKind {
-    WhiskyRace,
-    Bandits,
-    Mush,
-}
+/// Hosted games: the `kind` of a game in the server's registry. (The document lists the
+/// kinds as an enum, from the registry; the server checks a kind against its registry and
+/// refuses an unknown one with a 422 naming the known kinds.)
+#[derive(Serialize, Deserialize, ToSchema, Clone, PartialEq, Eq, Debug)]
+#[serde(transparent)]
+pub struct GameKind(pub String);
 
 impl GameKind {
-    pub fn tag(self) -> &'static str {
-        match self {
-            GameKind::WhiskyRace => "whisky_race",
-            GameKind::Bandits => "bandits",
-            GameKind::Mush => "mush",
-        }
+    pub fn tag(&self) -> &str {
+        &self.0
     }
 }
 
@@ -297,18 +291,10 @@ fn parse_id(raw: &str) -> ApiResult<GameId> {
         .map_err(|_| ApiError::NotFound("game not found".into()))
 }
 
-fn kind_of(tag: &str) -> GameKind {
-    match tag {
-        "bandits" => GameKind::Bandits,
-        "mush" => GameKind::Mush,
-        _ => GameKind::WhiskyRace,
-    }
-}
-
 fn summary(row: &GameRow, seats: &[SeatRow]) -> GameSummary {
     GameSummary {
         id: row.id.0,
-        kind: kind_of(&row.kind),
+        kind: GameKind(row.kind.clone()),
         status: row.status.into(),
         seat_count: row.seat_count,
         seats: seats
@@ -367,7 +353,7 @@ pub async fn create_game(
         .create(
             user.id,
             CreateGame {
-                kind: body.kind.tag().into(),
+                kind: body.kind.0,
                 seats: body.seats,
                 options: body.options,
                 rng_seed: body.rng_seed,
@@ -402,7 +388,10 @@ pub async fn list_games(
         }
     };
     let filter = ListFilter {
-        kind: query.kind.map(|k| k.tag().to_string()),
+        kind: match &query.kind {
+            Some(kind) => Some(state.games.known_kind(kind.tag())?.to_string()),
+            None => None,
+        },
         status: query.status.map(|s| match s {
             Status::Lobby => GameStatus::Lobby,
             Status::Active => GameStatus::Active,
@@ -412,21 +401,23 @@ pub async fn list_games(
         before,
         limit: limit + 1,
     };
-    let mut rows = state.games.store.list(&filter).await?;
+    let mut rows = state.games.list(&filter).await?;
     let more = rows.len() > limit as usize;
     rows.truncate(limit as usize);
-    let mut games = Vec::with_capacity(rows.len());
-    for row in &rows {
-        let seats = state.games.store.seats(row.id).await?;
-        games.push(summary(row, &seats));
-    }
+    let games = rows
+        .iter()
+        .map(|(row, seats)| summary(row, seats))
+        .collect();
     let next_cursor = more
-        .then(|| rows.last().map(|r| encode_cursor(r.created_at, r.id.0)))
+        .then(|| {
+            rows.last()
+                .map(|(r, _)| encode_cursor(r.created_at, r.id.0))
+        })
         .flatten();
     let mut response = HttpResponse::Ok();
     if let Some(cursor) = &next_cursor {
         let mut link = format!("/v1/games?limit={limit}&cursor={cursor}");
-        if let Some(kind) = query.kind {
+        if let Some(kind) = &query.kind {
             link += &format!("&kind={}", kind.tag());
         }
         if let Some(status) = query.status {
@@ -469,7 +460,7 @@ pub async fn join_game(
 ) -> ApiResult<HttpResponse> {
     let id = parse_id(&path)?;
     let seed = client_seed(body.0.and_then(|b| b.client_seed))?;
-    state.games.store.join(id, user.id, &seed).await?;
+    state.games.join(id, user.id, &seed).await?;
     let (row, seats) = state.games.game_row(id).await?;
     Ok(HttpResponse::Ok().json(summary(&row, &seats)))
 }
@@ -484,7 +475,7 @@ pub async fn leave_game(
     path: web::Path<String>,
 ) -> ApiResult<HttpResponse> {
     let id = parse_id(&path)?;
-    state.games.store.leave(id, user.id).await?;
+    state.games.leave(id, user.id).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -722,7 +713,7 @@ pub async fn events(
     }
     let after = int64("after", query.after.unwrap_or(0))?;
     let (last, events) = state.games.events(id, user.id, after, limit).await?;
-    let head = state.games.store.head(id).await?.0;
+    let head = state.games.head(id).await?;
     Ok(HttpResponse::Ok().json(EventsPage {
         events: events.into_iter().map(EventOut::from).collect(),
         next_after: last,
