@@ -1,6 +1,25 @@
 use super::*;
+use domain::Rejection;
+use std::sync::atomic::Ordering;
+
+type Decided = (Vec<domain::EventData>, Box<dyn AnyState>);
+
+/// The rules' answer to `command` from `seat`, drawing the command's own dice (keyed by the
+/// version it applies to). A finished game still goes through `decide`, which refuses with
+/// the game's own end-of-game rule (WR-132, …).
+fn decide(
+    loaded: &Loaded,
+    seat: Seat,
+    command: &Value,
+) -> Result<std::result::Result<Decided, Rejection>> {
+    let seeds = loaded.client_seeds();
+    let mut rng = ChaChaRng::for_command(&loaded.row.server_seed, &seeds, loaded.version);
+    guarded(|| loaded.state.decide_next(seat, command, &mut rng))
+}
 
 impl GameService {
+    /// A player's command: load (cache) → authorize seat → decide → append → answer, under
+    /// the game's one lock. A command to a cached game reads nothing before its append.
     pub async fn command(
         &self,
         id: GameId,
@@ -14,81 +33,77 @@ impl GameService {
         for _attempt in 0..=MAX_RETRIES {
             self.ensure_fresh(id, &mut guard, known_head).await?;
             let loaded = guard.as_mut().expect("loaded");
-            let Some(seat) = loaded.seat_of(user) else {
-                return Err(StoreError::Forbidden(
-                    "you have no seat in this game".into(),
-                ));
-            };
-            if let Some(expected) = request.expected_version
-                && expected != loaded.version
-            {
-                if expected < loaded.version {
-                    // A stale version, unless this is a repeat of an accepted command.
-                    if let Some(answer) = self.repeat(loaded, user, &request).await? {
-                        return Ok(answer);
-                    }
-                    self.counters
-                        .conflicts
-                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    return Err(StoreError::Conflict {
-                        current: loaded.version,
-                    });
-                }
+            let seat = loaded
+                .seat_of(user)
+                .ok_or_else(|| StoreError::Forbidden("you have no seat in this game".into()))?;
+            match request.expected_version {
                 // The client has seen a newer version than our cache: catch up and re-check.
-                known_head = Some(expected);
-                continue;
+                Some(expected) if expected > loaded.version => {
+                    known_head = Some(expected);
+                    continue;
+                }
+                Some(expected) if expected < loaded.version => {
+                    let stale = StoreError::Conflict {
+                        current: loaded.version,
+                    };
+                    return self.refuse(loaded, user, &request, stale).await;
+                }
+                _ => {}
             }
-            // A finished game still goes through `decide`, which refuses with the game's own
-            // end-of-game rule (WR-132, …).
-            let mut rng = ChaChaRng::for_command(
-                &loaded.row.server_seed,
-                &loaded.client_seeds(),
-                loaded.version,
-            );
-            let decided = guarded(|| loaded.state.decide_next(seat, &request.command, &mut rng))?;
-            let (events, next) = match decided {
+            let (events, next) = match decide(loaded, seat, &request.command)? {
                 Ok(decided) => decided,
                 Err(rejection) => {
-                    if let Some(answer) = self.repeat(loaded, user, &request).await? {
-                        return Ok(answer);
-                    }
-                    self.counters
-                        .rejections
-                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    return Err(StoreError::Rejected(rejection));
+                    let rejected = StoreError::Rejected(rejection);
+                    return self.refuse(loaded, user, &request, rejected).await;
                 }
             };
-            match self
+            let (command_id, command) = (request.command_id, &request.command);
+            let appended = self
                 .append_decided(
                     loaded,
                     user,
                     Some(seat),
-                    request.command_id,
-                    &request.command,
+                    command_id,
+                    command,
                     events,
                     Some(next),
-                    GameStatus::Active,
                 )
-                .await?
-            {
+                .await?;
+            match appended {
                 Ok(answer) => return Ok(answer),
+                // Lost a race: a client that named its version is told; otherwise decide again.
+                Err(current) if request.expected_version.is_some() => {
+                    let lost = StoreError::Conflict { current };
+                    return self.refuse(loaded, user, &request, lost).await;
+                }
                 Err(current) => {
-                    self.counters
-                        .conflicts
-                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    if request.expected_version.is_some() {
-                        if let Some(answer) = self.repeat(loaded, user, &request).await? {
-                            return Ok(answer);
-                        }
-                        return Err(StoreError::Conflict { current });
-                    }
+                    self.counters.conflicts.fetch_add(1, Ordering::Relaxed);
                     known_head = Some(current);
                 }
             }
         }
-        Err(StoreError::Conflict {
-            current: guard.as_ref().map(|l| l.version).unwrap_or(0),
-        })
+        let current = guard.as_ref().map(|l| l.version).unwrap_or(0);
+        Err(StoreError::Conflict { current })
+    }
+
+    /// `refusal`, unless the command is a repeat of one the caller had accepted (then its
+    /// first answer). Counted in the metrics.
+    async fn refuse(
+        &self,
+        loaded: &Loaded,
+        user: UserId,
+        request: &CommandRequest,
+        refusal: StoreError,
+    ) -> Result<CommandAnswer> {
+        if let Some(answer) = self.repeat(loaded, user, request).await? {
+            return Ok(answer);
+        }
+        let counter = match refusal {
+            StoreError::Rejected(_) => &self.counters.rejections,
+            _ => &self.counters.conflicts,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        Err(refusal)
     }
 
     /// The first answer to a command id the caller already sent and had accepted; 422 when
@@ -152,7 +167,6 @@ impl GameService {
         command: &Value,
         events: Vec<domain::EventData>,
         next: Option<Box<dyn AnyState>>,
-        running: GameStatus,
     ) -> Result<std::result::Result<CommandAnswer, u64>> {
         // The state after the events (computed by `decide_next`, or applied here to a copy):
         // we need its outcome to know whether to reveal the seed.
@@ -201,7 +215,7 @@ impl GameService {
         let status = if outcome.is_some() {
             GameStatus::Finished
         } else {
-            running
+            GameStatus::Active
         };
         let result = self
             .store

@@ -99,7 +99,6 @@ impl GameService {
                 &json!({"type": "start"}),
                 events,
                 None,
-                GameStatus::Active,
             )
             .await?;
         match answer {
