@@ -450,45 +450,33 @@ impl Store {
     }
 
     pub async fn list(&self, filter: &ListFilter) -> Result<Vec<GameRow>> {
-        let mut sql = format!("SELECT {GAME_COLUMNS} FROM games g WHERE true");
-        let mut n = 0;
-        let mut arg = || {
-            n += 1;
-            format!("${n}")
-        };
-        if filter.kind.is_some() {
-            sql += &format!(" AND kind = {}", arg());
-        }
-        if filter.status.is_some() {
-            sql += &format!(" AND status = {}", arg());
-        }
-        if filter.member.is_some() {
-            sql += &format!(
-                " AND EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.user_id = {})",
-                arg()
-            );
-        }
-        if filter.before.is_some() {
-            let (a, b) = (arg(), arg());
-            sql += &format!(" AND (created_at, id) < ({a}, {b})");
-        }
-        sql += &format!(" ORDER BY created_at DESC, id DESC LIMIT {}", arg());
-        // Only static fragments and placeholder numbers are interpolated; values are bound.
-        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+        let mut query = sqlx::QueryBuilder::<sqlx::Postgres>::new(format!(
+            "SELECT {GAME_COLUMNS} FROM games g WHERE true"
+        ));
         if let Some(kind) = &filter.kind {
-            query = query.bind(kind);
+            query.push(" AND kind = ").push_bind(kind);
         }
         if let Some(status) = filter.status {
-            query = query.bind(status.as_str());
+            query.push(" AND status = ").push_bind(status.as_str());
         }
         if let Some(member) = filter.member {
-            query = query.bind(member.0);
+            query
+                .push(" AND EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.user_id = ")
+                .push_bind(member.0)
+                .push(")");
         }
         if let Some((at, id)) = filter.before {
-            query = query.bind(at).bind(id);
+            query
+                .push(" AND (created_at, id) < (")
+                .push_bind(at)
+                .push(", ")
+                .push_bind(id)
+                .push(")");
         }
-        query = query.bind(i64::from(filter.limit));
-        let rows = query.fetch_all(&self.pool).await?;
+        query
+            .push(" ORDER BY created_at DESC, id DESC LIMIT ")
+            .push_bind(i64::from(filter.limit));
+        let rows = query.build().fetch_all(&self.pool).await?;
         rows.iter().map(game_from_row).collect()
     }
 

@@ -153,6 +153,7 @@ impl GameService {
                 .filter_map(|e| loaded.redact(e, viewer))
                 .collect(),
             replayed: true,
+            next: guarded(|| loaded.prompts_for(user))?,
         })
     }
 
@@ -280,6 +281,7 @@ impl GameService {
                     version,
                     events,
                     replayed: false,
+                    next: guarded(|| loaded.prompts_for(user))?,
                 }))
             }
             AppendResult::Duplicate {

@@ -71,6 +71,14 @@ impl Loaded {
                 .unwrap_or(Viewer::Spectator)
         }
     }
+    /// The version, who must or may act now, and `user`'s legal commands.
+    pub fn prompts_for(&self, user: UserId) -> (u64, Vec<Prompt>, Vec<Value>) {
+        let legal = match self.seat_of(user) {
+            Some(seat) if !self.finished => self.state.legal(seat),
+            _ => Vec::new(),
+        };
+        (self.version, self.state.prompts(), legal)
+    }
     fn client_seeds(&self) -> Vec<String> {
         self.seats.iter().map(|s| s.client_seed.clone()).collect()
     }
@@ -129,6 +137,9 @@ pub struct CommandAnswer {
     pub events: Vec<RecordedEvent>,
     /// True when this was a repeat of an accepted command id.
     pub replayed: bool,
+    /// After the command: the version, who must or may act, the caller's legal commands
+    /// (computed under the command's lock: no second lock, no re-read).
+    pub next: (u64, Vec<Prompt>, Vec<Value>),
 }
 
 pub struct CreateGame {

@@ -7,14 +7,7 @@ impl GameService {
         id: GameId,
         user: UserId,
     ) -> Result<(u64, Vec<Prompt>, Vec<Value>)> {
-        self.with_game(id, |loaded| {
-            let legal = match loaded.seat_of(user) {
-                Some(seat) if !loaded.finished => loaded.state.legal(seat),
-                _ => Vec::new(),
-            };
-            (loaded.version, loaded.state.prompts(), legal)
-        })
-        .await
+        self.with_game(id, |loaded| loaded.prompts_for(user)).await
     }
 
     /// Events after `after`, as `user` may see them.

@@ -3,6 +3,7 @@
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::routes::games::EventOut;
+use crate::routes::{GamePath, parse_game_id};
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, post, web};
 use infra::GameId;
@@ -10,11 +11,6 @@ use infra::audit::{AuditReport, Bundle, Check};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
-
-fn parse_id(raw: &str) -> ApiResult<GameId> {
-    raw.parse()
-        .map_err(|_| ApiError::NotFound("game not found".into()))
-}
 
 /// The self-contained record of a game: options, rules-engine version, seed commitment, client
 /// seeds, every command with its sender and time, every event with its hash, and (after the
@@ -25,9 +21,8 @@ fn parse_id(raw: &str) -> ApiResult<GameId> {
 pub async fn export(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    GamePath(id): GamePath,
 ) -> ApiResult<HttpResponse> {
-    let id = parse_id(&path)?;
     let bundle = state.games.export(id, user.id).await?;
     Ok(HttpResponse::Ok()
         .insert_header((
@@ -45,9 +40,8 @@ pub async fn export(
 pub async fn audit(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    GamePath(id): GamePath,
 ) -> ApiResult<HttpResponse> {
-    let id = parse_id(&path)?;
     Ok(HttpResponse::Ok().json(state.games.audit(id, user.id).await?))
 }
 
@@ -106,7 +100,7 @@ pub async fn audit_move(
     path: web::Path<(String, u64)>,
 ) -> ApiResult<HttpResponse> {
     let (id, seq) = path.into_inner();
-    let id = parse_id(&id)?;
+    let id = parse_game_id(&id)?;
     Ok(HttpResponse::Ok().json(MoveAudit::from(
         state.games.audit_move(id, user.id, seq).await?,
     )))
@@ -217,10 +211,9 @@ async fn dispute_for(
 pub async fn open_dispute(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    GamePath(id): GamePath,
     body: web::Json<OpenDispute>,
 ) -> ApiResult<HttpResponse> {
-    let id = parse_id(&path)?;
     let reason = body.reason.trim();
     if reason.is_empty() || reason.chars().count() > 2000 {
         return Err(ApiError::Invalid(

@@ -3,12 +3,12 @@
 use crate::application::{CommandRequest, CreateGame, RecordedEvent};
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, Problem};
+use crate::routes::GamePath;
 use crate::routes::auth::UserInfo;
 use crate::state::AppState;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 use domain::{Outcome, Prompt};
-use infra::GameId;
 use infra::store::{GameRow, GameStatus, ListFilter, SeatRow};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -286,11 +286,6 @@ pub(crate) fn int64(name: &str, value: u64) -> ApiResult<u64> {
     Ok(value)
 }
 
-fn parse_id(raw: &str) -> ApiResult<GameId> {
-    raw.parse()
-        .map_err(|_| ApiError::NotFound("game not found".into()))
-}
-
 fn summary(row: &GameRow, seats: &[SeatRow]) -> GameSummary {
     GameSummary {
         id: row.id.0,
@@ -455,10 +450,9 @@ fn decode_cursor(cursor: &str) -> Option<(time::OffsetDateTime, uuid::Uuid)> {
 pub async fn join_game(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    GamePath(id): GamePath,
     body: OptionalJson<JoinRequest>,
 ) -> ApiResult<HttpResponse> {
-    let id = parse_id(&path)?;
     let seed = client_seed(body.0.and_then(|b| b.client_seed))?;
     state.games.join(id, user.id, &seed).await?;
     let (row, seats) = state.games.game_row(id).await?;
@@ -472,9 +466,8 @@ pub async fn join_game(
 pub async fn leave_game(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    GamePath(id): GamePath,
 ) -> ApiResult<HttpResponse> {
-    let id = parse_id(&path)?;
     state.games.leave(id, user.id).await?;
     Ok(HttpResponse::NoContent().finish())
 }
@@ -488,14 +481,13 @@ pub async fn leave_game(
 pub async fn start_game(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    GamePath(id): GamePath,
     req: HttpRequest,
 ) -> ApiResult<HttpResponse> {
-    let id = parse_id(&path)?;
     // Starting is idempotent per Idempotency-Key; without one, per game.
     let command_id = idempotency_key(&req)?.unwrap_or_else(|| uuid::Uuid::new_v5(&id.0, b"start"));
     let answer = state.games.start(id, user.id, command_id).await?;
-    let next = next_prompts(&state, id, user.id).await?;
+    let next = next_prompts(answer.next);
     Ok(HttpResponse::Ok()
         .insert_header((header::ETAG, format!("\"{}\"", answer.version)))
         .json(CommandResponse {
@@ -541,10 +533,9 @@ fn if_match(req: &HttpRequest) -> ApiResult<Option<u64>> {
 pub async fn get_game(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    GamePath(id): GamePath,
     req: HttpRequest,
 ) -> ApiResult<HttpResponse> {
-    let id = parse_id(&path)?;
     // A started game is served from the cache (no database round trip while the listener is
     // connected); a lobby from the database.
     let cached = state
@@ -605,9 +596,8 @@ pub async fn get_game(
 pub async fn prompts(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    GamePath(id): GamePath,
 ) -> ApiResult<HttpResponse> {
-    let id = parse_id(&path)?;
     let (version, prompts, legal) = state.games.prompts(id, user.id).await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::ETAG, format!("\"{version}\"")))
@@ -629,11 +619,10 @@ pub async fn prompts(
 pub async fn send_command(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    GamePath(id): GamePath,
     req: HttpRequest,
     body: web::Json<CommandBody>,
 ) -> ApiResult<HttpResponse> {
-    let id = parse_id(&path)?;
     let body = body.into_inner();
     if !body.command.is_object() {
         return Err(ApiError::Invalid(
@@ -672,7 +661,7 @@ pub async fn send_command(
             },
         )
         .await?;
-    let next = next_prompts(&state, id, user.id).await?;
+    let next = next_prompts(answer.next);
     Ok(HttpResponse::Ok()
         .insert_header((header::ETAG, format!("\"{}\"", answer.version)))
         .json(CommandResponse {
@@ -683,17 +672,12 @@ pub async fn send_command(
 }
 
 /// The prompts and the caller's legal commands now (served from the cache).
-async fn next_prompts(
-    state: &AppState,
-    id: GameId,
-    user: infra::UserId,
-) -> ApiResult<PromptsResponse> {
-    let (version, waiting, legal) = state.games.prompts(id, user).await?;
-    Ok(PromptsResponse {
+fn next_prompts((version, waiting, legal): (u64, Vec<Prompt>, Vec<Value>)) -> PromptsResponse {
+    PromptsResponse {
         version,
         prompts: waiting,
         legal,
-    })
+    }
 }
 
 /// The event log as the caller may see it (hidden events are left out; `seq` stays global).
@@ -703,10 +687,9 @@ async fn next_prompts(
 pub async fn events(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    GamePath(id): GamePath,
     query: web::Query<EventsQuery>,
 ) -> ApiResult<HttpResponse> {
-    let id = parse_id(&path)?;
     let limit = query.limit.unwrap_or(100);
     if !(1..=1000).contains(&limit) {
         return Err(ApiError::Invalid("limit must be between 1 and 1000".into()));
@@ -729,10 +712,9 @@ pub async fn events(
 pub async fn state_at(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    GamePath(id): GamePath,
     query: web::Query<AtQuery>,
 ) -> ApiResult<HttpResponse> {
-    let id = parse_id(&path)?;
     let (version, view) = state
         .games
         .view_at(id, user.id, int64("at", query.at)?)
@@ -751,10 +733,9 @@ pub async fn state_at(
 pub async fn stream(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    GamePath(id): GamePath,
     req: HttpRequest,
 ) -> ApiResult<HttpResponse> {
-    let id = parse_id(&path)?;
     let after = match req.headers().get("last-event-id") {
         Some(v) => v
             .to_str()
