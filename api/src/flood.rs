@@ -82,7 +82,7 @@ async fn probe_game(client: &awc::Client, url: &str) -> Option<(String, String)>
     let mut res = client
         .post(format!("{url}/v1/games"))
         .bearer_auth(&tokens[0])
-        .send_json(&json!({"kind": "whisky_race", "seats": 3}))
+        .send_json(&lobby())
         .await
         .ok()?;
     let game: Value = res.json().await.ok()?;
@@ -171,9 +171,7 @@ pub async fn run(config: FloodConfig) -> Option<Value> {
                     ),
                 };
                 let sent = if what == "create game" {
-                    request
-                        .send_json(&json!({"kind": "whisky_race", "seats": 3}))
-                        .await
+                    request.send_json(&lobby()).await
                 } else {
                     request.send().await
                 };
@@ -340,4 +338,9 @@ fn status_of(head: &[u8]) -> u16 {
         .and_then(|t| t.split_whitespace().nth(1))
         .and_then(|s| s.parse().ok())
         .unwrap_or(0)
+}
+
+/// The lobby the flood opens: the first hosted game, three seats (any hosted game seats three).
+fn lobby() -> Value {
+    json!({"kind": domain::games()[0].kind(), "seats": 3})
 }

@@ -409,13 +409,13 @@ mod tests {
     /// A tiny game whose event `added` was `{"n": …}` in schema 1 and is `{"amount": …}` now.
     struct Counter;
 
-    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
     #[serde(tag = "type", rename_all = "snake_case")]
     enum Event {
         Added { amount: u32 },
     }
 
-    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
     #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
     enum Command {
         Add {
