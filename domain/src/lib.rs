@@ -106,3 +106,38 @@ pub fn simulate(kind: &str, games: u64, seed: u64) -> Result<serde_json::Value, 
         .map_err(|e| e.to_string())?
         .simulate(games, seed)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_kind_names_every_known_kind() {
+        let registry = registry();
+        let error = registry.find("chess").map(|g| g.kind()).unwrap_err();
+        assert_eq!(error.known, registry.kinds());
+        for kind in registry.kinds() {
+            assert!(error.to_string().contains(kind), "{error}");
+            assert_eq!(registry.find(kind).map(|g| g.kind()), Ok(kind));
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "two games are registered as")]
+    fn a_kind_is_registered_once() {
+        let _ = registry().with(games()[0]);
+    }
+
+    #[test]
+    fn every_default_game_documents_its_four_wire_types() {
+        for game in registry().games() {
+            let roles: Vec<&str> = game.schemas().roles.iter().map(|(r, _)| *r).collect();
+            assert_eq!(
+                roles,
+                ["Command", "Event", "Options", "View"],
+                "{}",
+                game.kind()
+            );
+        }
+    }
+}
