@@ -1,5 +1,6 @@
 //! Building and running the HTTP server.
 
+use crate::application::GameService;
 use crate::auth::{JwtKeys, Sessions, Verified};
 use crate::error::{ApiError, PROBLEM_JSON, Problem};
 use crate::limits::{Counts, IpKey, Limits, LimitsConfig, Refusal};
@@ -15,7 +16,6 @@ use actix_web::middleware::{ErrorHandlerResponse, ErrorHandlers};
 use actix_web::{App, HttpMessage, HttpResponse, HttpServer, ResponseError, web};
 use infra::UserId;
 use infra::accounts::Accounts;
-use infra::games::GameService;
 use infra::store::Store;
 use sqlx::PgPool;
 use std::collections::HashSet;
@@ -40,13 +40,18 @@ pub struct ServerConfig {
     /// A spent refresh token sent again within this gets the same new pair.
     pub refresh_leeway: Duration,
     pub workers: Option<usize>,
+    /// The games this server hosts (`domain::registry()` unless a test hosts its own).
+    pub registry: domain::Registry,
 }
 
 #[derive(Clone)]
 struct RequestId(String);
 
 pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
-    let games = Arc::new(GameService::new(Store::new(pool.clone())));
+    let games = Arc::new(GameService::new(
+        Store::new(pool.clone()),
+        config.registry.clone(),
+    ));
     let hub = Arc::new(Hub::default());
     let sessions = Arc::new(Sessions::default());
     tokio::spawn(
@@ -410,21 +415,18 @@ async fn unmatched(req: actix_web::HttpRequest) -> HttpResponse {
     }
     let mut response = HttpResponse::MethodNotAllowed();
     response.insert_header((header::ALLOW, allowed.join(", ")));
-    response.insert_header((header::CONTENT_TYPE, PROBLEM_JSON));
-    let problem = Problem {
-        kind: "/problems/method-not-allowed".into(),
-        title: "Method not allowed".into(),
-        status: 405,
-        detail: format!(
-            "{} is not allowed here; allowed: {}",
-            req.method(),
-            allowed.join(", ")
-        ),
-        rule: None,
-        current_version: None,
-        instance: None,
-    };
-    response.body(serde_json::to_string(&problem).unwrap_or_default())
+    let detail = format!(
+        "{} is not allowed here; allowed: {}",
+        req.method(),
+        allowed.join(", ")
+    );
+    Problem::new(
+        actix_web::http::StatusCode::METHOD_NOT_ALLOWED,
+        "method-not-allowed",
+        "Method not allowed",
+        detail,
+    )
+    .respond(response)
 }
 
 fn json_error(err: actix_web::error::JsonPayloadError) -> ApiError {
@@ -466,14 +468,10 @@ fn ensure_problem_json<B: MessageBody + 'static>(
         s if s >= 500 => ("internal", "Internal error"),
         _ => ("bad-request", "Bad request"),
     };
+    let detail = status.canonical_reason().unwrap_or("error");
     let problem = Problem {
-        kind: format!("/problems/{slug}"),
-        title: title.into(),
-        status: status.as_u16(),
-        detail: status.canonical_reason().unwrap_or("error").to_string(),
-        rule: None,
-        current_version: None,
         instance: request_id,
+        ..Problem::new(status, slug, title, detail)
     };
     let (req, old) = res.into_parts();
     let mut response = HttpResponse::build(status);
@@ -482,8 +480,7 @@ fn ensure_problem_json<B: MessageBody + 'static>(
             response.insert_header((name.clone(), value.clone()));
         }
     }
-    response.insert_header((header::CONTENT_TYPE, PROBLEM_JSON));
-    let response = response.body(serde_json::to_string(&problem).unwrap_or_default());
+    let response = problem.respond(response);
     Ok(ErrorHandlerResponse::Response(
         ServiceResponse::new(req, response).map_into_right_body(),
     ))

@@ -285,6 +285,6 @@ pub fn verify_password(password: &str, phc: &str) -> bool {
 /// A new opaque refresh token (256 random bits, URL-safe).
 pub fn new_refresh_token() -> String {
     let mut bytes = [0u8; 32];
-    infra::games::fill_random(&mut bytes);
+    infra::random::fill_random(&mut bytes);
     hex::encode(bytes)
 }

@@ -418,7 +418,7 @@ fn jwt_secret(settings: &Settings) -> Result<Vec<u8>, CliError> {
         return Ok(secret);
     }
     let mut bytes = [0u8; 32];
-    infra::games::fill_random(&mut bytes);
+    infra::random::fill_random(&mut bytes);
     let secret = hex::encode(bytes).into_bytes();
     std::fs::write(&path, &secret)?;
     use std::os::unix::fs::PermissionsExt;
@@ -446,6 +446,7 @@ pub fn server_config(settings: &Settings) -> Result<ServerConfig, CliError> {
         limits,
         refresh_leeway,
         workers: None,
+        registry: domain::registry(),
     })
 }
 
@@ -597,10 +598,13 @@ async fn snapshots_verify(settings: &Settings) -> Result<(), CliError> {
     let result = async {
         let pool = infra::db::connect(&url, 2).await?;
         infra::db::migrate(&pool).await?;
-        let games = infra::games::GameService::new(infra::store::Store::new(pool.clone()));
+        let games = crate::application::GameService::new(
+            infra::store::Store::new(pool.clone()),
+            domain::registry(),
+        );
         let checked = async {
             let (mut checked, mut bad, mut count) = (0, Vec::new(), 0);
-            for id in games.store.started_games().await? {
+            for id in games.started_games().await? {
                 let (n, wrong) = games.check_snapshots(id).await?;
                 checked += n;
                 count += 1;

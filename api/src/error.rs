@@ -33,6 +33,28 @@ pub struct Problem {
     pub instance: Option<String>,
 }
 
+impl Problem {
+    /// A problem of kind `/problems/{slug}` (no rule, version or request id).
+    pub fn new(status: StatusCode, slug: &str, title: &str, detail: impl Into<String>) -> Self {
+        Problem {
+            kind: format!("/problems/{slug}"),
+            title: title.into(),
+            status: status.as_u16(),
+            detail: detail.into(),
+            rule: None,
+            current_version: None,
+            instance: None,
+        }
+    }
+
+    /// The one place a problem+json answer is built: `response` (status and any other
+    /// headers already set) with this problem as its body.
+    pub fn respond(&self, mut response: actix_web::HttpResponseBuilder) -> HttpResponse {
+        response.insert_header((header::CONTENT_TYPE, PROBLEM_JSON));
+        response.body(serde_json::to_string(self).unwrap_or_default())
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
     #[error("{0}")]
@@ -92,10 +114,6 @@ impl ApiError {
             other => other.to_string(),
         };
         Problem {
-            kind: format!("/problems/{slug}"),
-            title: title.into(),
-            status: self.status_code().as_u16(),
-            detail,
             rule: match self {
                 ApiError::Rule { rule, .. } => Some(rule.clone()),
                 _ => None,
@@ -104,7 +122,7 @@ impl ApiError {
                 ApiError::Conflict { current } => Some(*current),
                 _ => None,
             },
-            instance: None,
+            ..Problem::new(self.status_code(), slug, title, detail)
         }
     }
 }
@@ -132,7 +150,6 @@ impl ResponseError for ApiError {
             tracing::error!(%detail, "internal error");
         }
         let mut response = HttpResponse::build(self.status_code());
-        response.insert_header((header::CONTENT_TYPE, PROBLEM_JSON));
         match self {
             ApiError::Unauthorized(_) => {
                 response.insert_header((
@@ -152,7 +169,7 @@ impl ResponseError for ApiError {
             }
             _ => {}
         }
-        response.body(serde_json::to_string(&self.problem()).unwrap_or_default())
+        self.problem().respond(response)
     }
 }
 

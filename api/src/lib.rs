@@ -1,6 +1,8 @@
-//! The Homestretch HTTP API: thin handlers over the application services of `infra`.
+//! The Homestretch server: HTTP (`routes`), the application layer (`application`: the use
+//! cases between HTTP and the PostgreSQL adapter of `infra`), the CLI and the load tool.
 
 pub mod app;
+pub mod application;
 pub mod auth;
 pub mod cli;
 pub mod error;

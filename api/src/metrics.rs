@@ -65,7 +65,7 @@ impl Metrics {
 
     /// The scrape: a registry of this scrape's values (the families are shared handles; the
     /// service's counters and gauges are read now), as OpenMetrics text.
-    pub fn render(&self, games: &infra::games::GameService, sse_clients: usize) -> String {
+    pub fn render(&self, games: &crate::application::GameService, sse_clients: usize) -> String {
         let mut registry = Registry::default();
         // Counter names get their `_total` suffix from the encoder.
         registry.register(

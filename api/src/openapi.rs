@@ -5,7 +5,7 @@ use crate::routes::{audit, auth, games, ops};
 use std::sync::OnceLock;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{RefOr, schema::Schema};
-use utoipa::{Modify, OpenApi, ToSchema};
+use utoipa::{Modify, OpenApi};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -133,31 +133,40 @@ struct GameSchemas;
 /// dependencies, renamed with the prefix when another game already uses the name for another
 /// type (two games both have a `PlayerView`, say), with every `$ref` rewritten to match.
 struct GameSet {
-    prefix: &'static str,
+    prefix: String,
     schemas: Vec<(String, serde_json::Value)>,
     dependencies: Vec<(String, serde_json::Value)>,
 }
 
 impl GameSet {
-    fn new(prefix: &'static str) -> Self {
-        GameSet {
-            prefix,
-            schemas: Vec::new(),
-            dependencies: Vec::new(),
-        }
-    }
-    fn with<T: ToSchema>(mut self, suffix: &str) -> Self {
+    /// A game's set, prefixed with its kind in CamelCase (`whisky_race` → `WhiskyRace`).
+    fn of(game: &dyn domain::AnyGame) -> Self {
+        let prefix: String = game
+            .kind()
+            .split('_')
+            .map(|word| {
+                let mut chars = word.chars();
+                chars
+                    .next()
+                    .map(|first| first.to_uppercase().chain(chars).collect::<String>())
+                    .unwrap_or_default()
+            })
+            .collect();
         let json = |s: &RefOr<Schema>| serde_json::to_value(s).expect("schemas serialize");
-        self.schemas
-            .push((format!("{}{suffix}", self.prefix), json(&T::schema())));
-        let mut dependencies = Vec::new();
-        T::schemas(&mut dependencies);
-        for (name, schema) in dependencies {
-            if !self.dependencies.iter().any(|(n, _)| *n == name) {
-                self.dependencies.push((name, json(&schema)));
-            }
+        let schemas = game.schemas();
+        GameSet {
+            schemas: schemas
+                .roles
+                .iter()
+                .map(|(role, schema)| (format!("{prefix}{role}"), json(schema)))
+                .collect(),
+            dependencies: schemas
+                .dependencies
+                .iter()
+                .map(|(name, schema)| (name.clone(), json(schema)))
+                .collect(),
+            prefix,
         }
-        self
     }
     fn install(self, openapi: &mut utoipa::openapi::OpenApi) {
         let components = openapi.components.get_or_insert_with(Default::default);
@@ -213,26 +222,25 @@ fn rewrite_refs(value: &mut serde_json::Value, renames: &[(String, String)]) {
 }
 
 impl Modify for GameSchemas {
+    /// The registered games' schemas, and `GameKind` as the enum of their kinds.
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        use domain::{bandits as b, mush as m, whisky_race as w};
-        GameSet::new("WhiskyRace")
-            .with::<w::Command>("Command")
-            .with::<w::Event>("Event")
-            .with::<w::Options>("Options")
-            .with::<w::View>("View")
-            .install(openapi);
-        GameSet::new("Bandits")
-            .with::<b::Command>("Command")
-            .with::<b::Event>("Event")
-            .with::<b::Options>("Options")
-            .with::<b::View>("View")
-            .install(openapi);
-        GameSet::new("Mush")
-            .with::<m::Command>("Command")
-            .with::<m::Event>("Event")
-            .with::<m::Options>("Options")
-            .with::<m::View>("View")
-            .install(openapi);
+        let registry = domain::registry();
+        for game in registry.games() {
+            GameSet::of(*game).install(openapi);
+        }
+        let kinds = serde_json::json!({
+            "type": "string",
+            "description": "Hosted games.",
+            "enum": registry.kinds(),
+        });
+        openapi
+            .components
+            .get_or_insert_with(Default::default)
+            .schemas
+            .insert(
+                "GameKind".into(),
+                serde_json::from_value(kinds).expect("the kind enum is a schema"),
+            );
     }
 }
 

@@ -84,7 +84,7 @@ impl Hub {
     pub async fn listen(
         self: std::sync::Arc<Self>,
         pool: PgPool,
-        games: std::sync::Arc<infra::games::GameService>,
+        games: std::sync::Arc<crate::application::GameService>,
         sessions: std::sync::Arc<crate::auth::Sessions>,
     ) {
         use infra::accounts::REVOKED_CHANNEL;

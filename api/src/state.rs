@@ -1,12 +1,12 @@
 //! Shared application state handed to every handler.
 
+use crate::application::GameService;
 use crate::auth::{JwtKeys, Sessions};
 use crate::limits::Limits;
 use crate::metrics::Metrics;
 use crate::sse::Hub;
 use infra::UserId;
 use infra::accounts::Accounts;
-use infra::games::GameService;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;

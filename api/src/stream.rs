@@ -5,7 +5,7 @@ use crate::routes::games::EventOut;
 use crate::state::AppState;
 use actix_web::web::Bytes;
 use futures_util::Stream;
-use infra::games::SEED_REVEALED;
+use infra::store::Entry;
 use infra::{GameId, UserId};
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -63,7 +63,7 @@ pub fn event_stream(
                         c.must_fetch = last > c.after && events.len() == 500;
                         c.after = last;
                         for event in events {
-                            if event.kind == SEED_REVEALED {
+                            if Entry::of(&event.kind) == Entry::SeedRevealed {
                                 c.finished = true;
                             }
                             let out = EventOut::from(event);

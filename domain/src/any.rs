@@ -2,9 +2,12 @@
 //! them through [`AnyGame`] / [`AnyState`], implemented once for every [`Game`].
 
 use crate::engine::{Game, Outcome, Prompt, Redacted, Rng, RuleViolation, Seat, Viewer};
+use crate::sim::SimFailure;
 use serde_json::Value;
 use std::marker::PhantomData;
 use std::ops::RangeInclusive;
+use utoipa::openapi::{RefOr, schema::Schema};
+use utoipa::{PartialSchema, ToSchema};
 
 /// One event as stored: its `type` tag and the whole serialized event (tag included).
 #[derive(Clone, Debug, PartialEq)]
@@ -32,6 +35,18 @@ pub enum WireType {
     Options,
 }
 
+/// A game's wire types as OpenAPI schemas, so the server documents a game it does not know by
+/// name: its commands, events, options and views by role, and every schema they refer to.
+pub struct GameSchemas {
+    /// `("Command", …)`, `("Event", …)`, `("Options", …)`, `("View", …)`.
+    pub roles: Vec<(&'static str, RefOr<Schema>)>,
+    /// The schemas the four refer to, by their own names (first occurrence kept).
+    pub dependencies: Vec<(String, RefOr<Schema>)>,
+}
+
+/// A game's statistics over `games` random-bot games from `seed` (`homestretch simulate`).
+pub type Simulation = fn(games: u64, seed: u64) -> Result<Value, SimFailure>;
+
 /// A game kind, erased.
 pub trait AnyGame: Send + Sync {
     fn kind(&self) -> &'static str;
@@ -57,6 +72,10 @@ pub trait AnyGame: Send + Sync {
     /// accepts and stores for it): the wire-contract test checks the OpenAPI document's enum
     /// values and tags against the serde types with it.
     fn reserialize(&self, wire: WireType, value: &Value) -> Result<Value, String>;
+    /// The game's wire types as OpenAPI schemas.
+    fn schemas(&self) -> GameSchemas;
+    /// Plays `games` random-bot games and returns their statistics.
+    fn simulate(&self, games: u64, seed: u64) -> Result<Value, String>;
 }
 
 /// A game state, erased.
@@ -96,11 +115,24 @@ pub trait AnyState: Send + Sync {
 }
 
 /// The [`AnyGame`] of a [`Game`].
-pub struct Erased<G: Game>(PhantomData<fn() -> G>);
+pub struct Erased<G: Game> {
+    simulation: Option<Simulation>,
+    game: PhantomData<fn() -> G>,
+}
 
 impl<G: Game> Erased<G> {
     pub const fn new() -> Self {
-        Erased(PhantomData)
+        Erased {
+            simulation: None,
+            game: PhantomData,
+        }
+    }
+    /// The game's own statistics for `homestretch simulate` (none by default).
+    pub const fn simulated_by(self, simulation: Simulation) -> Self {
+        Erased {
+            simulation: Some(simulation),
+            ..self
+        }
     }
 }
 
@@ -128,7 +160,13 @@ fn to_event_data<G: Game>(events: &[G::Event]) -> Vec<EventData> {
         .collect()
 }
 
-impl<G: Game> AnyGame for Erased<G> {
+impl<G: Game> AnyGame for Erased<G>
+where
+    G::Command: ToSchema,
+    G::Event: ToSchema,
+    G::Options: ToSchema,
+    G::View: ToSchema,
+{
     fn kind(&self) -> &'static str {
         G::KIND
     }
@@ -189,6 +227,30 @@ impl<G: Game> AnyGame for Erased<G> {
             WireType::Event => round_trip::<G::Event>(value),
             WireType::Options => round_trip::<G::Options>(value),
         }
+    }
+    fn schemas(&self) -> GameSchemas {
+        let mut dependencies = Vec::new();
+        G::Command::schemas(&mut dependencies);
+        G::Event::schemas(&mut dependencies);
+        G::Options::schemas(&mut dependencies);
+        G::View::schemas(&mut dependencies);
+        let mut seen = std::collections::HashSet::new();
+        dependencies.retain(|(name, _)| seen.insert(name.clone()));
+        GameSchemas {
+            roles: vec![
+                ("Command", G::Command::schema()),
+                ("Event", G::Event::schema()),
+                ("Options", G::Options::schema()),
+                ("View", G::View::schema()),
+            ],
+            dependencies,
+        }
+    }
+    fn simulate(&self, games: u64, seed: u64) -> Result<Value, String> {
+        let simulation = self
+            .simulation
+            .ok_or_else(|| format!("no simulation for game kind `{}`", G::KIND))?;
+        simulation(games, seed).map_err(|failure| failure.to_string())
     }
 }
 
@@ -347,13 +409,13 @@ mod tests {
     /// A tiny game whose event `added` was `{"n": …}` in schema 1 and is `{"amount": …}` now.
     struct Counter;
 
-    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
     #[serde(tag = "type", rename_all = "snake_case")]
     enum Event {
         Added { amount: u32 },
     }
 
-    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
     #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
     enum Command {
         Add {

@@ -4,12 +4,13 @@
 //! Verification is pure (no database, no network): `homestretch verify BUNDLE.json` runs it
 //! offline; `GET /v1/games/{id}/audit` runs it on the live log.
 
-use crate::games::SEED_REVEALED;
 use crate::hash::{ChainedEvent, GENESIS, event_hash};
+use crate::store::{Entry, Logged};
 use domain::Seat;
 use domain::engine::{ChaChaRng, seed_commitment};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use time::OffsetDateTime;
 
 pub const FORMAT: &str = "homestretch-export/1";
 
@@ -298,7 +299,9 @@ pub fn check_rules(bundle: &Bundle, seed: Option<&[u8; 32]>, report: &mut AuditR
             .events
             .iter()
             .filter(|e| {
-                e.seq >= command.first_seq && e.seq <= command.last_seq && e.kind != SEED_REVEALED
+                e.seq >= command.first_seq
+                    && e.seq <= command.last_seq
+                    && Entry::of(&e.kind) == Entry::Game
             })
             .collect();
         let version = command.first_seq - 1;
@@ -489,4 +492,28 @@ pub fn verify_with_seed(bundle: &Bundle, seed: &[u8; 32]) -> AuditReport {
     );
     check_rules(bundle, Some(seed), &mut report);
     report
+}
+
+impl Logged for BundleEvent {
+    fn seq(&self) -> u64 {
+        self.seq
+    }
+    fn kind(&self) -> &str {
+        &self.kind
+    }
+    fn payload(&self) -> &Value {
+        &self.payload
+    }
+    fn schema_version(&self) -> u32 {
+        self.schema_version
+    }
+    fn actor(&self) -> Option<u8> {
+        self.actor
+    }
+    fn recorded_at(&self) -> OffsetDateTime {
+        self.recorded_at
+    }
+    fn hash(&self) -> &str {
+        &self.hash
+    }
 }

@@ -1,17 +1,17 @@
 //! Persistence for Homestretch: the PostgreSQL event store, projections, accounts, and the
-//! private-PostgreSQL launcher. The application services that decide commands and append
-//! their events also live here, so the HTTP layer stays thin.
+//! private-PostgreSQL launcher. The application layer (load → decide → append → answer) is
+//! not here: it lives in `api::application`, and reaches PostgreSQL only through `store`.
 
 pub mod accounts;
 pub mod audit;
 pub mod db;
 pub mod disputes;
 pub mod error;
-pub mod games;
 pub mod hash;
 pub mod ids;
 pub mod pg;
 pub mod projections;
+pub mod random;
 pub mod store;
 
 pub use error::StoreError;

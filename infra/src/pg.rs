@@ -134,7 +134,7 @@ pub struct Cluster {
 /// A new random password (256 bits, hex: safe in a URL and in SQL).
 fn new_password() -> String {
     let mut bytes = [0u8; 32];
-    crate::games::fill_random(&mut bytes);
+    crate::random::fill_random(&mut bytes);
     hex::encode(bytes)
 }
 

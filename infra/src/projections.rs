@@ -2,10 +2,9 @@
 //! `head_hash`, `status`, `outcome`) must equal what a fold of the events gives.
 
 use crate::error::{Result, StoreError};
-use crate::games::SEED_REVEALED;
 use crate::hash::GENESIS;
 use crate::ids::GameId;
-use crate::store::{GameStatus, Store};
+use crate::store::{GameStatus, Store, replay};
 use serde_json::Value;
 use sqlx::Row;
 
@@ -34,15 +33,10 @@ pub async fn fold_head(store: &Store, id: GameId) -> Result<HeadProjection> {
         if batch.is_empty() {
             break;
         }
-        for event in &batch {
-            if event.kind != SEED_REVEALED {
-                state
-                    .apply(&event.payload, event.schema_version)
-                    .map_err(|e| StoreError::Corrupt(format!("event {}: {e}", event.seq)))?;
-            }
-            head.version = event.seq;
-            head.head_hash = event.hash.clone();
-        }
+        replay(state.as_mut(), &batch)?;
+        let last = batch.last().expect("a non-empty batch");
+        head.version = last.seq;
+        head.head_hash = last.hash.clone();
     }
     if head.version > 0 {
         head.status = GameStatus::Active;

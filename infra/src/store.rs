@@ -75,6 +75,96 @@ pub struct StoredEvent {
     pub hash: String,
 }
 
+/// The tag of the server's own log entry revealing the seed when a game ends.
+const SEED_REVEALED: &str = "server_seed_revealed";
+
+/// What a log entry records: one of the game's events, or the server's reveal of its seed
+/// (appended when a game ends). The reveal is not a game event: it is never folded into a
+/// state, and it is public (never redacted).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Entry {
+    Game,
+    SeedRevealed,
+}
+
+impl Entry {
+    /// The entry a stored `type` tag names.
+    pub fn of(kind: &str) -> Entry {
+        if kind == SEED_REVEALED {
+            Entry::SeedRevealed
+        } else {
+            Entry::Game
+        }
+    }
+
+    /// The `type` tag and payload of the seed reveal.
+    pub fn seed_reveal(server_seed: &[u8; 32]) -> (String, Value) {
+        let payload = serde_json::json!({
+            "type": SEED_REVEALED,
+            "server_seed": hex::encode(server_seed),
+        });
+        (SEED_REVEALED.to_string(), payload)
+    }
+}
+
+/// A log entry, whichever record carries it (the store's rows, an export bundle's events).
+pub trait Logged {
+    fn seq(&self) -> u64;
+    fn kind(&self) -> &str;
+    fn payload(&self) -> &Value;
+    fn schema_version(&self) -> u32;
+    fn actor(&self) -> Option<u8>;
+    fn recorded_at(&self) -> OffsetDateTime;
+    fn hash(&self) -> &str;
+    fn entry(&self) -> Entry {
+        Entry::of(self.kind())
+    }
+}
+
+impl Logged for StoredEvent {
+    fn seq(&self) -> u64 {
+        self.seq
+    }
+    fn kind(&self) -> &str {
+        &self.kind
+    }
+    fn payload(&self) -> &Value {
+        &self.payload
+    }
+    fn schema_version(&self) -> u32 {
+        self.schema_version
+    }
+    fn actor(&self) -> Option<u8> {
+        self.actor
+    }
+    fn recorded_at(&self) -> OffsetDateTime {
+        self.recorded_at
+    }
+    fn hash(&self) -> &str {
+        &self.hash
+    }
+}
+
+/// The one replay fold: applies `entries` (in log order) to `state`, skipping the seed
+/// reveal; returns the seq of the last entry seen (`None` when there was none).
+pub fn replay<'a, E: Logged + 'a>(
+    state: &mut dyn domain::AnyState,
+    entries: impl IntoIterator<Item = &'a E>,
+) -> Result<Option<u64>> {
+    let mut last = None;
+    for event in entries {
+        if event.entry() == Entry::Game {
+            state
+                .apply(event.payload(), event.schema_version())
+                .map_err(|e| {
+                    StoreError::Corrupt(format!("event {} does not replay: {e}", event.seq()))
+                })?;
+        }
+        last = Some(event.seq());
+    }
+    Ok(last)
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct StoredCommand {
     pub command_id: Uuid,
@@ -360,45 +450,33 @@ impl Store {
     }
 
     pub async fn list(&self, filter: &ListFilter) -> Result<Vec<GameRow>> {
-        let mut sql = format!("SELECT {GAME_COLUMNS} FROM games g WHERE true");
-        let mut n = 0;
-        let mut arg = || {
-            n += 1;
-            format!("${n}")
-        };
-        if filter.kind.is_some() {
-            sql += &format!(" AND kind = {}", arg());
-        }
-        if filter.status.is_some() {
-            sql += &format!(" AND status = {}", arg());
-        }
-        if filter.member.is_some() {
-            sql += &format!(
-                " AND EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.user_id = {})",
-                arg()
-            );
-        }
-        if filter.before.is_some() {
-            let (a, b) = (arg(), arg());
-            sql += &format!(" AND (created_at, id) < ({a}, {b})");
-        }
-        sql += &format!(" ORDER BY created_at DESC, id DESC LIMIT {}", arg());
-        // Only static fragments and placeholder numbers are interpolated; values are bound.
-        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+        let mut query = sqlx::QueryBuilder::<sqlx::Postgres>::new(format!(
+            "SELECT {GAME_COLUMNS} FROM games g WHERE true"
+        ));
         if let Some(kind) = &filter.kind {
-            query = query.bind(kind);
+            query.push(" AND kind = ").push_bind(kind);
         }
         if let Some(status) = filter.status {
-            query = query.bind(status.as_str());
+            query.push(" AND status = ").push_bind(status.as_str());
         }
         if let Some(member) = filter.member {
-            query = query.bind(member.0);
+            query
+                .push(" AND EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.user_id = ")
+                .push_bind(member.0)
+                .push(")");
         }
         if let Some((at, id)) = filter.before {
-            query = query.bind(at).bind(id);
+            query
+                .push(" AND (created_at, id) < (")
+                .push_bind(at)
+                .push(", ")
+                .push_bind(id)
+                .push(")");
         }
-        query = query.bind(i64::from(filter.limit));
-        let rows = query.fetch_all(&self.pool).await?;
+        query
+            .push(" ORDER BY created_at DESC, id DESC LIMIT ")
+            .push_bind(i64::from(filter.limit));
+        let rows = query.build().fetch_all(&self.pool).await?;
         rows.iter().map(game_from_row).collect()
     }
 

@@ -2,6 +2,8 @@
 //! database per test cloned from a migrated template (dropped afterwards), and a real server
 //! on a free port, driven over real HTTP by a small typed client.
 
+pub mod test_game;
+
 use api::app::{self, ServerConfig};
 use infra::pg::Cluster;
 use serde_json::{Value, json};
@@ -88,6 +90,7 @@ pub fn test_config() -> ServerConfig {
         limits: api::limits::LimitsConfig::off(),
         refresh_leeway: api::app::REFRESH_LEEWAY,
         workers: Some(2),
+        registry: domain::registry(),
     }
 }
 

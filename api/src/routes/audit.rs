@@ -3,6 +3,7 @@
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::routes::games::EventOut;
+use crate::routes::{GamePath, parse_game_id};
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, post, web};
 use infra::GameId;
@@ -10,11 +11,6 @@ use infra::audit::{AuditReport, Bundle, Check};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
-
-fn parse_id(raw: &str) -> ApiResult<GameId> {
-    raw.parse()
-        .map_err(|_| ApiError::NotFound("game not found".into()))
-}
 
 /// The self-contained record of a game: options, rules-engine version, seed commitment, client
 /// seeds, every command with its sender and time, every event with its hash, and (after the
@@ -25,9 +21,8 @@ fn parse_id(raw: &str) -> ApiResult<GameId> {
 pub async fn export(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    GamePath(id): GamePath,
 ) -> ApiResult<HttpResponse> {
-    let id = parse_id(&path)?;
     let bundle = state.games.export(id, user.id).await?;
     Ok(HttpResponse::Ok()
         .insert_header((
@@ -45,9 +40,8 @@ pub async fn export(
 pub async fn audit(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    GamePath(id): GamePath,
 ) -> ApiResult<HttpResponse> {
-    let id = parse_id(&path)?;
     Ok(HttpResponse::Ok().json(state.games.audit(id, user.id).await?))
 }
 
@@ -76,8 +70,8 @@ pub struct MoveAudit {
     pub events: Vec<EventOut>,
 }
 
-impl From<infra::games::MoveAudit> for MoveAudit {
-    fn from(m: infra::games::MoveAudit) -> Self {
+impl From<crate::application::MoveAudit> for MoveAudit {
+    fn from(m: crate::application::MoveAudit) -> Self {
         MoveAudit {
             seq: m.seq,
             first_seq: m.first_seq,
@@ -106,7 +100,7 @@ pub async fn audit_move(
     path: web::Path<(String, u64)>,
 ) -> ApiResult<HttpResponse> {
     let (id, seq) = path.into_inner();
-    let id = parse_id(&id)?;
+    let id = parse_game_id(&id)?;
     Ok(HttpResponse::Ok().json(MoveAudit::from(
         state.games.audit_move(id, user.id, seq).await?,
     )))
@@ -169,13 +163,7 @@ enum Reader {
 }
 
 async fn reader(state: &AppState, user: &AuthUser, game: GameId) -> ApiResult<Reader> {
-    let seated = state
-        .games
-        .store
-        .seats(game)
-        .await?
-        .iter()
-        .any(|s| s.user_id == user.id);
+    let seated = state.games.seated(game, user.id).await?;
     // A playing admin is a player: an arbiter never sees a game it plays in with more than its
     // seat's eyes.
     Ok(if seated {
@@ -192,7 +180,7 @@ async fn dispute_for(
     state: &AppState,
     user: &AuthUser,
     reader: Reader,
-    d: infra::disputes::Dispute,
+    d: crate::application::disputes::Dispute,
 ) -> ApiResult<DisputeOut> {
     let move_audit = state
         .games
@@ -223,10 +211,9 @@ async fn dispute_for(
 pub async fn open_dispute(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    GamePath(id): GamePath,
     body: web::Json<OpenDispute>,
 ) -> ApiResult<HttpResponse> {
-    let id = parse_id(&path)?;
     let reason = body.reason.trim();
     if reason.is_empty() || reason.chars().count() > 2000 {
         return Err(ApiError::Invalid(
@@ -241,7 +228,7 @@ pub async fn open_dispute(
     let move_audit = MoveAudit::from(state.games.audit_move(id, user.id, body.seq).await?);
     let move_audit =
         serde_json::to_value(&move_audit).map_err(|e| ApiError::Internal(e.to_string()))?;
-    let disputes = infra::disputes::Disputes::new(state.games.store.pool.clone());
+    let disputes = state.games.disputes();
     // Only the reader-independent part of the audit is stored (see `disputes::public_audit`).
     let dispute = disputes
         .open(id, body.seq, user.id, reason, &move_audit)
@@ -266,9 +253,7 @@ pub async fn get_dispute(
     let id: uuid::Uuid = path
         .parse()
         .map_err(|_| ApiError::NotFound("dispute not found".into()))?;
-    let dispute = infra::disputes::Disputes::new(state.games.store.pool.clone())
-        .get(id)
-        .await?;
+    let dispute = state.games.disputes().get(id).await?;
     let reader = reader(&state, &user, dispute.game_id).await?;
     if reader == Reader::Stranger {
         return Err(ApiError::Forbidden(
@@ -299,7 +284,7 @@ pub async fn resolve_dispute(
     if body.note.chars().count() > 2000 {
         return Err(ApiError::Invalid("note is at most 2000 characters".into()));
     }
-    let disputes = infra::disputes::Disputes::new(state.games.store.pool.clone());
+    let disputes = state.games.disputes();
     let game = disputes.get(id).await?.game_id;
     // No one judges a game they play in.
     if reader(&state, &user, game).await? != Reader::Arbiter {

@@ -197,7 +197,7 @@ pub async fn guest(
     let prefix: String = UserName::parse(&prefix)?.0.chars().take(20).collect();
     for _ in 0..5 {
         let mut suffix = [0u8; 4];
-        infra::games::fill_random(&mut suffix);
+        infra::random::fill_random(&mut suffix);
         let name = format!("{prefix}-{}", hex::encode(suffix));
         if let Some(user) = state.accounts.create(&name, None, true).await? {
             return Ok(HttpResponse::Created().json(new_session(&state, &user).await?));

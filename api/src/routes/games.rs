@@ -1,35 +1,29 @@
 //! `/v1/games/*`: lobby, commands, views, prompts, the event feed, its live stream, replay.
 
+use crate::application::{CommandRequest, CreateGame, RecordedEvent};
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, Problem};
+use crate::routes::GamePath;
 use crate::routes::auth::UserInfo;
 use crate::state::AppState;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 use domain::{Outcome, Prompt};
-use infra::GameId;
-use infra::games::{CommandRequest, CreateGame, RecordedEvent};
 use infra::store::{GameRow, GameStatus, ListFilter, SeatRow};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
-/// Hosted games.
-#[derive(Serialize, Deserialize, ToSchema, Clone, Copy, PartialEq, Eq, Debug)]
-#[serde(rename_all = "snake_case")]
-pub enum GameKind {
-    WhiskyRace,
-    Bandits,
-    Mush,
-}
+/// Hosted games: the `kind` of a game in the server's registry. (The document lists the
+/// kinds as an enum, from the registry; the server checks a kind against its registry and
+/// refuses an unknown one with a 422 naming the known kinds.)
+#[derive(Serialize, Deserialize, ToSchema, Clone, PartialEq, Eq, Debug)]
+#[serde(transparent)]
+pub struct GameKind(pub String);
 
 impl GameKind {
-    pub fn tag(self) -> &'static str {
-        match self {
-            GameKind::WhiskyRace => "whisky_race",
-            GameKind::Bandits => "bandits",
-            GameKind::Mush => "mush",
-        }
+    pub fn tag(&self) -> &str {
+        &self.0
     }
 }
 
@@ -292,23 +286,10 @@ pub(crate) fn int64(name: &str, value: u64) -> ApiResult<u64> {
     Ok(value)
 }
 
-fn parse_id(raw: &str) -> ApiResult<GameId> {
-    raw.parse()
-        .map_err(|_| ApiError::NotFound("game not found".into()))
-}
-
-fn kind_of(tag: &str) -> GameKind {
-    match tag {
-        "bandits" => GameKind::Bandits,
-        "mush" => GameKind::Mush,
-        _ => GameKind::WhiskyRace,
-    }
-}
-
 fn summary(row: &GameRow, seats: &[SeatRow]) -> GameSummary {
     GameSummary {
         id: row.id.0,
-        kind: kind_of(&row.kind),
+        kind: GameKind(row.kind.clone()),
         status: row.status.into(),
         seat_count: row.seat_count,
         seats: seats
@@ -367,7 +348,7 @@ pub async fn create_game(
         .create(
             user.id,
             CreateGame {
-                kind: body.kind.tag().into(),
+                kind: body.kind.0,
                 seats: body.seats,
                 options: body.options,
                 rng_seed: body.rng_seed,
@@ -402,7 +383,10 @@ pub async fn list_games(
         }
     };
     let filter = ListFilter {
-        kind: query.kind.map(|k| k.tag().to_string()),
+        kind: match &query.kind {
+            Some(kind) => Some(state.games.known_kind(kind.tag())?.to_string()),
+            None => None,
+        },
         status: query.status.map(|s| match s {
             Status::Lobby => GameStatus::Lobby,
             Status::Active => GameStatus::Active,
@@ -412,21 +396,23 @@ pub async fn list_games(
         before,
         limit: limit + 1,
     };
-    let mut rows = state.games.store.list(&filter).await?;
+    let mut rows = state.games.list(&filter).await?;
     let more = rows.len() > limit as usize;
     rows.truncate(limit as usize);
-    let mut games = Vec::with_capacity(rows.len());
-    for row in &rows {
-        let seats = state.games.store.seats(row.id).await?;
-        games.push(summary(row, &seats));
-    }
+    let games = rows
+        .iter()
+        .map(|(row, seats)| summary(row, seats))
+        .collect();
     let next_cursor = more
-        .then(|| rows.last().map(|r| encode_cursor(r.created_at, r.id.0)))
+        .then(|| {
+            rows.last()
+                .map(|(r, _)| encode_cursor(r.created_at, r.id.0))
+        })
         .flatten();
     let mut response = HttpResponse::Ok();
     if let Some(cursor) = &next_cursor {
         let mut link = format!("/v1/games?limit={limit}&cursor={cursor}");
-        if let Some(kind) = query.kind {
+        if let Some(kind) = &query.kind {
             link += &format!("&kind={}", kind.tag());
         }
         if let Some(status) = query.status {
@@ -464,12 +450,11 @@ fn decode_cursor(cursor: &str) -> Option<(time::OffsetDateTime, uuid::Uuid)> {
 pub async fn join_game(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    GamePath(id): GamePath,
     body: OptionalJson<JoinRequest>,
 ) -> ApiResult<HttpResponse> {
-    let id = parse_id(&path)?;
     let seed = client_seed(body.0.and_then(|b| b.client_seed))?;
-    state.games.store.join(id, user.id, &seed).await?;
+    state.games.join(id, user.id, &seed).await?;
     let (row, seats) = state.games.game_row(id).await?;
     Ok(HttpResponse::Ok().json(summary(&row, &seats)))
 }
@@ -481,10 +466,9 @@ pub async fn join_game(
 pub async fn leave_game(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    GamePath(id): GamePath,
 ) -> ApiResult<HttpResponse> {
-    let id = parse_id(&path)?;
-    state.games.store.leave(id, user.id).await?;
+    state.games.leave(id, user.id).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -497,14 +481,13 @@ pub async fn leave_game(
 pub async fn start_game(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    GamePath(id): GamePath,
     req: HttpRequest,
 ) -> ApiResult<HttpResponse> {
-    let id = parse_id(&path)?;
     // Starting is idempotent per Idempotency-Key; without one, per game.
     let command_id = idempotency_key(&req)?.unwrap_or_else(|| uuid::Uuid::new_v5(&id.0, b"start"));
     let answer = state.games.start(id, user.id, command_id).await?;
-    let next = next_prompts(&state, id, user.id).await?;
+    let next = next_prompts(answer.next);
     Ok(HttpResponse::Ok()
         .insert_header((header::ETAG, format!("\"{}\"", answer.version)))
         .json(CommandResponse {
@@ -550,10 +533,9 @@ fn if_match(req: &HttpRequest) -> ApiResult<Option<u64>> {
 pub async fn get_game(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    GamePath(id): GamePath,
     req: HttpRequest,
 ) -> ApiResult<HttpResponse> {
-    let id = parse_id(&path)?;
     // A started game is served from the cache (no database round trip while the listener is
     // connected); a lobby from the database.
     let cached = state
@@ -614,9 +596,8 @@ pub async fn get_game(
 pub async fn prompts(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    GamePath(id): GamePath,
 ) -> ApiResult<HttpResponse> {
-    let id = parse_id(&path)?;
     let (version, prompts, legal) = state.games.prompts(id, user.id).await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::ETAG, format!("\"{version}\"")))
@@ -638,11 +619,10 @@ pub async fn prompts(
 pub async fn send_command(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    GamePath(id): GamePath,
     req: HttpRequest,
     body: web::Json<CommandBody>,
 ) -> ApiResult<HttpResponse> {
-    let id = parse_id(&path)?;
     let body = body.into_inner();
     if !body.command.is_object() {
         return Err(ApiError::Invalid(
@@ -681,7 +661,7 @@ pub async fn send_command(
             },
         )
         .await?;
-    let next = next_prompts(&state, id, user.id).await?;
+    let next = next_prompts(answer.next);
     Ok(HttpResponse::Ok()
         .insert_header((header::ETAG, format!("\"{}\"", answer.version)))
         .json(CommandResponse {
@@ -692,17 +672,12 @@ pub async fn send_command(
 }
 
 /// The prompts and the caller's legal commands now (served from the cache).
-async fn next_prompts(
-    state: &AppState,
-    id: GameId,
-    user: infra::UserId,
-) -> ApiResult<PromptsResponse> {
-    let (version, waiting, legal) = state.games.prompts(id, user).await?;
-    Ok(PromptsResponse {
+fn next_prompts((version, waiting, legal): (u64, Vec<Prompt>, Vec<Value>)) -> PromptsResponse {
+    PromptsResponse {
         version,
         prompts: waiting,
         legal,
-    })
+    }
 }
 
 /// The event log as the caller may see it (hidden events are left out; `seq` stays global).
@@ -712,17 +687,16 @@ async fn next_prompts(
 pub async fn events(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    GamePath(id): GamePath,
     query: web::Query<EventsQuery>,
 ) -> ApiResult<HttpResponse> {
-    let id = parse_id(&path)?;
     let limit = query.limit.unwrap_or(100);
     if !(1..=1000).contains(&limit) {
         return Err(ApiError::Invalid("limit must be between 1 and 1000".into()));
     }
     let after = int64("after", query.after.unwrap_or(0))?;
     let (last, events) = state.games.events(id, user.id, after, limit).await?;
-    let head = state.games.store.head(id).await?.0;
+    let head = state.games.head(id).await?;
     Ok(HttpResponse::Ok().json(EventsPage {
         events: events.into_iter().map(EventOut::from).collect(),
         next_after: last,
@@ -738,10 +712,9 @@ pub async fn events(
 pub async fn state_at(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    GamePath(id): GamePath,
     query: web::Query<AtQuery>,
 ) -> ApiResult<HttpResponse> {
-    let id = parse_id(&path)?;
     let (version, view) = state
         .games
         .view_at(id, user.id, int64("at", query.at)?)
@@ -760,10 +733,9 @@ pub async fn state_at(
 pub async fn stream(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    GamePath(id): GamePath,
     req: HttpRequest,
 ) -> ApiResult<HttpResponse> {
-    let id = parse_id(&path)?;
     let after = match req.headers().get("last-event-id") {
         Some(v) => v
             .to_str()

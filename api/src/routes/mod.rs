@@ -3,6 +3,28 @@ pub mod auth;
 pub mod games;
 pub mod ops;
 
+use crate::error::ApiError;
+use infra::GameId;
+
+/// A game id from a route: not a UUID is a 404 (no such game can exist).
+pub(crate) fn parse_game_id(raw: &str) -> Result<GameId, ApiError> {
+    raw.parse()
+        .map_err(|_| ApiError::NotFound("game not found".into()))
+}
+
+/// The `{id}` of a game route, parsed (see [`parse_game_id`]).
+pub struct GamePath(pub GameId);
+
+impl actix_web::FromRequest for GamePath {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &actix_web::HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let id = req.match_info().get("id").unwrap_or_default();
+        std::future::ready(parse_game_id(id).map(GamePath))
+    }
+}
+
 /// Routes are matched in order: the hot paths of a game in play come first.
 pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
     cfg.service(games::send_command)

@@ -26,8 +26,7 @@ pub async fn healthz() -> HttpResponse {
     responses((status = 200, body = Health), (status = 503, body = crate::error::Problem)))]
 #[get("/readyz")]
 pub async fn readyz(state: web::Data<AppState>) -> ApiResult<HttpResponse> {
-    let ping =
-        tokio::time::timeout(std::time::Duration::from_secs(2), state.games.store.ping()).await;
+    let ping = tokio::time::timeout(std::time::Duration::from_secs(2), state.games.ping()).await;
     match ping {
         Ok(Ok(())) => Ok(HttpResponse::Ok().json(Health {
             status: "ready".into(),

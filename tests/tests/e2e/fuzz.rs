@@ -8,8 +8,8 @@
 //! points most generated game ids at those games, so commands, replays, audits, exports and
 //! disputes are fuzzed against real states of every game, as a seated player.
 
+use api::application::CommandRequest;
 use homestretch_tests::{Player, TestApp, spawn_app};
-use infra::games::CommandRequest;
 use std::process::Command;
 
 fn ensure_schemathesis() {

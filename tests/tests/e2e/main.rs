@@ -14,6 +14,7 @@ mod logs;
 mod mush_rules;
 mod openapi;
 mod play;
+mod registry;
 mod reliability;
 mod store;
 mod trust;

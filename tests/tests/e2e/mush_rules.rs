@@ -14,7 +14,7 @@ use homestretch_tests::{Player, TestApp, spawn_app};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-/// The server's game, replayed in process with the server's seeds (`infra::games`: the server
+/// The server's game, replayed in process with the server's seeds (`api::application`: the server
 /// seed is SHA-256 of the admin's `rng_seed`, every client seed is empty, and each command's
 /// stream is keyed by the version before it).
 struct Mirror {

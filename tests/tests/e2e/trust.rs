@@ -596,7 +596,7 @@ async fn replay_matches_a_fold(
     for at in 0..=events.len() {
         if at > 0 {
             let (event_type, payload) = &events[at - 1];
-            if event_type != infra::games::SEED_REVEALED {
+            if infra::store::Entry::of(event_type) == infra::store::Entry::Game {
                 state
                     .apply(payload, game.event_schema_version())
                     .expect("replays");

@@ -1,0 +1,96 @@
+use super::*;
+
+impl GameService {
+    pub(super) fn slot(&self, id: GameId) -> Slot {
+        let mut cache = self.cache.lock().expect("cache lock");
+        cache.entry(id).or_default().clone()
+    }
+
+    /// Records a version heard from the notification channel.
+    pub fn heard(&self, id: GameId, version: u64) {
+        let mut heads = self.heads.lock().expect("heads lock");
+        let head = heads.entry(id).or_default();
+        *head = (*head).max(version);
+    }
+
+    pub(super) fn heard_head(&self, id: GameId) -> u64 {
+        self.heads
+            .lock()
+            .expect("heads lock")
+            .get(&id)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// The listener connected (`true`) or lost its connection (`false`). Notifications may
+    /// have been missed in between, so reads check the database until it is back.
+    pub fn set_listening(&self, up: bool) {
+        if !up {
+            self.listening
+                .store(false, std::sync::atomic::Ordering::Release);
+        } else {
+            self.heads.lock().expect("heads lock").clear();
+            // Whatever was missed while deaf: reload cached games from the log on next use.
+            self.cache.lock().expect("cache lock").clear();
+            self.listening
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
+    }
+
+    /// Number of games held in the in-process cache.
+    pub fn cached_games(&self) -> usize {
+        self.cache.lock().expect("cache lock").len()
+    }
+
+    /// Loads a started game into its cache slot, or brings the cached copy up to the head.
+    pub(super) async fn ensure_fresh(
+        &self,
+        id: GameId,
+        slot: &mut Option<Loaded>,
+        known_head: Option<u64>,
+    ) -> Result<()> {
+        if let Some(loaded) = slot.as_mut() {
+            let head = match known_head {
+                Some(head) => head,
+                // While this instance hears every append (LISTEN), the newest version heard is
+                // the head; otherwise ask the database.
+                None if self.listening.load(std::sync::atomic::Ordering::Acquire) => {
+                    self.heard_head(id).max(loaded.version)
+                }
+                None => self.store.head(id).await?.0,
+            };
+            if head > loaded.version {
+                self.catch_up(id, loaded).await?;
+            }
+            return Ok(());
+        }
+        let row = self.store.game(id).await?;
+        if row.status == GameStatus::Lobby {
+            return Err(StoreError::Invalid("the game has not started yet".into()));
+        }
+        let game = self.game_of(&row.kind)?;
+        let seats = self.store.seats(id).await?;
+        let (version, state) = self.restore(id, game, row.version).await?;
+        let mut loaded = Loaded {
+            game,
+            version,
+            head_hash: String::new(),
+            state,
+            finished: false,
+            seats,
+            row,
+        };
+        self.catch_up(id, &mut loaded).await?;
+        *slot = Some(loaded);
+        Ok(())
+    }
+
+    /// Runs `f` on the fresh state of a started game.
+    pub async fn with_game<R>(&self, id: GameId, f: impl FnOnce(&Loaded) -> R) -> Result<R> {
+        let slot = self.slot(id);
+        let mut guard = slot.lock().await;
+        self.ensure_fresh(id, &mut guard, None).await?;
+        let loaded = guard.as_ref().expect("loaded");
+        guarded(|| f(loaded))
+    }
+}

@@ -1,0 +1,115 @@
+use super::*;
+
+impl GameService {
+    /// The whole record of a game as the server holds it (every payload, no seed).
+    pub(super) async fn full_bundle(&self, id: GameId) -> Result<(Bundle, GameRow)> {
+        let row = self.store.game(id).await?;
+        let seats = self.store.seats(id).await?;
+        let commands = self.store.commands(id).await?;
+        let mut events = Vec::new();
+        loop {
+            let batch = self
+                .store
+                .events(id, events.len() as u64, None, 10_000)
+                .await?;
+            if batch.is_empty() {
+                break;
+            }
+            events.extend(batch);
+        }
+        let bundle = Bundle {
+            format: bundles::FORMAT.into(),
+            game: BundleGame {
+                id: row.id.0,
+                kind: row.kind.clone(),
+                options: row.options.clone(),
+                seat_count: row.seat_count,
+                seats: seats
+                    .iter()
+                    .map(|s| BundleSeat {
+                        seat: s.seat,
+                        user_id: s.user_id.0,
+                        name: s.user_name.clone(),
+                        client_seed: s.client_seed.clone(),
+                    })
+                    .collect(),
+                fair: row.fair,
+                seed_commitment: row.seed_commitment.clone(),
+                rules_version: row.rules_version.clone(),
+                status: row.status.as_str().into(),
+                version: row.version,
+                head_hash: row.head_hash.clone(),
+            },
+            server_seed: None,
+            commands: commands
+                .into_iter()
+                .map(|c| BundleCommand {
+                    command_id: c.command_id,
+                    seat: c.seat,
+                    user_id: c.user_id.0,
+                    command: c.command,
+                    first_seq: c.first_seq,
+                    last_seq: c.last_seq,
+                    recorded_at: c.recorded_at,
+                })
+                .collect(),
+            events: events
+                .into_iter()
+                .map(|e| BundleEvent {
+                    seq: e.seq,
+                    kind: e.kind,
+                    payload: e.payload,
+                    schema_version: e.schema_version,
+                    command_id: e.command_id,
+                    actor: e.actor,
+                    recorded_at: e.recorded_at,
+                    prev_hash: e.prev_hash,
+                    hash: e.hash,
+                    redacted: false,
+                })
+                .collect(),
+        };
+        Ok((bundle, row))
+    }
+
+    /// The export bundle as `user` may see it: everything (with the seed) once the game is
+    /// over; before that, other seats' secrets are redacted.
+    pub async fn export(&self, id: GameId, user: UserId) -> Result<Bundle> {
+        let (mut bundle, row) = self.full_bundle(id).await?;
+        if row.status == GameStatus::Finished {
+            bundle.server_seed = Some(hex::encode(row.server_seed));
+            return Ok(bundle);
+        }
+        if row.status == GameStatus::Lobby {
+            return Ok(bundle);
+        }
+        self.with_game(id, |loaded| {
+            let viewer = loaded.viewer(user);
+            let mut hidden_seqs = std::collections::HashSet::new();
+            for event in &mut bundle.events {
+                let shown = if event.entry() == Entry::SeedRevealed {
+                    Some(event.payload.clone())
+                } else {
+                    loaded.state.redact(&event.payload, viewer)
+                };
+                if shown.as_ref() != Some(&event.payload) {
+                    event.payload = shown.unwrap_or(Value::Null);
+                    event.redacted = true;
+                    hidden_seqs.insert(event.seq);
+                }
+            }
+            // A command whose events hold a secret is the sender's alone. (Matched by the seqs
+            // it produced: command ids are only unique per caller.)
+            let me = loaded.seat_of(user).map(Seat::number);
+            for command in &mut bundle.commands {
+                let hides =
+                    (command.first_seq..=command.last_seq).any(|s| hidden_seqs.contains(&s));
+                if hides && command.seat != me {
+                    command.command = Value::Null;
+                }
+            }
+            bundle
+        })
+        .await
+    }
+}

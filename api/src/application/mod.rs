@@ -1,0 +1,223 @@
+//! The application layer: the use cases of the server, between HTTP (`routes`) and the
+//! PostgreSQL adapter (`infra::store`). One file per use case: [`commands`] (load → authorize
+//! seat → decide → append → answer), [`lobby`] (create, start), [`reads`] (prompts, events),
+//! [`replay`] (the one fold of the log, snapshots, the state at a version), [`export`],
+//! [`audit`], [`disputes`]; [`cache`] keeps hot games in process.
+//!
+//! Hot games are cached in process, each behind its own mutex; the cache is only a cache:
+//! every append is checked against the head in PostgreSQL (optimistic concurrency), and reads
+//! check the head version before serving.
+
+mod audit;
+mod cache;
+mod commands;
+pub mod disputes;
+mod export;
+mod lobby;
+mod reads;
+mod replay;
+
+use domain::engine::{ChaChaRng, seed_commitment};
+use domain::{AnyGame, AnyState, Outcome, Prompt, Registry, Seat, Viewer};
+use infra::audit::{
+    self as bundles, AuditReport, Bundle, BundleCommand, BundleEvent, BundleGame, BundleSeat,
+};
+use infra::error::{Result, StoreError};
+use infra::hash::{ChainedEvent, canonical_json, event_hash};
+use infra::ids::{GameId, UserId};
+use infra::store::{
+    Append, AppendResult, Entry, GameRow, GameStatus, ListFilter, Logged, NewGame, SeatRow, Store,
+    StoredEvent, replay,
+};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+pub use infra::random::fill_random;
+
+/// A snapshot of the state is stored every this many events (and when the game ends).
+pub const SNAPSHOT_EVERY: u64 = 128;
+/// Re-decide attempts when a command without `expected_version` loses a race.
+const MAX_RETRIES: usize = 5;
+
+/// A loaded, started game.
+pub struct Loaded {
+    pub row: GameRow,
+    pub seats: Vec<SeatRow>,
+    pub game: &'static dyn AnyGame,
+    pub version: u64,
+    pub head_hash: String,
+    pub state: Box<dyn AnyState>,
+    pub finished: bool,
+}
+
+impl Loaded {
+    pub fn seat_of(&self, user: UserId) -> Option<Seat> {
+        self.seats
+            .iter()
+            .find(|s| s.user_id == user)
+            .and_then(|s| Seat::new(s.seat).ok())
+    }
+    /// What `user` may see: everything once the game is over.
+    pub fn viewer(&self, user: UserId) -> Viewer {
+        if self.finished {
+            Viewer::Omniscient
+        } else {
+            self.seat_of(user)
+                .map(Viewer::Seat)
+                .unwrap_or(Viewer::Spectator)
+        }
+    }
+    /// The version, who must or may act now, and `user`'s legal commands.
+    pub fn prompts_for(&self, user: UserId) -> (u64, Vec<Prompt>, Vec<Value>) {
+        let legal = match self.seat_of(user) {
+            Some(seat) if !self.finished => self.state.legal(seat),
+            _ => Vec::new(),
+        };
+        (self.version, self.state.prompts(), legal)
+    }
+    fn client_seeds(&self) -> Vec<String> {
+        self.seats.iter().map(|s| s.client_seed.clone()).collect()
+    }
+    /// The caller's copy of a stored event, or `None` if hidden from them.
+    pub fn redact(&self, event: &impl Logged, viewer: Viewer) -> Option<RecordedEvent> {
+        let payload = if event.entry() == Entry::SeedRevealed || viewer == Viewer::Omniscient {
+            event.payload().clone()
+        } else {
+            self.state.redact(event.payload(), viewer)?
+        };
+        Some(RecordedEvent {
+            seq: event.seq(),
+            kind: event.kind().to_string(),
+            payload,
+            actor: event.actor(),
+            recorded_at: event.recorded_at(),
+            hash: event.hash().to_string(),
+        })
+    }
+}
+
+/// An event as a caller sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordedEvent {
+    pub seq: u64,
+    pub kind: String,
+    pub payload: Value,
+    pub actor: Option<u8>,
+    pub recorded_at: OffsetDateTime,
+    pub hash: String,
+}
+
+/// One move explained (see `audit_move`).
+pub struct MoveAudit {
+    pub seq: u64,
+    pub first_seq: u64,
+    pub last_seq: u64,
+    pub seat: Option<u8>,
+    pub sent_by: String,
+    pub recorded_at: OffsetDateTime,
+    pub command: Value,
+    pub state_before: Value,
+    pub checks: Vec<bundles::Check>,
+    pub sound: bool,
+    pub events: Vec<RecordedEvent>,
+}
+
+pub struct CommandRequest {
+    pub command_id: Uuid,
+    pub expected_version: Option<u64>,
+    pub command: Value,
+}
+
+pub struct CommandAnswer {
+    pub version: u64,
+    pub events: Vec<RecordedEvent>,
+    /// True when this was a repeat of an accepted command id.
+    pub replayed: bool,
+    /// After the command: the version, who must or may act, the caller's legal commands
+    /// (computed under the command's lock: no second lock, no re-read).
+    pub next: (u64, Vec<Prompt>, Vec<Value>),
+}
+
+pub struct CreateGame {
+    pub kind: String,
+    pub seats: u8,
+    pub options: Value,
+    pub rng_seed: Option<String>,
+    pub client_seed: String,
+}
+
+/// Counters the metrics endpoint reads.
+#[derive(Default)]
+pub struct Counters {
+    pub commands_appended: std::sync::atomic::AtomicU64,
+    pub events_appended: std::sync::atomic::AtomicU64,
+    pub conflicts: std::sync::atomic::AtomicU64,
+    pub rejections: std::sync::atomic::AtomicU64,
+}
+
+type Slot = Arc<tokio::sync::Mutex<Option<Loaded>>>;
+
+pub struct GameService {
+    store: Store,
+    /// The games this server hosts: no game is known here by name.
+    registry: Registry,
+    cache: Mutex<HashMap<GameId, Slot>>,
+    pub counters: Counters,
+    /// Newest version of each game heard from `pg_notify` (every instance's appends).
+    heads: Mutex<HashMap<GameId, u64>>,
+    /// True while the notification listener is connected, so `heads` is complete.
+    listening: std::sync::atomic::AtomicBool,
+}
+
+fn body_hash(command: &Value) -> String {
+    let mut text = String::new();
+    canonical_json(command, &mut text);
+    hex::encode(Sha256::digest(text.as_bytes()))
+}
+
+fn now_micros() -> OffsetDateTime {
+    let now = OffsetDateTime::now_utc();
+    now.replace_nanosecond(now.nanosecond() / 1000 * 1000)
+        .unwrap_or(now)
+}
+
+impl GameService {
+    /// The service of the games in `registry`, stored in `store`.
+    pub fn new(store: Store, registry: Registry) -> Self {
+        GameService {
+            store,
+            registry,
+            cache: Mutex::new(HashMap::new()),
+            counters: Counters::default(),
+            heads: Mutex::new(HashMap::new()),
+            listening: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// `kind` if a registered game has it (else a 422 naming the known kinds).
+    pub fn known_kind(&self, kind: &str) -> Result<&'static str> {
+        Ok(self.game_of(kind)?.kind())
+    }
+
+    /// The game of a stored or requested `kind` (422 naming the known kinds if unknown).
+    fn game_of(&self, kind: &str) -> Result<&'static dyn AnyGame> {
+        self.registry
+            .find(kind)
+            .map_err(|unknown| StoreError::Invalid(unknown.to_string()))
+    }
+}
+
+/// Runs rules-engine code; a panic (a bug) becomes an internal error instead of taking the
+/// worker down, and nothing is appended.
+fn guarded<R>(f: impl FnOnce() -> R) -> Result<R> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+        .map_err(|_| StoreError::Corrupt("the rules engine panicked".into()))
+}

@@ -1,0 +1,78 @@
+//! The registry is a value handed to the server: a game registered only in the tests plays
+//! over real HTTP, and a kind no registered game has is a 422 naming the known kinds.
+
+use homestretch_tests::test_game::registry_with_countdown;
+use homestretch_tests::{spawn_app, spawn_app_with};
+use serde_json::json;
+
+#[actix_web::test]
+async fn a_fourth_game_registered_only_in_the_tests_plays_over_http() {
+    let app = spawn_app_with(|config| config.registry = registry_with_countdown()).await;
+    let (ann, bob) = (app.register("ann").await, app.register("bob").await);
+    let game = app
+        .started_game("countdown", &[ann.clone(), bob.clone()], json!({}), None)
+        .await;
+    let summary = app.get(&format!("/v1/games/{game}"), &ann.token).await.ok();
+    assert_eq!(summary["kind"], "countdown");
+    // CD-1: seats take turns from seat 1; the refusal names the test game's own rule.
+    let refused = app.command(&game, &bob, json!({"type": "step"})).await;
+    assert_eq!(refused.problem(422)["rule"], "CD-1");
+    // Commands reject unknown fields, for a game the server does not know by name too.
+    app.command(&game, &ann, json!({"type": "step", "far": 2}))
+        .await
+        .problem(422);
+    for player in [&ann, &bob, &ann] {
+        app.command(&game, player, json!({"type": "step"}))
+            .await
+            .ok();
+    }
+    // CD-3: ann reached the target (2 steps): the game is over and the seed revealed.
+    let done = app.get(&format!("/v1/games/{game}"), &bob.token).await.ok();
+    assert_eq!(done["status"], "finished", "{done}");
+    let events = app
+        .get(&format!("/v1/games/{game}/events"), &bob.token)
+        .await
+        .ok();
+    let types: Vec<&str> = events["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .map(|e| e["type"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        types,
+        [
+            "started",
+            "stepped",
+            "stepped",
+            "stepped",
+            "server_seed_revealed"
+        ]
+    );
+    let listed = app.get("/v1/games?kind=countdown", &ann.token).await.ok();
+    assert_eq!(listed["games"].as_array().map(Vec::len), Some(1));
+}
+
+#[actix_web::test]
+async fn an_unknown_kind_is_refused_naming_the_known_kinds() {
+    let app = spawn_app().await;
+    let ann = app.register("ann").await;
+    // The default server does not host the tests' game: never a default kind instead.
+    let answer = app
+        .post(
+            "/v1/games",
+            &ann.token,
+            &json!({"kind": "countdown", "seats": 2}),
+        )
+        .await;
+    let detail = answer.problem(422)["detail"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    for kind in domain::registry().kinds() {
+        assert!(detail.contains(kind), "{detail}");
+    }
+    app.get("/v1/games?kind=countdown", &ann.token)
+        .await
+        .problem(422);
+}
