@@ -10,6 +10,7 @@ pub mod load;
 pub mod metrics;
 pub mod openapi;
 pub mod routes;
+pub mod spec_typing;
 pub mod sse;
 pub mod state;
 pub mod stream;

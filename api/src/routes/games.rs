@@ -131,9 +131,15 @@ pub struct GameDetail {
 #[derive(Serialize, Deserialize, ToSchema)]
 pub struct PromptsResponse {
     pub version: u64,
-    /// Who must or may act now, with which command types.
+    /// Who must or may act now, with which command types (`must`: the game waits for the
+    /// seat; otherwise the seat only may act, e.g. an optional trade).
     pub prompts: Vec<Prompt>,
-    /// The caller's legal commands now (send one as `command`).
+    /// The caller's legal commands now, exactly, as JSON Schema 2020-12 families (one per
+    /// command family): every instance of a family is accepted, and nothing else is. Empty when
+    /// the caller has nothing to send.
+    pub choices: Vec<domain::choices::Family>,
+    /// Concrete commands drawn from `choices` for simple bots (a family with very many
+    /// instances is only in `choices`). Not the contract: `choices` is.
     #[schema(value_type = Vec<Object>)]
     pub legal: Vec<Value>,
 }
@@ -607,24 +613,25 @@ pub async fn get_game(
 }
 
 /// Who must act now, and the caller's legal commands.
-#[utoipa::path(get, path = "/v1/games/{id}/prompts", tag = "games", params(("id" = uuid::Uuid, Path)),
-    security(("bearer" = [])), responses((status = 200, body = PromptsResponse), (status = 404, body = Problem),
+#[utoipa::path(get, path = "/v1/games/{id}/prompts", tag = "games",
+    params(("id" = uuid::Uuid, Path), ("If-None-Match" = Option<String>, Header, description = "the ETag of a previous answer: 304 when unchanged")),
+    security(("bearer" = [])),
+    responses((status = 200, body = PromptsResponse), (status = 304, description = "unchanged since the given ETag"), (status = 404, body = Problem),
     (status = 422, body = Problem, description = "the game has not started")))]
 #[get("/v1/games/{id}/prompts")]
 pub async fn prompts(
     state: web::Data<AppState>,
     user: AuthUser,
     path: web::Path<String>,
+    req: HttpRequest,
 ) -> ApiResult<HttpResponse> {
     let id = parse_id(&path)?;
-    let (version, prompts, legal) = state.games.prompts(id, user.id).await?;
-    Ok(HttpResponse::Ok()
-        .insert_header((header::ETAG, format!("\"{version}\"")))
-        .json(PromptsResponse {
-            version,
-            prompts,
-            legal,
-        }))
+    let answer = crate::routes::check::prompts_for(&state, id, user.id).await?;
+    Ok(crate::routes::check::with_etag(
+        &req,
+        answer.version,
+        answer,
+    ))
 }
 
 /// Send a command for the caller's seat.
@@ -697,12 +704,7 @@ async fn next_prompts(
     id: GameId,
     user: infra::UserId,
 ) -> ApiResult<PromptsResponse> {
-    let (version, waiting, legal) = state.games.prompts(id, user).await?;
-    Ok(PromptsResponse {
-        version,
-        prompts: waiting,
-        legal,
-    })
+    crate::routes::check::prompts_for(state, id, user).await
 }
 
 /// The event log as the caller may see it (hidden events are left out; `seq` stays global).

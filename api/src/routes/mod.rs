@@ -1,11 +1,13 @@
 pub mod audit;
 pub mod auth;
+pub mod check;
 pub mod games;
 pub mod ops;
 
 /// Routes are matched in order: the hot paths of a game in play come first.
 pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
     cfg.service(games::send_command)
+        .service(check::check_command)
         .service(games::prompts)
         .service(games::get_game)
         .service(auth::register)

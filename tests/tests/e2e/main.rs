@@ -17,4 +17,5 @@ mod play;
 mod reliability;
 mod store;
 mod trust;
+mod ts_client;
 mod whisky_race_rules;

@@ -1,0 +1,156 @@
+//! The caller's `choices` (issue 15: legal moves as JSON Schema families) and
+//! `POST /v1/games/{id}/commands/check`, which answers what a command would get without sending
+//! it.
+
+use crate::auth::AuthUser;
+use crate::error::{ApiError, ApiResult, Problem};
+use crate::routes::games::PromptsResponse;
+use crate::state::AppState;
+use actix_web::{HttpResponse, post, web};
+use domain::choices::{Family, enumerate};
+use infra::{GameId, StoreError};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+/// At most this many concrete commands are drawn from one family into `legal` (a family that
+/// would list more, a trade with many amounts say, is only in `choices`).
+const LEGAL_PER_FAMILY: usize = 512;
+
+/// The concrete `legal` list of simple bots, drawn from `choices` (never the contract).
+pub fn legal_from(choices: &[Family]) -> Vec<Value> {
+    choices
+        .iter()
+        .flat_map(|family| enumerate(&family.schema, LEGAL_PER_FAMILY).unwrap_or_default())
+        .collect()
+}
+
+/// The caller's prompts answer: who must or may act, and the caller's `choices` (and `legal`,
+/// drawn from them) at the cached head.
+pub async fn prompts_for(
+    state: &AppState,
+    id: GameId,
+    user: infra::UserId,
+) -> ApiResult<PromptsResponse> {
+    let (version, prompts, choices) = state
+        .games
+        .with_game(id, |loaded| {
+            let choices = match loaded.seat_of(user) {
+                Some(seat) if !loaded.finished => loaded.state.choices(seat),
+                _ => Vec::new(),
+            };
+            (loaded.version, loaded.state.prompts(), choices)
+        })
+        .await?;
+    Ok(PromptsResponse {
+        version,
+        prompts,
+        legal: legal_from(&choices),
+        choices,
+    })
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckBody {
+    /// The command to check (see `WhiskyRaceCommand`, `BanditsCommand`, `MushCommand`).
+    #[schema(value_type = Object)]
+    pub command: Value,
+    /// When given, a stale version is answered 409 (as a send would be).
+    pub expected_version: Option<u64>,
+}
+
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct CheckAnswer {
+    /// Always true: a refused command is answered with a problem instead.
+    pub accepted: bool,
+}
+
+/// Would this command be accepted now? 200 `{accepted: true}`, or the problem a send would get
+/// (422 with the violated `rule`, 409 on a stale `expected_version`, 403 when not seated).
+/// Nothing is appended, the game's randomness is not drawn from, and a refusal says no more
+/// than the caller would learn by sending the command. A UI validates a composed move (a
+/// trade) with it before sending.
+#[utoipa::path(post, path = "/v1/games/{id}/commands/check", tag = "games", request_body = CheckBody,
+    params(("id" = uuid::Uuid, Path)), security(("bearer" = [])),
+    responses((status = 200, body = CheckAnswer, description = "the command would be accepted now"),
+              (status = 403, body = Problem, description = "not seated in this game"),
+              (status = 404, body = Problem), (status = 409, body = Problem, description = "stale expected_version"),
+              (status = 422, body = Problem, description = "the command would be refused: rule violation (with `rule`) or invalid command")))]
+#[post("/v1/games/{id}/commands/check")]
+pub async fn check_command(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    path: web::Path<String>,
+    body: web::Json<CheckBody>,
+) -> ApiResult<HttpResponse> {
+    let id: GameId = path
+        .parse()
+        .map_err(|_| ApiError::NotFound("game not found".into()))?;
+    let CheckBody {
+        command,
+        expected_version,
+    } = body.into_inner();
+    if !command.is_object() {
+        return Err(ApiError::Invalid(
+            "command must be an object with a `type`".into(),
+        ));
+    }
+    let expected_version = expected_version
+        .map(|v| crate::routes::games::int64("expected_version", v))
+        .transpose()?;
+    let user = user.id;
+    state
+        .games
+        .with_game(id, move |loaded| {
+            let Some(seat) = loaded.seat_of(user) else {
+                return Err(StoreError::Forbidden(
+                    "you have no seat in this game".into(),
+                ));
+            };
+            if let Some(expected) = expected_version
+                && expected != loaded.version
+            {
+                return Err(StoreError::Conflict {
+                    current: loaded.version,
+                });
+            }
+            // A throwaway RNG, not the game's: checking draws nothing from the game's
+            // randomness, and acceptance never depends on the draw (decide draws only once the
+            // command is legal; the e2e exactness test compares checks with real sends).
+            let mut rng = domain::engine::seeded(0);
+            loaded
+                .state
+                .decide(seat, &command, &mut rng)
+                .map(|_| ())
+                .map_err(StoreError::Rejected)
+        })
+        .await??;
+    Ok(HttpResponse::Ok().json(CheckAnswer { accepted: true }))
+}
+
+/// A JSON answer tagged with the game's version as its `ETag`, or 304 Not Modified when the
+/// request's `If-None-Match` already names it (a polling client re-downloads nothing).
+pub fn with_etag<T: Serialize>(
+    req: &actix_web::HttpRequest,
+    version: u64,
+    body: T,
+) -> HttpResponse {
+    use actix_web::http::header;
+    let etag = format!("\"{version}\"");
+    let matches = req
+        .headers()
+        .get_all(header::IF_NONE_MATCH)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|t| t.trim().trim_start_matches("W/"))
+        .any(|t| t == etag || t == "*");
+    if matches {
+        return HttpResponse::NotModified()
+            .insert_header((header::ETAG, etag))
+            .finish();
+    }
+    HttpResponse::Ok()
+        .insert_header((header::ETAG, etag))
+        .json(body)
+}
