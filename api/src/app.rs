@@ -40,6 +40,8 @@ pub struct ServerConfig {
     /// A spent refresh token sent again within this gets the same new pair.
     pub refresh_leeway: Duration,
     pub workers: Option<usize>,
+    /// Browser origins allowed by CORS (`HOMESTRETCH_CORS_ORIGINS`; default none).
+    pub cors_origins: Vec<String>,
 }
 
 #[derive(Clone)]
@@ -131,6 +133,7 @@ pub fn serve(
     let limits = config.limits.clone();
     let counts = Arc::new(ConnCounts::default());
     let data = web::Data::from(state);
+    let cors_origins = config.cors_origins.clone();
     let mut server = HttpServer::new(move || {
         App::new()
             .app_data(data.clone())
@@ -234,6 +237,8 @@ pub fn serve(
                 }
                 .instrument(span)
             })
+            // Outermost: preflights are answered before routing and limits.
+            .wrap(crate::cors::cors(&cors_origins))
             .configure(routes::configure)
             .default_service(web::to(unmatched))
     })

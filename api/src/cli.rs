@@ -220,6 +220,7 @@ pub fn server_config() -> Result<ServerConfig, CliError> {
         limits,
         refresh_leeway,
         workers: None,
+        cors_origins: crate::cors::origins_from_env(),
     })
 }
 

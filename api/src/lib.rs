@@ -3,6 +3,7 @@
 pub mod app;
 pub mod auth;
 pub mod cli;
+pub mod cors;
 pub mod error;
 pub mod flood;
 pub mod limits;

@@ -53,6 +53,10 @@ fn pascal(tag: &str) -> String {
 /// The single value of a branch's tag property `key`, if the branch is an inline object that
 /// requires it and allows exactly one value.
 fn tag_value<'a>(branch: &'a Value, key: &str) -> Option<&'a str> {
+    // A newtype variant (`allOf: [{$ref: Fight}, {stage: "fight"}]`): the tag is in a part.
+    if let Some(parts) = branch.get("allOf").and_then(Value::as_array) {
+        return parts.iter().find_map(|part| tag_value(part, key));
+    }
     let required = branch.get("required")?.as_array()?;
     if !required.iter().any(|r| r == key) {
         return None;
@@ -67,7 +71,15 @@ fn tag_value<'a>(branch: &'a Value, key: &str) -> Option<&'a str> {
 /// The tag property every branch of `branches` shares, if any.
 fn shared_tag(branches: &[Value]) -> Option<String> {
     let first = branches.first()?;
-    let candidates: Vec<&String> = first.get("properties")?.as_object()?.keys().collect();
+    let parts = match first.get("allOf").and_then(Value::as_array) {
+        Some(parts) => parts.iter().collect(),
+        None => vec![first],
+    };
+    let candidates: Vec<&String> = parts
+        .iter()
+        .filter_map(|p| p.get("properties").and_then(Value::as_object))
+        .flat_map(|props| props.keys())
+        .collect();
     candidates
         .into_iter()
         .find(|key| {

@@ -88,6 +88,7 @@ pub fn test_config() -> ServerConfig {
         limits: api::limits::LimitsConfig::off(),
         refresh_leeway: api::app::REFRESH_LEEWAY,
         workers: Some(2),
+        cors_origins: Vec::new(),
     }
 }
 
