@@ -31,6 +31,15 @@ USAGE:
                                           its latency (JSON; see docs/reliability.md)
   homestretch simulate --game KIND [--games N] [--seed S]
                                           play N random-bot games and print statistics (JSON)
+  homestretch bench-reads [--url URL] [--clients N] [--duration S]
+                                          read throughput and latency of a running server (JSON)
+  homestretch bench-sse [--url URL] [--subscribers N] [--moves N]
+                                          event-stream fan-out latency (JSON)
+  homestretch bench-replay [--url URL] [--events N] [--samples N]
+                                          replay (`/state?at=`) latency on a long game (JSON)
+  homestretch bench-memory [--url URL] [--games N] [--moves N]
+                                          server memory per cached game (JSON)
+  homestretch help                        this text
 
 ENVIRONMENT:
   DATABASE_URL            use this PostgreSQL database; without it a private cluster is started
@@ -55,6 +64,7 @@ ENVIRONMENT:
   HOMESTRETCH_HEADER_TIMEOUT    seconds to send a request head (default 5; 0 = off)
   HOMESTRETCH_BODY_TIMEOUT      seconds to send a request body (default 10)
   HOMESTRETCH_KEEP_ALIVE        seconds an idle connection is kept (default 10)
+  HOMESTRETCH_CORS_ORIGINS  comma-separated browser origins allowed by CORS (default none)
   RUST_LOG                log filter (default info); logs are JSON when not on a terminal
 ";
 

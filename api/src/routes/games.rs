@@ -752,16 +752,17 @@ pub async fn state_at(
 }
 
 /// Live events (Server-Sent Events): `id` = seq, `event` = type, `data` = the `EventOut` JSON.
-/// Resume with `Last-Event-ID`. Ends after the game's last event.
+/// Resume with `Last-Event-ID`. Ends after the game's last event, or when the access expires.
 #[utoipa::path(get, path = "/v1/games/{id}/events/stream", tag = "games",
-    params(("id" = uuid::Uuid, Path), ("Last-Event-ID" = Option<u64>, Header, description = "resume after this seq")),
-    security(("bearer" = [])),
+    params(("id" = uuid::Uuid, Path), ("Last-Event-ID" = Option<u64>, Header, description = "resume after this seq"),
+           ("ticket" = Option<String>, Query, description = "a stream ticket (`POST /v1/stream-tickets`) instead of the bearer token, for `EventSource`")),
+    security(("bearer" = []), ()),
     responses((status = 200, content_type = "text/event-stream", body = StreamEvent), (status = 404, body = Problem),
               (status = 429, body = Problem)))]
 #[get("/v1/games/{id}/events/stream")]
 pub async fn stream(
     state: web::Data<AppState>,
-    user: AuthUser,
+    access: crate::routes::tickets::StreamAccess,
     path: web::Path<String>,
     req: HttpRequest,
 ) -> ApiResult<HttpResponse> {
@@ -778,7 +779,9 @@ pub async fn stream(
     // Fail early (404, not started) before committing to a stream.
     state.games.with_game(id, |_| ()).await?;
     let ip = crate::limits::client_ip(&req);
-    let body = crate::stream::event_stream(state.into_inner(), id, user.id, ip, after)?;
+    let body = crate::stream::event_stream(state.into_inner(), id, access.user.id, ip, after)?;
+    // The stream ends when the access behind it expires (refresh, reconnect with Last-Event-ID).
+    let body = futures_util::StreamExt::take_until(body, tokio::time::sleep_until(access.until));
     Ok(HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/event-stream"))
         .insert_header((header::CACHE_CONTROL, "no-cache"))

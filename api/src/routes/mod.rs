@@ -3,6 +3,8 @@ pub mod auth;
 pub mod check;
 pub mod games;
 pub mod ops;
+pub mod problems;
+pub mod tickets;
 
 /// Routes are matched in order: the hot paths of a game in play come first.
 pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
@@ -21,6 +23,7 @@ pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
         .service(games::join_game)
         .service(games::leave_game)
         .service(games::start_game)
+        .service(tickets::issue)
         .service(games::stream)
         .service(games::events)
         .service(games::state_at)
@@ -34,5 +37,7 @@ pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
         .service(ops::readyz)
         .service(ops::metrics)
         .service(ops::openapi_json)
-        .service(ops::docs);
+        .service(ops::docs)
+        .service(problems::index)
+        .service(problems::problem);
 }

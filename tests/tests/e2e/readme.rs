@@ -49,3 +49,45 @@ async fn the_readme_game_runs_as_written() {
     assert!(last["version"].as_u64().unwrap() > 1, "{stdout}");
     assert!(!last["events"].as_array().unwrap().is_empty(), "{stdout}");
 }
+
+/// `homestretch help` lists every subcommand the command line dispatches on (read from its
+/// `match`, so a new subcommand without a help line fails here).
+#[test]
+fn help_lists_every_subcommand() {
+    let source =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../api/src/cli.rs")).unwrap();
+    let dispatch = &source[source
+        .find("match command.as_str() {")
+        .expect("the dispatch")..];
+    let mut commands = Vec::new();
+    // The dispatch's own arms are indented by 8 spaces (nested matches are deeper).
+    for line in dispatch.lines().skip(1) {
+        let Some(line) = line.strip_prefix("        ") else {
+            continue;
+        };
+        if line.starts_with('_') {
+            break;
+        }
+        if line.starts_with(' ') {
+            continue;
+        }
+        if let Some((arms, _)) = line.split_once("=>") {
+            for arm in arms.split('|') {
+                let arm = arm.trim();
+                if let Some(name) = arm.strip_prefix('"').and_then(|a| a.split('"').next())
+                    && !name.starts_with('-')
+                {
+                    commands.push(name.to_string());
+                }
+            }
+        }
+    }
+    assert!(commands.len() >= 10, "{commands:?}");
+    for command in commands {
+        assert!(
+            api::cli::USAGE.contains(&format!("homestretch {command}"))
+                || (command == "serve" && api::cli::USAGE.contains("homestretch [serve]")),
+            "`homestretch help` does not list `{command}`"
+        );
+    }
+}
