@@ -2,6 +2,8 @@
 //! database per test cloned from a migrated template (dropped afterwards), and a real server
 //! on a free port, driven over real HTTP by a small typed client.
 
+pub mod venv;
+
 use api::app::{self, ServerConfig};
 use infra::pg::Cluster;
 use serde_json::{Value, json};
