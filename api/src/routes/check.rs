@@ -14,8 +14,9 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 /// At most this many concrete commands are drawn from one family into `legal` (a family that
-/// would list more, a trade with many amounts say, is only in `choices`).
-const LEGAL_PER_FAMILY: usize = 512;
+/// would list more, a trade with every amount say, is only in `choices`). High enough for every
+/// enumerated list the games had before `choices` (St Culabans swaps: ~900).
+const LEGAL_PER_FAMILY: usize = 4096;
 
 /// The concrete `legal` list of simple bots, drawn from `choices` (never the contract).
 pub fn legal_from(choices: &[Family]) -> Vec<Value> {
