@@ -72,8 +72,6 @@ impl Spec {
         }
     }
 
-    /// Every enum site under `node`.
-    #[allow(clippy::too_many_arguments)]
     /// True when `name` is a variant of a discriminated union (a `discriminator.mapping` target).
     fn is_union_branch(&self, name: &str) -> bool {
         let target = format!("#/components/schemas/{name}");
@@ -84,6 +82,8 @@ impl Spec {
         })
     }
 
+    /// Every enum site under `node`.
+    #[allow(clippy::too_many_arguments)]
     fn sites(
         &self,
         node: &Value,
