@@ -42,6 +42,8 @@ pub struct ServerConfig {
     pub workers: Option<usize>,
     /// The games this server hosts (`domain::registry()` unless a test hosts its own).
     pub registry: domain::Registry,
+    /// Browser origins allowed by CORS (`HOMESTRETCH_CORS_ORIGINS`; default none).
+    pub cors_origins: Vec<String>,
 }
 
 #[derive(Clone)]
@@ -136,6 +138,7 @@ pub fn serve(
     let limits = config.limits.clone();
     let counts = Arc::new(ConnCounts::default());
     let data = web::Data::from(state);
+    let cors_origins = config.cors_origins.clone();
     let mut server = HttpServer::new(move || {
         App::new()
             .app_data(data.clone())
@@ -239,6 +242,8 @@ pub fn serve(
                 }
                 .instrument(span)
             })
+            // Outermost: preflights are answered before routing and limits.
+            .wrap(crate::cors::cors(&cors_origins))
             .configure(routes::configure)
             .default_service(web::to(unmatched))
     })

@@ -137,6 +137,15 @@ pub struct Settings {
         value_name = "SECONDS"
     )]
     pub refresh_leeway: Option<f64>,
+    /// Comma-separated browser origins allowed by CORS, e.g. `https://play.example.com`
+    /// (default none: no CORS headers, preflights refused).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_CORS_ORIGINS",
+        global = true,
+        default_value = ""
+    )]
+    pub cors_origins: String,
     #[command(flatten)]
     pub limits: LimitSettings,
 }
@@ -428,6 +437,12 @@ fn jwt_secret(settings: &Settings) -> Result<Vec<u8>, CliError> {
 
 /// The server's configuration from the settings (the JWT secret may be generated and kept in
 /// the data folder).
+/// What `homestretch help` prints: every subcommand and every setting (clap renders it).
+pub fn help_text() -> String {
+    use clap::CommandFactory;
+    Cli::command().render_long_help().to_string()
+}
+
 pub fn server_config(settings: &Settings) -> Result<ServerConfig, CliError> {
     let mut limits = settings.limits.config().map_err(CliError::Usage)?;
     fit_connections_to_file_limit(&mut limits);
@@ -447,6 +462,7 @@ pub fn server_config(settings: &Settings) -> Result<ServerConfig, CliError> {
         refresh_leeway,
         workers: None,
         registry: domain::registry(),
+        cors_origins: crate::cors::parse(&settings.cors_origins),
     })
 }
 

@@ -1,7 +1,7 @@
 //! The OpenAPI 3.1 document, generated from the handlers and types (no database needed).
 
 use crate::error::Problem;
-use crate::routes::{audit, auth, games, ops};
+use crate::routes::{audit, auth, check, games, ops, problems, tickets};
 use std::sync::OnceLock;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{RefOr, schema::Schema};
@@ -18,11 +18,11 @@ use utoipa::{Modify, OpenApi};
     paths(
         auth::register, auth::login, auth::guest, auth::refresh, auth::logout, auth::me,
         games::create_game, games::list_games, games::join_game, games::leave_game, games::start_game,
-        games::get_game, games::prompts, games::send_command, games::events, games::stream, games::state_at,
+        games::get_game, games::prompts, games::send_command, check::check_command, games::events, games::stream, tickets::issue, games::state_at,
         audit::export, audit::audit, audit::audit_move, audit::open_dispute, audit::get_dispute, audit::resolve_dispute,
-        ops::healthz, ops::readyz, ops::metrics, ops::openapi_json, ops::docs,
+        ops::healthz, ops::readyz, ops::metrics, ops::openapi_json, ops::docs, problems::index, problems::problem,
     ),
-    components(schemas(Problem, domain::Prompt, domain::Outcome, domain::Seat)),
+    components(schemas(Problem, domain::Prompt, domain::Outcome, domain::Seat, domain::choices::Family)),
     modifiers(&Security, &GameSchemas, &Descriptions),
     tags(
         (name = "auth", description = "Accounts and tokens"),
@@ -248,9 +248,10 @@ impl Modify for GameSchemas {
 pub fn spec_json() -> &'static str {
     static SPEC: OnceLock<String> = OnceLock::new();
     SPEC.get_or_init(|| {
-        let mut text = ApiDoc::openapi()
-            .to_pretty_json()
-            .expect("the OpenAPI document serializes");
+        let doc = serde_json::to_value(ApiDoc::openapi()).expect("the OpenAPI document serializes");
+        // Typed end to end: see `spec_typing`.
+        let doc = crate::spec_typing::finish(doc);
+        let mut text = serde_json::to_string_pretty(&doc).expect("the OpenAPI document serializes");
         text.push('\n');
         text
     })

@@ -257,6 +257,7 @@ where
 /// Parses a command; a field the command does not have is refused, never dropped (it would be
 /// recorded in the log with the command).
 fn parse_command<G: Game>(command: &Value) -> Result<G::Command, Rejection> {
+    let command = &integral(command);
     let parsed: G::Command =
         serde_json::from_value(command.clone()).map_err(|e| Rejection::Malformed(e.to_string()))?;
     // serde ignores the fields of unit variants even under `deny_unknown_fields`: compare what
@@ -268,6 +269,32 @@ fn parse_command<G: Game>(command: &Value) -> Result<G::Command, Rejection> {
             field.trim_start_matches('/')
         ))),
         None => Ok(parsed),
+    }
+}
+
+/// `command` with every number that has no fractional part (`2.0`) written as an integer (`2`):
+/// JSON Schema's `integer`, which the `choices` families use, counts `2.0` as an integer, so the
+/// commands the families describe are exactly the ones accepted (issue 15).
+fn integral(command: &Value) -> Value {
+    match command {
+        Value::Number(n) if !n.is_i64() && !n.is_u64() => match n.as_f64() {
+            Some(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => {
+                if f < 0.0 {
+                    Value::from(f as i64)
+                } else {
+                    Value::from(f as u64)
+                }
+            }
+            _ => command.clone(),
+        },
+        Value::Array(items) => Value::Array(items.iter().map(integral).collect()),
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .map(|(k, v)| (k.clone(), integral(v)))
+                .collect(),
+        ),
+        _ => command.clone(),
     }
 }
 
@@ -548,5 +575,17 @@ mod tests {
         // without the upcaster the old shape does not parse as the new one
         assert!(state.apply(&json!({"type": "added", "n": 1}), 2).is_err());
         assert!(state.apply(&json!({"type": "added", "n": 1}), 9).is_err());
+    }
+
+    /// JSON Schema's `integer` counts `2.0`; so does the command parser (issue 15 exactness),
+    /// while `2.5` stays refused.
+    #[test]
+    fn a_whole_float_is_an_integer_and_a_fraction_is_refused() {
+        assert_eq!(
+            parse_command::<Counter>(&json!({"type": "add", "amount": 2.0})).unwrap(),
+            Command::Add { amount: 2 }
+        );
+        assert!(parse_command::<Counter>(&json!({"type": "add", "amount": 2.5})).is_err());
+        assert!(parse_command::<Counter>(&json!({"type": "add", "amount": -1.0})).is_err());
     }
 }

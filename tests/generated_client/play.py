@@ -2,8 +2,10 @@
 """Plays a whole game through a client GENERATED from openapi/openapi.json (openapi-python-client):
 no hand-written request. Usage: play.py CLIENT_DIR URL KIND SEATS OPTIONS_JSON SEED
 
-The bots send only legal commands taken from `prompts`; they prefer game moves over trade chatter
-so games end in a reasonable number of commands. Prints the final summary as JSON.
+Moves are picked from `choices` (issue 15): each prompted seat's families, one JSON Schema per
+command kind; the bot samples an instance of a family. It steers towards command kinds it has not
+sent yet (so a game uses every kind it can), otherwise prefers game moves over optional chatter so
+the game ends. Prints the final summary as JSON, with the command kinds sent.
 """
 import json
 import random
@@ -15,11 +17,11 @@ sys.path.insert(0, client_dir)
 
 from hs_client import AuthenticatedClient, Client  # noqa: E402
 from hs_client.api.auth import guest  # noqa: E402
-from hs_client.api.games import create_game, get_game, join_game, prompts, send_command, start_game  # noqa: E402
+from hs_client.api.games import check_command, create_game, get_game, join_game, prompts, send_command, start_game  # noqa: E402
 from hs_client.models import (  # noqa: E402
+    CheckBody,
     CommandBody,
     CreateGameRequest,
-    GameDetail,
     GameKind,
     GuestRequest,
     JoinRequest,
@@ -28,6 +30,46 @@ from hs_client.models import (  # noqa: E402
 )
 
 rng = random.Random(int(seed))
+
+
+def sample(schema):
+    """An instance of a family's schema (the vocabulary of domain::choices::schema)."""
+    if "const" in schema:
+        return schema["const"]
+    if "enum" in schema:
+        return rng.choice(schema["enum"])
+    for key in ("oneOf", "anyOf"):
+        if key in schema:
+            return sample(rng.choice(schema[key]))
+    kind = schema.get("type")
+    if kind == "integer":
+        low, high = schema.get("minimum", 0), schema.get("maximum", schema.get("minimum", 0) + 100)
+        return rng.choice([low, high, rng.randint(low, high)])
+    if kind == "boolean":
+        return rng.random() < 0.5
+    if kind == "object":
+        required = set(schema.get("required", []))
+        return {
+            name: sample(sub)
+            for name, sub in schema.get("properties", {}).items()
+            if name in required or rng.random() < 0.5
+        }
+    if kind == "array":
+        low, high = schema.get("minItems", 0), schema.get("maxItems", schema.get("minItems", 0) + 4)
+        items = schema.get("items", {})
+        if schema.get("uniqueItems") and "enum" in items:
+            pool = list(items["enum"])
+            rng.shuffle(pool)
+            return pool[: rng.randint(low, min(high, len(pool)))]
+        out = []
+        for _ in range(rng.randint(low, high)):
+            item = sample(items)
+            if not (schema.get("uniqueItems") and item in out):
+                out.append(item)
+        return out
+    raise ValueError(f"schema outside the choices vocabulary: {schema}")
+
+
 anonymous = Client(base_url=url, raise_on_unexpected_status=True)
 players = []
 for i in range(int(seats)):
@@ -48,32 +90,65 @@ started = start_game.sync(game_id, client=players[0])
 assert started is not None and started.version >= 1, started
 
 CHATTER = {"offer_trade", "accept_trade", "decline_trade", "withdraw_trade"}
+# Steering: a kind that opens others (an offer opens its answers) stays fresh until they are used.
+OPENS = {"offer_trade": {"accept_trade", "decline_trade", "withdraw_trade"}, "use_whisky": {"veto", "pass_veto"},
+         "place_avalanche": {"move_avalanche", "remove_avalanche"}}
+used = set()
+
+
+def fresh_kind(kind):
+    return kind not in used or bool(OPENS.get(kind, set()) - used)
+
+
+checked = 0
 commands = 0
 for _ in range(200_000):
     overview = prompts.sync(game_id, client=players[0])
     assert isinstance(overview, PromptsResponse), overview
-    waiting = sorted({p.seat for p in overview.prompts if set(p.kinds) - CHATTER})
     if not overview.prompts:
         break
-    if not waiting:
-        waiting = sorted({p.seat for p in overview.prompts})
-    seat = rng.choice(waiting)
-    mine = prompts.sync(game_id, client=players[seat - 1])
-    legal = [item.to_dict() for item in mine.legal]
-    assert legal, f"seat {seat} is prompted but has no legal command"
-    moves = [c for c in legal if c.get("type") not in CHATTER] or legal
-    command = rng.choice(moves)
+    offers = []  # (seat, family) pairs the bot may pick from
+    for prompt in overview.prompts:
+        mine = prompts.sync(game_id, client=players[prompt.seat - 1])
+        families = [f.to_dict() for f in mine.choices]
+        assert families, f"seat {prompt.seat} is prompted but has no choices"
+        # The prompt's kinds never omit a family that `choices` contains (issue 15).
+        kinds = {f["kind"] for f in families}
+        assert kinds <= set(prompt.kinds), (prompt.kinds, kinds)
+        for family in families:
+            if prompt.must or fresh_kind(family["kind"]):
+                offers.append((prompt.seat, family))
+    fresh = [o for o in offers if fresh_kind(o[1]["kind"])]
+    moves = [o for o in offers if o[1]["kind"] not in CHATTER]
+    seat, family = rng.choice(fresh or moves or offers)
+    command = sample(family["schema"])
+    if rng.random() < 0.1:
+        # A UI checks a composed move before sending it: every instance of a family is accepted.
+        check = check_command.sync_detailed(
+            game_id, client=players[seat - 1], body=CheckBody.from_dict({"command": command})
+        )
+        assert check.status_code == 200, (command, check.content)
+        checked += 1
     answer = send_command.sync_detailed(
         game_id,
         client=players[seat - 1],
         body=CommandBody.from_dict({"command": command, "command_id": str(uuid.uuid4())}),
     )
     assert answer.status_code == 200, (command, answer.content)
+    used.add(command["type"])
     commands += 1
 
 final = get_game.sync(game_id, client=players[0])
-assert isinstance(final, GameDetail), final
+assert final.kind == kind, final
 assert final.status == Status.FINISHED, final.status
 winners = [w for w in final.outcome.winners]
 assert winners, "a finished game has winners"
-print(json.dumps({"kind": kind, "seats": int(seats), "commands": commands, "version": final.version, "winners": winners}))
+print(json.dumps({
+    "kind": kind,
+    "seats": int(seats),
+    "commands": commands,
+    "checked": checked,
+    "version": final.version,
+    "winners": winners,
+    "kinds_used": sorted(used),
+}))

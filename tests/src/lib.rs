@@ -3,6 +3,7 @@
 //! on a free port, driven over real HTTP by a small typed client.
 
 pub mod test_game;
+pub mod venv;
 
 use api::app::{self, ServerConfig};
 use infra::pg::Cluster;
@@ -91,6 +92,7 @@ pub fn test_config() -> ServerConfig {
         refresh_leeway: api::app::REFRESH_LEEWAY,
         workers: Some(2),
         registry: domain::registry(),
+        cors_origins: Vec::new(),
     }
 }
 

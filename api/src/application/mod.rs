@@ -10,6 +10,7 @@
 
 mod audit;
 mod cache;
+mod check;
 mod commands;
 pub mod disputes;
 mod export;
@@ -71,13 +72,14 @@ impl Loaded {
                 .unwrap_or(Viewer::Spectator)
         }
     }
-    /// The version, who must or may act now, and `user`'s legal commands.
-    pub fn prompts_for(&self, user: UserId) -> (u64, Vec<Prompt>, Vec<Value>) {
-        let legal = match self.seat_of(user) {
-            Some(seat) if !self.finished => self.state.legal(seat),
+    /// The version, who must or may act now, and `user`'s legal commands as JSON Schema
+    /// families (issue 15: `choices`, the contract; `legal` is drawn from them at the edge).
+    pub fn prompts_for(&self, user: UserId) -> Prompts {
+        let choices = match self.seat_of(user) {
+            Some(seat) if !self.finished => self.state.choices(seat),
             _ => Vec::new(),
         };
-        (self.version, self.state.prompts(), legal)
+        (self.version, self.state.prompts(), choices)
     }
     fn client_seeds(&self) -> Vec<String> {
         self.seats.iter().map(|s| s.client_seed.clone()).collect()
@@ -132,6 +134,9 @@ pub struct CommandRequest {
     pub command: Value,
 }
 
+/// The version, who must or may act, and the caller's `choices` (one family per command family).
+pub type Prompts = (u64, Vec<Prompt>, Vec<domain::choices::Family>);
+
 pub struct CommandAnswer {
     pub version: u64,
     pub events: Vec<RecordedEvent>,
@@ -139,7 +144,7 @@ pub struct CommandAnswer {
     pub replayed: bool,
     /// After the command: the version, who must or may act, the caller's legal commands
     /// (computed under the command's lock: no second lock, no re-read).
-    pub next: (u64, Vec<Prompt>, Vec<Value>),
+    pub next: Prompts,
 }
 
 pub struct CreateGame {

@@ -2,11 +2,7 @@ use super::*;
 
 impl GameService {
     /// The caller's view, prompts and legal commands of a started game.
-    pub async fn prompts(
-        &self,
-        id: GameId,
-        user: UserId,
-    ) -> Result<(u64, Vec<Prompt>, Vec<Value>)> {
+    pub async fn prompts(&self, id: GameId, user: UserId) -> Result<Prompts> {
         self.with_game(id, |loaded| loaded.prompts_for(user)).await
     }
 

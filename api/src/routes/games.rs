@@ -125,9 +125,15 @@ pub struct GameDetail {
 #[derive(Serialize, Deserialize, ToSchema)]
 pub struct PromptsResponse {
     pub version: u64,
-    /// Who must or may act now, with which command types.
+    /// Who must or may act now, with which command types (`must`: the game waits for the
+    /// seat; otherwise the seat only may act, e.g. an optional trade).
     pub prompts: Vec<Prompt>,
-    /// The caller's legal commands now (send one as `command`).
+    /// The caller's legal commands now, exactly, as JSON Schema 2020-12 families (one per
+    /// command family): every instance of a family is accepted, and nothing else is. Empty when
+    /// the caller has nothing to send.
+    pub choices: Vec<domain::choices::Family>,
+    /// Concrete commands drawn from `choices` for simple bots (a family with very many
+    /// instances is only in `choices`). Not the contract: `choices` is.
     #[schema(value_type = Vec<Object>)]
     pub legal: Vec<Value>,
 }
@@ -487,7 +493,7 @@ pub async fn start_game(
     // Starting is idempotent per Idempotency-Key; without one, per game.
     let command_id = idempotency_key(&req)?.unwrap_or_else(|| uuid::Uuid::new_v5(&id.0, b"start"));
     let answer = state.games.start(id, user.id, command_id).await?;
-    let next = next_prompts(answer.next);
+    let next = PromptsResponse::from(answer.next);
     Ok(HttpResponse::Ok()
         .insert_header((header::ETAG, format!("\"{}\"", answer.version)))
         .json(CommandResponse {
@@ -589,23 +595,24 @@ pub async fn get_game(
 }
 
 /// Who must act now, and the caller's legal commands.
-#[utoipa::path(get, path = "/v1/games/{id}/prompts", tag = "games", params(("id" = uuid::Uuid, Path)),
-    security(("bearer" = [])), responses((status = 200, body = PromptsResponse), (status = 404, body = Problem),
+#[utoipa::path(get, path = "/v1/games/{id}/prompts", tag = "games",
+    params(("id" = uuid::Uuid, Path), ("If-None-Match" = Option<String>, Header, description = "the ETag of a previous answer: 304 when unchanged")),
+    security(("bearer" = [])),
+    responses((status = 200, body = PromptsResponse), (status = 304, description = "unchanged since the given ETag"), (status = 404, body = Problem),
     (status = 422, body = Problem, description = "the game has not started")))]
 #[get("/v1/games/{id}/prompts")]
 pub async fn prompts(
     state: web::Data<AppState>,
     user: AuthUser,
     GamePath(id): GamePath,
+    req: HttpRequest,
 ) -> ApiResult<HttpResponse> {
-    let (version, prompts, legal) = state.games.prompts(id, user.id).await?;
-    Ok(HttpResponse::Ok()
-        .insert_header((header::ETAG, format!("\"{version}\"")))
-        .json(PromptsResponse {
-            version,
-            prompts,
-            legal,
-        }))
+    let answer = PromptsResponse::from(state.games.prompts(id, user.id).await?);
+    Ok(crate::routes::check::with_etag(
+        &req,
+        answer.version,
+        answer,
+    ))
 }
 
 /// Send a command for the caller's seat.
@@ -661,7 +668,7 @@ pub async fn send_command(
             },
         )
         .await?;
-    let next = next_prompts(answer.next);
+    let next = PromptsResponse::from(answer.next);
     Ok(HttpResponse::Ok()
         .insert_header((header::ETAG, format!("\"{}\"", answer.version)))
         .json(CommandResponse {
@@ -669,15 +676,6 @@ pub async fn send_command(
             events: answer.events.into_iter().map(EventOut::from).collect(),
             next,
         }))
-}
-
-/// The prompts and the caller's legal commands now (served from the cache).
-fn next_prompts((version, waiting, legal): (u64, Vec<Prompt>, Vec<Value>)) -> PromptsResponse {
-    PromptsResponse {
-        version,
-        prompts: waiting,
-        legal,
-    }
 }
 
 /// The event log as the caller may see it (hidden events are left out; `seq` stays global).
@@ -723,16 +721,17 @@ pub async fn state_at(
 }
 
 /// Live events (Server-Sent Events): `id` = seq, `event` = type, `data` = the `EventOut` JSON.
-/// Resume with `Last-Event-ID`. Ends after the game's last event.
+/// Resume with `Last-Event-ID`. Ends after the game's last event, or when the access expires.
 #[utoipa::path(get, path = "/v1/games/{id}/events/stream", tag = "games",
-    params(("id" = uuid::Uuid, Path), ("Last-Event-ID" = Option<u64>, Header, description = "resume after this seq")),
-    security(("bearer" = [])),
+    params(("id" = uuid::Uuid, Path), ("Last-Event-ID" = Option<u64>, Header, description = "resume after this seq"),
+           ("ticket" = Option<String>, Query, description = "a stream ticket (`POST /v1/stream-tickets`) instead of the bearer token, for `EventSource`")),
+    security(("bearer" = []), ()),
     responses((status = 200, content_type = "text/event-stream", body = StreamEvent), (status = 404, body = Problem),
               (status = 429, body = Problem)))]
 #[get("/v1/games/{id}/events/stream")]
 pub async fn stream(
     state: web::Data<AppState>,
-    user: AuthUser,
+    access: crate::routes::tickets::StreamAccess,
     GamePath(id): GamePath,
     req: HttpRequest,
 ) -> ApiResult<HttpResponse> {
@@ -748,7 +747,9 @@ pub async fn stream(
     // Fail early (404, not started) before committing to a stream.
     state.games.with_game(id, |_| ()).await?;
     let ip = crate::limits::client_ip(&req);
-    let body = crate::stream::event_stream(state.into_inner(), id, user.id, ip, after)?;
+    let body = crate::stream::event_stream(state.into_inner(), id, access.user.id, ip, after)?;
+    // The stream ends when the access behind it expires (refresh, reconnect with Last-Event-ID).
+    let body = futures_util::StreamExt::take_until(body, tokio::time::sleep_until(access.until));
     Ok(HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/event-stream"))
         .insert_header((header::CACHE_CONTROL, "no-cache"))

@@ -1,7 +1,10 @@
 pub mod audit;
 pub mod auth;
+pub mod check;
 pub mod games;
 pub mod ops;
+pub mod problems;
+pub mod tickets;
 
 use crate::error::ApiError;
 use infra::GameId;
@@ -28,6 +31,7 @@ impl actix_web::FromRequest for GamePath {
 /// Routes are matched in order: the hot paths of a game in play come first.
 pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
     cfg.service(games::send_command)
+        .service(check::check_command)
         .service(games::prompts)
         .service(games::get_game)
         .service(auth::register)
@@ -41,6 +45,7 @@ pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
         .service(games::join_game)
         .service(games::leave_game)
         .service(games::start_game)
+        .service(tickets::issue)
         .service(games::stream)
         .service(games::events)
         .service(games::state_at)
@@ -55,5 +60,7 @@ pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
         .service(ops::metrics)
         .service(ops::openapi_json)
         .service(ops::docs)
-        .service(ops::docs_script);
+        .service(ops::docs_script)
+        .service(problems::index)
+        .service(problems::problem);
 }

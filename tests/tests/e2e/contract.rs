@@ -72,6 +72,16 @@ impl Spec {
         }
     }
 
+    /// True when `name` is a variant of a discriminated union (a `discriminator.mapping` target).
+    fn is_union_branch(&self, name: &str) -> bool {
+        let target = format!("#/components/schemas/{name}");
+        self.schemas.values().any(|schema| {
+            schema["discriminator"]["mapping"]
+                .as_object()
+                .is_some_and(|m| m.values().any(|v| v.as_str() == Some(target.as_str())))
+        })
+    }
+
     /// Every enum site under `node`.
     #[allow(clippy::too_many_arguments)]
     fn sites(
@@ -90,7 +100,14 @@ impl Spec {
             }
             stack.push(name.to_string());
             let path = format!("{path}->{name}");
-            self.sites(target, &path, steps, name, "", stack, out);
+            if self.is_union_branch(name) {
+                // A variant of a discriminated union (hoisted into its own component by
+                // `api::spec_typing`): its enums belong to the union's type.
+                let rel = format!("{rel}->{name}");
+                self.sites(target, &path, steps, owner, &rel, stack, out);
+            } else {
+                self.sites(target, &path, steps, name, "", stack, out);
+            }
             stack.pop();
             return;
         }

@@ -12,18 +12,9 @@ use api::application::CommandRequest;
 use homestretch_tests::{Player, TestApp, spawn_app};
 use std::process::Command;
 
-fn ensure_schemathesis() {
-    let present = Command::new("python3")
-        .args(["-m", "schemathesis.cli", "--version"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !present {
-        let status = Command::new("python3")
-            .args(["-m", "pip", "install", "--quiet", "schemathesis"])
-            .status()
-            .expect("python3 runs");
-        assert!(status.success(), "could not install schemathesis from PyPI");
-    }
+/// schemathesis, pinned, in the suite's virtual environment under `target/` (never global).
+fn ensure_schemathesis() -> std::path::PathBuf {
+    homestretch_tests::venv::python()
 }
 
 /// Plays random legal commands in process (fast: this is the fuzzing's setup, not what is
@@ -45,7 +36,8 @@ async fn play_past(app: &TestApp, id: &str, players: &[Player], events: u64, see
         }
         let seat = prompts[pick(prompts.len())].seat;
         let user = users[seat.index()];
-        let (_, _, legal) = app.state.games.prompts(game, user).await.unwrap();
+        let (_, _, choices) = app.state.games.prompts(game, user).await.unwrap();
+        let legal = api::routes::check::legal_from(&choices);
         let command = legal[pick(legal.len())].clone();
         app.state
             .games
@@ -65,7 +57,7 @@ async fn play_past(app: &TestApp, id: &str, players: &[Player], events: u64, see
 
 #[actix_web::test]
 async fn schemathesis_finds_no_server_error_and_no_answer_outside_the_spec() {
-    tokio::task::spawn_blocking(ensure_schemathesis)
+    let python = tokio::task::spawn_blocking(ensure_schemathesis)
         .await
         .unwrap();
     let app = spawn_app().await;
@@ -100,7 +92,7 @@ async fn schemathesis_finds_no_server_error_and_no_answer_outside_the_spec() {
     let url = format!("{}/openapi.json", app.address);
     let drills = concat!(env!("CARGO_MANIFEST_DIR"), "/drills");
     let output = tokio::task::spawn_blocking(move || {
-        Command::new("python3")
+        Command::new(python)
             .args(["-m", "schemathesis.cli", "run", &url])
             .args(["-H", &format!("Authorization: Bearer {}", player.token)])
             .args([

@@ -1,0 +1,117 @@
+//! The caller's `choices` (issue 15: legal moves as JSON Schema families) and
+//! `POST /v1/games/{id}/commands/check`, which answers what a command would get without sending
+//! it.
+
+use crate::auth::AuthUser;
+use crate::error::{ApiError, ApiResult, Problem};
+use crate::routes::GamePath;
+use crate::routes::games::PromptsResponse;
+use crate::state::AppState;
+use actix_web::{HttpResponse, post, web};
+use domain::choices::{Family, enumerate};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+/// At most this many concrete commands are drawn from one family into `legal` (a family that
+/// would list more, a trade with every amount say, is only in `choices`). High enough for every
+/// enumerated list the games had before `choices` (St Culabans swaps: ~900).
+const LEGAL_PER_FAMILY: usize = 4096;
+
+/// The concrete `legal` list of simple bots, drawn from `choices` (never the contract).
+pub fn legal_from(choices: &[Family]) -> Vec<Value> {
+    choices
+        .iter()
+        .flat_map(|family| enumerate(&family.schema, LEGAL_PER_FAMILY).unwrap_or_default())
+        .collect()
+}
+
+impl From<crate::application::Prompts> for PromptsResponse {
+    fn from((version, prompts, choices): crate::application::Prompts) -> Self {
+        PromptsResponse {
+            version,
+            prompts,
+            legal: legal_from(&choices),
+            choices,
+        }
+    }
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckBody {
+    /// The command to check (see `WhiskyRaceCommand`, `BanditsCommand`, `MushCommand`).
+    #[schema(value_type = Object)]
+    pub command: Value,
+    /// When given, a stale version is answered 409 (as a send would be).
+    pub expected_version: Option<u64>,
+}
+
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct CheckAnswer {
+    /// Always true: a refused command is answered with a problem instead.
+    pub accepted: bool,
+}
+
+/// Would this command be accepted now? 200 `{accepted: true}`, or the problem a send would get
+/// (422 with the violated `rule`, 409 on a stale `expected_version`, 403 when not seated).
+/// Nothing is appended, the game's randomness is not drawn from, and a refusal says no more
+/// than the caller would learn by sending the command. A UI validates a composed move (a
+/// trade) with it before sending.
+#[utoipa::path(post, path = "/v1/games/{id}/commands/check", tag = "games", request_body = CheckBody,
+    params(("id" = uuid::Uuid, Path)), security(("bearer" = [])),
+    responses((status = 200, body = CheckAnswer, description = "the command would be accepted now"),
+              (status = 403, body = Problem, description = "not seated in this game"),
+              (status = 404, body = Problem), (status = 409, body = Problem, description = "stale expected_version"),
+              (status = 422, body = Problem, description = "the command would be refused: rule violation (with `rule`) or invalid command")))]
+#[post("/v1/games/{id}/commands/check")]
+pub async fn check_command(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    GamePath(id): GamePath,
+    body: web::Json<CheckBody>,
+) -> ApiResult<HttpResponse> {
+    let CheckBody {
+        command,
+        expected_version,
+    } = body.into_inner();
+    if !command.is_object() {
+        return Err(ApiError::Invalid(
+            "command must be an object with a `type`".into(),
+        ));
+    }
+    let expected_version = expected_version
+        .map(|v| crate::routes::games::int64("expected_version", v))
+        .transpose()?;
+    state
+        .games
+        .check(id, user.id, command, expected_version)
+        .await?;
+    Ok(HttpResponse::Ok().json(CheckAnswer { accepted: true }))
+}
+
+/// A JSON answer tagged with the game's version as its `ETag`, or 304 Not Modified when the
+/// request's `If-None-Match` already names it (a polling client re-downloads nothing).
+pub fn with_etag<T: Serialize>(
+    req: &actix_web::HttpRequest,
+    version: u64,
+    body: T,
+) -> HttpResponse {
+    use actix_web::http::header;
+    let etag = format!("\"{version}\"");
+    let matches = req
+        .headers()
+        .get_all(header::IF_NONE_MATCH)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|t| t.trim().trim_start_matches("W/"))
+        .any(|t| t == etag || t == "*");
+    if matches {
+        return HttpResponse::NotModified()
+            .insert_header((header::ETAG, etag))
+            .finish();
+    }
+    HttpResponse::Ok()
+        .insert_header((header::ETAG, etag))
+        .json(body)
+}
