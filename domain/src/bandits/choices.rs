@@ -148,6 +148,14 @@ fn simple(kind: &'static str, title: &str, rule: &str) -> Family {
     family(kind, title.into(), rule, vec![branch(kind, vec![])]).expect("one branch")
 }
 
+/// Paths as JSON arrays of node ids.
+fn as_values(paths: &[Vec<Node>]) -> Vec<Vec<Value>> {
+    paths
+        .iter()
+        .map(|p| p.iter().map(|n| json!(n)).collect())
+        .collect()
+}
+
 fn ids<T: ToString>(items: &[T]) -> Vec<Value> {
     items.iter().map(|x| json!(x.to_string())).collect()
 }
@@ -450,10 +458,9 @@ pub(super) fn moves(st: &State, seat: Seat, pawn: Pawn, len: Len) -> Option<Fami
             0 => opt("jetpack_cards", json!({ "const": [] })),
             _ => req("jetpack_cards", schema::unique_array_of(ids(&jets), k, k)),
         };
-        let paths: Vec<Value> = paths.iter().map(|p| json!(p)).collect();
         let mut fields = vec![
             req("pawn", json!({ "const": pawn })),
-            req("path", schema::one_of_values(paths)),
+            req("path", schema::paths(&as_values(&paths))),
             jetpacks,
         ];
         fields.extend(ticket);
@@ -483,11 +490,8 @@ pub(super) fn moves(st: &State, seat: Seat, pawn: Pawn, len: Len) -> Option<Fami
 
 /// BD-423–BD-428: every path of the bounty hunter (never capped).
 fn hunter_family(st: &State, h: u8) -> Option<Family> {
-    let paths: Vec<Value> = hunter_paths(st, h, usize::MAX)
-        .iter()
-        .map(|p| json!(p))
-        .collect();
-    let fields = vec![req("path", schema::one_of_values(paths))];
+    let paths = hunter_paths(st, h, usize::MAX);
+    let fields = vec![req("path", schema::paths(&as_values(&paths)))];
     Some(
         family(
             "move_hunter",
