@@ -283,7 +283,30 @@ pub mod schema {
                 } else {
                     node.insert("anyOf".into(), Value::Array(below));
                 }
-                out.push(Value::Object(node));
+                // Siblings whose nodes differ only in their first item are one node whose
+                // first item is an `enum` (the ends of forks in Huntington, where each of
+                // several next spaces ends the path).
+                let mut key = Value::Object(node.clone());
+                key["prefixItems"][depth] = json!({});
+                let twin = out.iter_mut().find(|alt| {
+                    let mut k = (*alt).clone();
+                    k.get_mut("prefixItems")
+                        .and_then(|p| p.get_mut(depth))
+                        .map(|slot| *slot = json!({}));
+                    k.get("prefixItems").is_some() && k == key
+                });
+                match twin {
+                    Some(twin) => {
+                        let slot = &mut twin["prefixItems"][depth];
+                        let mut values = match slot.get("const") {
+                            Some(c) => vec![c.clone()],
+                            None => slot["enum"].as_array().cloned().unwrap_or_default(),
+                        };
+                        values.push(value.clone());
+                        *slot = json!({ "enum": values });
+                    }
+                    None => out.push(Value::Object(node)),
+                }
             }
             out
         }
@@ -323,7 +346,7 @@ pub fn sample(schema: &Value, rng: &mut dyn Rng) -> Option<Value> {
             1 => hi,
             _ => lo + rng.index(hi - lo + 1),
         };
-        return walk.instance(len);
+        return walk.instance(len, rng);
     }
     for key in ["oneOf", "anyOf"] {
         if let Some(branches) = schema.get(key).and_then(Value::as_array) {
@@ -555,7 +578,7 @@ fn branches(schema: &Value) -> Option<&[Value]> {
 /// allowed (`items`; this vocabulary only pins, so only `false` or absent).
 #[derive(Clone, Debug)]
 struct ArrayWalk {
-    items: Vec<Option<Value>>,
+    items: Vec<Option<Vec<Value>>>,
     min: usize,
     max: usize,
 }
@@ -572,7 +595,7 @@ impl Default for ArrayWalk {
 
 impl ArrayWalk {
     /// Adds `schema`'s own array keywords; `None` when they contradict the walk or fall
-    /// outside the vocabulary (`prefixItems` entries are `const`, `{}` or `true`).
+    /// outside the vocabulary (`prefixItems` entries are `const`, `enum`, `{}` or `true`).
     fn apply(&mut self, schema: &Value) -> Option<()> {
         if let Some(min) = schema.get("minItems").and_then(Value::as_u64) {
             self.min = self.min.max(min as usize);
@@ -592,10 +615,17 @@ impl ArrayWalk {
                 if *item == json!({}) || *item == json!(true) {
                     continue;
                 }
-                let value = item.get("const")?;
+                let allowed: Vec<Value> = match (item.get("const"), item.get("enum")) {
+                    (Some(c), _) => vec![c.clone()],
+                    (None, Some(Value::Array(values))) => values.clone(),
+                    _ => return None,
+                };
                 match slot {
-                    Some(old) if old != value => return None,
-                    _ => *slot = Some(value.clone()),
+                    Some(old) => old.retain(|v| allowed.contains(v)),
+                    None => *slot = Some(allowed),
+                }
+                if slot.as_ref().is_some_and(Vec::is_empty) {
+                    return None;
                 }
             }
         }
@@ -608,13 +638,38 @@ impl ArrayWalk {
         (self.min <= hi).then_some((self.min, hi))
     }
 
-    /// The instance of length `len` (every item up to it pinned).
-    fn instance(&self, len: usize) -> Option<Value> {
-        self.items[..len]
-            .iter()
-            .cloned()
-            .collect::<Option<Vec<Value>>>()
-            .map(Value::Array)
+    /// A random instance of length `len` (every item up to it pinned).
+    fn instance(&self, len: usize, rng: &mut dyn Rng) -> Option<Value> {
+        use crate::engine::RngExt;
+        let mut out = Vec::with_capacity(len);
+        for allowed in &self.items[..len] {
+            let allowed = allowed.as_ref()?;
+            out.push(allowed[rng.index(allowed.len())].clone());
+        }
+        Some(Value::Array(out))
+    }
+
+    /// Every instance of length `len`.
+    fn instances(&self, len: usize, cap: usize, out: &mut Vec<Value>) -> Option<()> {
+        let mut all: Vec<Vec<Value>> = vec![Vec::new()];
+        for allowed in &self.items[..len] {
+            let allowed = allowed.as_ref()?;
+            all = all
+                .into_iter()
+                .flat_map(|p| {
+                    allowed.iter().map(move |v| {
+                        let mut p = p.clone();
+                        p.push(v.clone());
+                        p
+                    })
+                })
+                .collect();
+            if all.len() > cap {
+                return None;
+            }
+        }
+        out.extend(all.into_iter().map(Value::Array));
+        Some(())
     }
 }
 
@@ -629,11 +684,12 @@ fn enumerate_tree(
         let pins_only = schema
             .get("prefixItems")
             .map_or(Some(true), |p| {
-                Some(
-                    p.as_array()?
-                        .iter()
-                        .all(|i| *i == json!({}) || *i == json!(true) || i.get("const").is_some()),
-                )
+                Some(p.as_array()?.iter().all(|i| {
+                    *i == json!({})
+                        || *i == json!(true)
+                        || i.get("const").is_some()
+                        || i.get("enum").is_some()
+                }))
             })
             .unwrap_or(false);
         let no_items = matches!(schema.get("items"), None | Some(Value::Bool(false)));
@@ -648,7 +704,7 @@ fn enumerate_tree(
         None => {
             if let Some((lo, hi)) = walk.lengths() {
                 for len in lo..=hi {
-                    out.push(walk.instance(len)?);
+                    walk.instances(len, cap, out)?;
                 }
             }
         }
@@ -972,10 +1028,13 @@ mod tests {
             &["a", "b", "c", "e", "f"],
             &["a", "b"],
             &["a", "x", "y"],
+            &["a", "x", "w"],
             &["z"],
             &["z", "a", "b", "c", "d", "e"],
         ]);
         let tree = schema::prefix_tree(&paths);
+        // The two ends of the fork after `a, x` are one node with an `enum`.
+        assert!(tree.to_string().contains(r#"{"enum":["y","w"]}"#), "{tree}");
         let family = Family::new(
             "move",
             "move",
