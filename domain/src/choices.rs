@@ -290,9 +290,9 @@ pub mod schema {
                 key["prefixItems"][depth] = json!({});
                 let twin = out.iter_mut().find(|alt| {
                     let mut k = (*alt).clone();
-                    k.get_mut("prefixItems")
-                        .and_then(|p| p.get_mut(depth))
-                        .map(|slot| *slot = json!({}));
+                    if let Some(slot) = k.get_mut("prefixItems").and_then(|p| p.get_mut(depth)) {
+                        *slot = json!({});
+                    }
                     k.get("prefixItems").is_some() && k == key
                 });
                 match twin {
