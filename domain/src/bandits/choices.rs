@@ -6,8 +6,9 @@
 //! * **Card ids (BD-514)**: a field naming a card is the `enum` of every usable card of its kind
 //!   the seat holds; Jet-packs are a set (`uniqueItems`, exactly as many as the path flies over
 //!   occupied properties, any order); a discard is a set of exactly the excess (BD-232).
-//! * **Paths** (pawn moves, distribute shares, rampages, the bounty hunter): `enum`s of whole
-//!   paths, never capped. A pawn's family has one branch per way its paths use cards (ticket
+//! * **Paths** (pawn moves, distribute shares, rampages, the bounty hunter): every whole path,
+//!   never capped, as an `enum` or an exact prefix tree, whichever is smaller
+//!   ([`schema::paths`]). A pawn's family has one branch per way its paths use cards (ticket
 //!   kind, Jet-pack count, Sur le dos forbidden / optional / required), so a path and the cards
 //!   it needs always go together.
 //! * **Distribute (BD-505)**: each share is one `move_pawn` of 1 to the points left, so the sum
@@ -414,8 +415,8 @@ fn ride(st: &State, seat: Seat, departure: Node) -> Option<Family> {
 // ---------------------------------------------------------------------------------------------
 
 /// Every path of `pawn` for `len`, as one family: one branch per way the paths use cards
-/// (BD-190 ticket, BD-215/BD-250 Jet-packs, BD-085/BD-380/BD-381 Sur le dos), each an `enum`
-/// of whole paths (never capped) with the held card ids that fit (BD-514).
+/// (BD-190 ticket, BD-215/BD-250 Jet-packs, BD-085/BD-380/BD-381 Sur le dos), each its whole
+/// paths (never capped, [`schema::paths`]) with the held card ids that fit (BD-514).
 pub(super) fn moves(st: &State, seat: Seat, pawn: Pawn, len: Len) -> Option<Family> {
     let jets = st.usable_of_kind(seat, SupportKind::Jetpack);
     let piggies = st.usable_of_kind(seat, SupportKind::Piggyback);
