@@ -183,6 +183,134 @@ pub mod schema {
     pub fn one_of(branches: Vec<Value>) -> Value {
         json!({ "oneOf": branches })
     }
+
+    /// Exactly these arrays (paths), in the smaller of two exact forms: the `enum` of the whole
+    /// arrays, or a **prefix tree** ([`prefix_tree`]) when many of them share their beginnings
+    /// (long moves, all prefixes of a rampage or a distributed share). Both validate the same
+    /// arrays; [`super::sample`] and [`super::enumerate`] read both.
+    pub fn paths(paths: &[Vec<Value>]) -> Value {
+        let listed = one_of_values(paths.iter().map(|p| Value::Array(p.clone())));
+        let tree = prefix_tree(paths);
+        let size = |v: &Value| serde_json::to_vec(v).map_or(usize::MAX, |b| b.len());
+        if paths.len() > 1 && size(&tree) < size(&listed) {
+            tree
+        } else {
+            listed
+        }
+    }
+
+    /// Exactly these arrays as a prefix tree (a radix tree: chains without a fork are one node):
+    /// `{"type": "array", "anyOf": [node …]}` where a node reached at depth `d` pins the items
+    /// `d..d+k` of its chain with `{"minItems": m, "prefixItems": [{} × d, {"const": …} × k]}`
+    /// (the items before `d` are pinned by the enclosing nodes, whose keywords hold too;
+    /// `prefixItems` only constrains the items present) and then either ends the array
+    /// (`"maxItems": d+k`: any length `m..=d+k`, so the prefixes of a chain that may all end
+    /// cost nothing) or goes on with `anyOf` its children, where `{"maxItems": d+k}` is the
+    /// alternative of ending in the chain. Each array is matched by one way through the tree.
+    pub fn prefix_tree(paths: &[Vec<Value>]) -> Value {
+        let mut root = Trie::default();
+        for path in paths {
+            root.insert(path);
+        }
+        let mut alternatives = root.alternatives(0);
+        let mut out = Map::new();
+        out.insert("type".into(), json!("array"));
+        if alternatives.len() == 1
+            && let Some(Value::Object(only)) = alternatives.pop()
+        {
+            out.extend(only);
+        } else {
+            out.insert("anyOf".into(), Value::Array(alternatives));
+        }
+        Value::Object(out)
+    }
+
+    #[derive(Default)]
+    struct Trie {
+        end: bool,
+        children: Vec<(Value, Trie)>,
+    }
+
+    impl Trie {
+        fn insert(&mut self, path: &[Value]) {
+            let Some((first, rest)) = path.split_first() else {
+                self.end = true;
+                return;
+            };
+            let i = match self.children.iter().position(|(v, _)| v == first) {
+                Some(i) => i,
+                None => {
+                    self.children.push((first.clone(), Trie::default()));
+                    self.children.len() - 1
+                }
+            };
+            self.children[i].1.insert(rest);
+        }
+
+        /// The alternatives for the items from `depth` on, below this node.
+        fn alternatives(&self, depth: usize) -> Vec<Value> {
+            let mut out = Vec::new();
+            if self.end {
+                out.push(json!({ "maxItems": depth }));
+            }
+            for (value, child) in &self.children {
+                let mut pinned = vec![json!({}); depth];
+                pinned.push(json!({ "const": value }));
+                // The chain goes on while there is no fork; once a path may end on it, only
+                // while every further node may end too, so the ends are one range of lengths
+                // (`minItems` up to the chain's length, where `maxItems` ends it).
+                let mut at = child;
+                let mut first_end = at.end.then_some(pinned.len());
+                while let [(value, next)] = at.children.as_slice() {
+                    if first_end.is_some() && !next.end {
+                        break;
+                    }
+                    pinned.push(json!({ "const": value }));
+                    at = next;
+                    if at.end && first_end.is_none() {
+                        first_end = Some(pinned.len());
+                    }
+                }
+                let len = pinned.len();
+                let mut node = Map::new();
+                node.insert("minItems".into(), json!(first_end.unwrap_or(len)));
+                node.insert("prefixItems".into(), Value::Array(pinned));
+                let mut below = at.alternatives(len);
+                if below.len() == 1 && below[0].get("prefixItems").is_none() {
+                    if let Value::Object(only) = below.remove(0) {
+                        node.extend(only);
+                    }
+                } else {
+                    node.insert("anyOf".into(), Value::Array(below));
+                }
+                // Siblings whose nodes differ only in their first item are one node whose
+                // first item is an `enum` (the ends of forks in Huntington, where each of
+                // several next spaces ends the path).
+                let mut key = Value::Object(node.clone());
+                key["prefixItems"][depth] = json!({});
+                let twin = out.iter_mut().find(|alt| {
+                    let mut k = (*alt).clone();
+                    if let Some(slot) = k.get_mut("prefixItems").and_then(|p| p.get_mut(depth)) {
+                        *slot = json!({});
+                    }
+                    k.get("prefixItems").is_some() && k == key
+                });
+                match twin {
+                    Some(twin) => {
+                        let slot = &mut twin["prefixItems"][depth];
+                        let mut values = match slot.get("const") {
+                            Some(c) => vec![c.clone()],
+                            None => slot["enum"].as_array().cloned().unwrap_or_default(),
+                        };
+                        values.push(value.clone());
+                        *slot = json!({ "enum": values });
+                    }
+                    None => out.push(Value::Object(node)),
+                }
+            }
+            out
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -200,6 +328,25 @@ pub fn sample(schema: &Value, rng: &mut dyn Rng) -> Option<Value> {
     }
     if let Some(values) = schema.get("enum").and_then(Value::as_array) {
         return (!values.is_empty()).then(|| values[rng.index(values.len())].clone());
+    }
+    if is_array_tree(schema) {
+        let mut walk = ArrayWalk::default();
+        let mut at = schema;
+        loop {
+            walk.apply(at)?;
+            match branches(at) {
+                Some([]) => return None,
+                Some(next) => at = &next[rng.index(next.len())],
+                None => break,
+            }
+        }
+        let (lo, hi) = walk.lengths()?;
+        let len = match rng.below(3) {
+            0 => lo,
+            1 => hi,
+            _ => lo + rng.index(hi - lo + 1),
+        };
+        return walk.instance(len, rng);
     }
     for key in ["oneOf", "anyOf"] {
         if let Some(branches) = schema.get(key).and_then(Value::as_array) {
@@ -335,9 +482,18 @@ fn bend(value: &Value, rng: &mut dyn Rng) -> Value {
         Value::Bool(b) => json!(!b),
         Value::Array(items) if !items.is_empty() => {
             let mut items = items.clone();
-            match rng.below(3) {
+            match rng.below(5) {
                 0 => {
                     items.pop();
+                }
+                // Paths: the first item dropped, or two neighbours swapped (a prefix tree pins
+                // every position, so both must leave it).
+                3 => {
+                    items.remove(0);
+                }
+                4 if items.len() > 1 => {
+                    let i = rng.index(items.len() - 1);
+                    items.swap(i, i + 1);
                 }
                 1 => {
                     let i = rng.index(items.len());
@@ -366,6 +522,11 @@ pub fn enumerate(schema: &Value, cap: usize) -> Option<Vec<Value>> {
     if let Some(values) = schema.get("enum").and_then(Value::as_array) {
         return (values.len() <= cap).then(|| values.clone());
     }
+    if is_array_tree(schema) {
+        let mut out = Vec::new();
+        enumerate_tree(schema, ArrayWalk::default(), cap, &mut out)?;
+        return Some(out);
+    }
     for key in ["oneOf", "anyOf"] {
         if let Some(branches) = schema.get(key).and_then(Value::as_array) {
             let mut out = Vec::new();
@@ -390,6 +551,165 @@ pub fn enumerate(schema: &Value, cap: usize) -> Option<Vec<Value>> {
         Some("array") => enumerate_array(schema, cap),
         _ => None,
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arrays described item by item (prefix trees of paths, [`schema::prefix_tree`])
+// ---------------------------------------------------------------------------------------------
+
+/// An array schema whose instances are built item by item: it pins items with `prefixItems`,
+/// possibly under nested `anyOf`/`oneOf` alternatives whose keywords hold together with the
+/// enclosing ones (the prefix trees of [`schema::paths`]).
+fn is_array_tree(schema: &Value) -> bool {
+    schema.get("prefixItems").is_some()
+        || (schema.get("type").and_then(Value::as_str) == Some("array")
+            && branches(schema).is_some())
+}
+
+fn branches(schema: &Value) -> Option<&[Value]> {
+    ["anyOf", "oneOf"]
+        .iter()
+        .find_map(|key| schema.get(*key).and_then(Value::as_array))
+        .map(Vec::as_slice)
+}
+
+/// What the keywords met so far on one way through an array tree say: the pinned items
+/// (`None`: not pinned), the length bounds, and whether items past the pinned ones are
+/// allowed (`items`; this vocabulary only pins, so only `false` or absent).
+#[derive(Clone, Debug)]
+struct ArrayWalk {
+    items: Vec<Option<Vec<Value>>>,
+    min: usize,
+    max: usize,
+}
+
+impl Default for ArrayWalk {
+    fn default() -> Self {
+        ArrayWalk {
+            items: Vec::new(),
+            min: 0,
+            max: usize::MAX,
+        }
+    }
+}
+
+impl ArrayWalk {
+    /// Adds `schema`'s own array keywords; `None` when they contradict the walk or fall
+    /// outside the vocabulary (`prefixItems` entries are `const`, `enum`, `{}` or `true`).
+    fn apply(&mut self, schema: &Value) -> Option<()> {
+        if let Some(min) = schema.get("minItems").and_then(Value::as_u64) {
+            self.min = self.min.max(min as usize);
+        }
+        if let Some(max) = schema.get("maxItems").and_then(Value::as_u64) {
+            self.max = self.max.min(max as usize);
+        }
+        match schema.get("items") {
+            None | Some(Value::Bool(false)) => {}
+            Some(_) => return None,
+        }
+        if let Some(pinned) = schema.get("prefixItems").and_then(Value::as_array) {
+            if self.items.len() < pinned.len() {
+                self.items.resize(pinned.len(), None);
+            }
+            for (slot, item) in self.items.iter_mut().zip(pinned) {
+                if *item == json!({}) || *item == json!(true) {
+                    continue;
+                }
+                let allowed: Vec<Value> = match (item.get("const"), item.get("enum")) {
+                    (Some(c), _) => vec![c.clone()],
+                    (None, Some(Value::Array(values))) => values.clone(),
+                    _ => return None,
+                };
+                match slot {
+                    Some(old) => old.retain(|v| allowed.contains(v)),
+                    None => *slot = Some(allowed),
+                }
+                if slot.as_ref().is_some_and(Vec::is_empty) {
+                    return None;
+                }
+            }
+        }
+        (self.min <= self.max).then_some(())
+    }
+
+    /// The lengths an instance may have: no longer than the pinned items.
+    fn lengths(&self) -> Option<(usize, usize)> {
+        let hi = self.max.min(self.items.len());
+        (self.min <= hi).then_some((self.min, hi))
+    }
+
+    /// A random instance of length `len` (every item up to it pinned).
+    fn instance(&self, len: usize, rng: &mut dyn Rng) -> Option<Value> {
+        use crate::engine::RngExt;
+        let mut out = Vec::with_capacity(len);
+        for allowed in &self.items[..len] {
+            let allowed = allowed.as_ref()?;
+            out.push(allowed[rng.index(allowed.len())].clone());
+        }
+        Some(Value::Array(out))
+    }
+
+    /// Every instance of length `len`.
+    fn instances(&self, len: usize, cap: usize, out: &mut Vec<Value>) -> Option<()> {
+        let mut all: Vec<Vec<Value>> = vec![Vec::new()];
+        for allowed in &self.items[..len] {
+            let allowed = allowed.as_ref()?;
+            all = all
+                .into_iter()
+                .flat_map(|p| {
+                    allowed.iter().map(move |v| {
+                        let mut p = p.clone();
+                        p.push(v.clone());
+                        p
+                    })
+                })
+                .collect();
+            if all.len() > cap {
+                return None;
+            }
+        }
+        out.extend(all.into_iter().map(Value::Array));
+        Some(())
+    }
+}
+
+fn enumerate_tree(
+    schema: &Value,
+    mut walk: ArrayWalk,
+    cap: usize,
+    out: &mut Vec<Value>,
+) -> Option<()> {
+    if walk.apply(schema).is_none() {
+        // A contradicting alternative has no instance; one outside the vocabulary is refused.
+        let pins_only = schema
+            .get("prefixItems")
+            .map_or(Some(true), |p| {
+                Some(p.as_array()?.iter().all(|i| {
+                    *i == json!({})
+                        || *i == json!(true)
+                        || i.get("const").is_some()
+                        || i.get("enum").is_some()
+                }))
+            })
+            .unwrap_or(false);
+        let no_items = matches!(schema.get("items"), None | Some(Value::Bool(false)));
+        return (pins_only && no_items).then_some(());
+    }
+    match branches(schema) {
+        Some(next) => {
+            for branch in next {
+                enumerate_tree(branch, walk.clone(), cap, out)?;
+            }
+        }
+        None => {
+            if let Some((lo, hi)) = walk.lengths() {
+                for len in lo..=hi {
+                    walk.instances(len, cap, out)?;
+                }
+            }
+        }
+    }
+    (out.len() <= cap).then_some(())
 }
 
 fn enumerate_object(schema: &Value, cap: usize) -> Option<Vec<Value>> {
@@ -691,5 +1011,134 @@ mod tests {
         assert!(!schemas.accepts(&json!({"type": "a", "n": 3})));
         let listed = concrete(&families, 10, &mut seeded(1));
         assert_eq!(listed.len(), 3);
+    }
+
+    fn arrays(paths: &[&[&str]]) -> Vec<Vec<Value>> {
+        paths
+            .iter()
+            .map(|p| p.iter().map(|n| json!(n)).collect())
+            .collect()
+    }
+
+    #[test]
+    fn prefix_trees_validate_exactly_their_paths() {
+        // Shared beginnings, a path that is a prefix of others, a fork at the root, a chain.
+        let paths = arrays(&[
+            &["a", "b", "c", "d"],
+            &["a", "b", "c", "e", "f"],
+            &["a", "b"],
+            &["a", "x", "y"],
+            &["a", "x", "w"],
+            &["z"],
+            &["z", "a", "b", "c", "d", "e"],
+        ]);
+        let tree = schema::prefix_tree(&paths);
+        // The two ends of the fork after `a, x` are one node with an `enum`.
+        assert!(tree.to_string().contains(r#"{"enum":["y","w"]}"#), "{tree}");
+        let family = Family::new(
+            "move",
+            "move",
+            schema::command("move", vec![("path", tree.clone())]),
+        );
+        let schemas = exactness::Schemas::compile(std::slice::from_ref(&family)).unwrap();
+        let wrap = |p: &Value| json!({"type": "move", "path": p});
+        // Every path, and nothing else: every prefix, every one-item extension or change of
+        // every path, swaps, and the empty path.
+        let listed: Vec<Value> = paths.iter().map(|p| json!(p)).collect();
+        let mut probes: Vec<Vec<Value>> = vec![vec![]];
+        for p in &paths {
+            for len in 0..=p.len() {
+                probes.push(p[..len].to_vec());
+            }
+            for extra in ["a", "b", "c", "d", "e", "f", "x", "y", "z", "q"] {
+                let mut longer = p.clone();
+                longer.push(json!(extra));
+                probes.push(longer);
+                for i in 0..p.len() {
+                    let mut changed = p.clone();
+                    changed[i] = json!(extra);
+                    probes.push(changed);
+                }
+            }
+            for i in 1..p.len() {
+                let mut swapped = p.clone();
+                swapped.swap(i - 1, i);
+                probes.push(swapped);
+            }
+        }
+        for probe in probes {
+            let probe = json!(probe);
+            assert_eq!(
+                schemas.accepts(&wrap(&probe)),
+                listed.contains(&probe),
+                "{probe} in {tree}"
+            );
+        }
+        // Enumeration gives back the set, each path once; samples are paths.
+        let mut all: Vec<String> = enumerate(&tree, 100)
+            .unwrap()
+            .iter()
+            .map(Value::to_string)
+            .collect();
+        all.sort();
+        let mut expected: Vec<String> = listed.iter().map(Value::to_string).collect();
+        expected.sort();
+        assert_eq!(all, expected);
+        assert!(enumerate(&tree, 3).is_none());
+        let mut rng = seeded(5);
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..300 {
+            let s = sample(&family.schema, &mut rng).unwrap();
+            assert!(listed.contains(&s["path"]), "{s}");
+            assert!(schemas.accepts(&s));
+            seen.insert(s["path"].to_string());
+        }
+        assert_eq!(seen.len(), paths.len());
+    }
+
+    #[test]
+    fn paths_take_the_smaller_exact_form() {
+        // All prefixes of one long path: the tree is much smaller than the list.
+        let long: Vec<String> = (0..30).map(|i| format!("R{i:02}")).collect();
+        let prefixes: Vec<Vec<Value>> = (1..=long.len())
+            .map(|n| long[..n].iter().map(|s| json!(s)).collect())
+            .collect();
+        let compact = schema::paths(&prefixes);
+        assert!(compact.get("prefixItems").is_some(), "{compact}");
+        let listed = schema::one_of_values(prefixes.iter().map(|p| json!(p)));
+        assert!(compact.to_string().len() * 5 < listed.to_string().len());
+        assert_eq!(enumerate(&compact, 100).unwrap().len(), 30);
+        // Two short unrelated paths: the list is smaller, and kept.
+        let short = arrays(&[&["a", "b"], &["c", "d"]]);
+        assert_eq!(
+            schema::paths(&short),
+            json!({"enum": [["a", "b"], ["c", "d"]]})
+        );
+        // One path: a `const`.
+        assert_eq!(schema::paths(&short[..1]), json!({"const": ["a", "b"]}));
+    }
+
+    #[test]
+    fn mutations_of_paths_leave_the_tree() {
+        // Bent paths (shortened, extended, an item changed, the first dropped, neighbours
+        // swapped) are validated iff they are in the set.
+        let paths = arrays(&[&["a", "b", "c", "d"], &["a", "b", "x"], &["b", "c"]]);
+        let s = schema::command("move", vec![("path", schema::prefix_tree(&paths))]);
+        let family = Family::new("move", "move", s);
+        let schemas = exactness::Schemas::compile(std::slice::from_ref(&family)).unwrap();
+        let listed: Vec<Value> = paths.iter().map(|p| json!(p)).collect();
+        let mut rng = seeded(9);
+        let mut left = 0;
+        for _ in 0..500 {
+            let base = sample(&family.schema, &mut rng).unwrap();
+            let bent = mutate(&base, &mut rng);
+            let inside = bent
+                .as_object()
+                .is_some_and(|m| m.len() == 2 && m.get("type") == Some(&json!("move")))
+                && bent.get("path").is_some_and(|p| listed.contains(p));
+            assert_eq!(schemas.accepts(&bent), inside, "{bent}");
+            left += usize::from(!inside);
+        }
+        assert!(left > 300, "{left}");
     }
 }

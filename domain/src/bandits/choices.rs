@@ -6,8 +6,9 @@
 //! * **Card ids (BD-514)**: a field naming a card is the `enum` of every usable card of its kind
 //!   the seat holds; Jet-packs are a set (`uniqueItems`, exactly as many as the path flies over
 //!   occupied properties, any order); a discard is a set of exactly the excess (BD-232).
-//! * **Paths** (pawn moves, distribute shares, rampages, the bounty hunter): `enum`s of whole
-//!   paths, never capped. A pawn's family has one branch per way its paths use cards (ticket
+//! * **Paths** (pawn moves, distribute shares, rampages, the bounty hunter): every whole path,
+//!   never capped, as an `enum` or an exact prefix tree, whichever is smaller
+//!   ([`schema::paths`]). A pawn's family has one branch per way its paths use cards (ticket
 //!   kind, Jet-pack count, Sur le dos forbidden / optional / required), so a path and the cards
 //!   it needs always go together.
 //! * **Distribute (BD-505)**: each share is one `move_pawn` of 1 to the points left, so the sum
@@ -146,6 +147,14 @@ fn family(kind: &'static str, title: String, rule: &str, branches: Vec<Value>) -
 /// A command without fields.
 fn simple(kind: &'static str, title: &str, rule: &str) -> Family {
     family(kind, title.into(), rule, vec![branch(kind, vec![])]).expect("one branch")
+}
+
+/// Paths as JSON arrays of node ids.
+fn as_values(paths: &[Vec<Node>]) -> Vec<Vec<Value>> {
+    paths
+        .iter()
+        .map(|p| p.iter().map(|n| json!(n)).collect())
+        .collect()
 }
 
 fn ids<T: ToString>(items: &[T]) -> Vec<Value> {
@@ -406,8 +415,8 @@ fn ride(st: &State, seat: Seat, departure: Node) -> Option<Family> {
 // ---------------------------------------------------------------------------------------------
 
 /// Every path of `pawn` for `len`, as one family: one branch per way the paths use cards
-/// (BD-190 ticket, BD-215/BD-250 Jet-packs, BD-085/BD-380/BD-381 Sur le dos), each an `enum`
-/// of whole paths (never capped) with the held card ids that fit (BD-514).
+/// (BD-190 ticket, BD-215/BD-250 Jet-packs, BD-085/BD-380/BD-381 Sur le dos), each its whole
+/// paths (never capped, [`schema::paths`]) with the held card ids that fit (BD-514).
 pub(super) fn moves(st: &State, seat: Seat, pawn: Pawn, len: Len) -> Option<Family> {
     let jets = st.usable_of_kind(seat, SupportKind::Jetpack);
     let piggies = st.usable_of_kind(seat, SupportKind::Piggyback);
@@ -450,10 +459,9 @@ pub(super) fn moves(st: &State, seat: Seat, pawn: Pawn, len: Len) -> Option<Fami
             0 => opt("jetpack_cards", json!({ "const": [] })),
             _ => req("jetpack_cards", schema::unique_array_of(ids(&jets), k, k)),
         };
-        let paths: Vec<Value> = paths.iter().map(|p| json!(p)).collect();
         let mut fields = vec![
             req("pawn", json!({ "const": pawn })),
-            req("path", schema::one_of_values(paths)),
+            req("path", schema::paths(&as_values(&paths))),
             jetpacks,
         ];
         fields.extend(ticket);
@@ -483,11 +491,8 @@ pub(super) fn moves(st: &State, seat: Seat, pawn: Pawn, len: Len) -> Option<Fami
 
 /// BD-423–BD-428: every path of the bounty hunter (never capped).
 fn hunter_family(st: &State, h: u8) -> Option<Family> {
-    let paths: Vec<Value> = hunter_paths(st, h, usize::MAX)
-        .iter()
-        .map(|p| json!(p))
-        .collect();
-    let fields = vec![req("path", schema::one_of_values(paths))];
+    let paths = hunter_paths(st, h, usize::MAX);
+    let fields = vec![req("path", schema::paths(&as_values(&paths)))];
     Some(
         family(
             "move_hunter",

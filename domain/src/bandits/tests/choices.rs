@@ -323,12 +323,18 @@ fn choices_size() {
             }
             sizes.push(n as u32);
         });
-        if i % 10 == 9 {
+        if i % 100 == 99 {
+            // Partial figures, so that a run stopped early still says something.
+            let mut sorted = sizes.clone();
+            let k = (sorted.len() - 1) * 99 / 100;
+            let p99 = *sorted.select_nth_unstable(k).1;
             eprintln!(
-                "{} games, {} positions, max {} B",
+                "{} games, {} positions, p99 {p99} B, max {} B ({}), {:?}",
                 i + 1,
                 sizes.len(),
-                largest.0
+                largest.0,
+                largest.1,
+                t.elapsed()
             );
         }
     }
