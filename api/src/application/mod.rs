@@ -75,11 +75,16 @@ impl Loaded {
     /// The version, who must or may act now, and `user`'s legal commands as JSON Schema
     /// families (issue 15: `choices`, the contract; `legal` is drawn from them at the edge).
     pub fn prompts_for(&self, user: UserId) -> Prompts {
-        let choices = match self.seat_of(user) {
-            Some(seat) if !self.finished => self.state.choices(seat),
-            _ => Vec::new(),
+        let (choices, legal) = match self.seat_of(user) {
+            Some(seat) if !self.finished => (self.state.choices(seat), self.state.legal(seat)),
+            _ => (Vec::new(), Vec::new()),
         };
-        (self.version, self.state.prompts(), choices)
+        Prompts {
+            version: self.version,
+            prompts: self.state.prompts(),
+            choices,
+            legal,
+        }
     }
     fn client_seeds(&self) -> Vec<String> {
         self.seats.iter().map(|s| s.client_seed.clone()).collect()
@@ -134,8 +139,15 @@ pub struct CommandRequest {
     pub command: Value,
 }
 
-/// The version, who must or may act, and the caller's `choices` (one family per command family).
-pub type Prompts = (u64, Vec<Prompt>, Vec<domain::choices::Family>);
+/// The version, who must or may act, and the caller's `choices` (one family per command family,
+/// the contract) with `legal`, the game's concrete list for simple bots drawn from them (each
+/// game keeps it short: sampled trades, one order of a swap).
+pub struct Prompts {
+    pub version: u64,
+    pub prompts: Vec<Prompt>,
+    pub choices: Vec<domain::choices::Family>,
+    pub legal: Vec<Value>,
+}
 
 pub struct CommandAnswer {
     pub version: u64,

@@ -8,31 +8,17 @@ use crate::routes::GamePath;
 use crate::routes::games::PromptsResponse;
 use crate::state::AppState;
 use actix_web::{HttpResponse, post, web};
-use domain::choices::{Family, enumerate};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-/// At most this many concrete commands are drawn from one family into `legal` (a family that
-/// would list more, a trade with every amount say, is only in `choices`). High enough for every
-/// enumerated list the games had before `choices` (St Culabans swaps: ~900).
-const LEGAL_PER_FAMILY: usize = 4096;
-
-/// The concrete `legal` list of simple bots, drawn from `choices` (never the contract).
-pub fn legal_from(choices: &[Family]) -> Vec<Value> {
-    choices
-        .iter()
-        .flat_map(|family| enumerate(&family.schema, LEGAL_PER_FAMILY).unwrap_or_default())
-        .collect()
-}
-
 impl From<crate::application::Prompts> for PromptsResponse {
-    fn from((version, prompts, choices): crate::application::Prompts) -> Self {
+    fn from(answer: crate::application::Prompts) -> Self {
         PromptsResponse {
-            version,
-            prompts,
-            legal: legal_from(&choices),
-            choices,
+            version: answer.version,
+            prompts: answer.prompts,
+            choices: answer.choices,
+            legal: answer.legal,
         }
     }
 }

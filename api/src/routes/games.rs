@@ -132,8 +132,8 @@ pub struct PromptsResponse {
     /// command family): every instance of a family is accepted, and nothing else is. Empty when
     /// the caller has nothing to send.
     pub choices: Vec<domain::choices::Family>,
-    /// Concrete commands drawn from `choices` for simple bots (a family with very many
-    /// instances is only in `choices`). Not the contract: `choices` is.
+    /// A short list of concrete commands drawn from `choices`, for simple bots (families with
+    /// very many instances, such as trades, are sampled). Not the contract: `choices` is.
     #[schema(value_type = Vec<Object>)]
     pub legal: Vec<Value>,
 }

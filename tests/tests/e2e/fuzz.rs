@@ -30,14 +30,14 @@ async fn play_past(app: &TestApp, id: &str, players: &[Player], events: u64, see
         (rng % n as u64) as usize
     };
     loop {
-        let (version, prompts, _) = app.state.games.prompts(game, users[0]).await.unwrap();
+        let answer = app.state.games.prompts(game, users[0]).await.unwrap();
+        let (version, prompts) = (answer.version, answer.prompts);
         if version > events || prompts.is_empty() {
             return version;
         }
         let seat = prompts[pick(prompts.len())].seat;
         let user = users[seat.index()];
-        let (_, _, choices) = app.state.games.prompts(game, user).await.unwrap();
-        let legal = api::routes::check::legal_from(&choices);
+        let legal = app.state.games.prompts(game, user).await.unwrap().legal;
         let command = legal[pick(legal.len())].clone();
         app.state
             .games
