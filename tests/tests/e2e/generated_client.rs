@@ -167,13 +167,23 @@ async fn a_generated_client_plays_whisky_races_with_every_command_kind() {
 async fn a_generated_client_plays_bandits_with_every_command_kind() {
     every_kind(
         "Bandits",
-        &[(
-            "bandits",
-            3,
-            r#"{"pawns_per_player": 2, "bounty_hunter": true}"#,
-            5,
-        )],
-        &["discard_cards", "move_hunter"],
+        // Two short games: the server's dice differ from run to run, and an Interrogation or a
+        // hand over the limit (kept by the bot's thrift) may miss one game.
+        &[
+            (
+                "bandits",
+                3,
+                r#"{"pawns_per_player": 2, "bounty_hunter": true}"#,
+                5,
+            ),
+            (
+                "bandits",
+                3,
+                r#"{"pawns_per_player": 2, "bounty_hunter": true}"#,
+                6,
+            ),
+        ],
+        &[],
     )
     .await;
 }
