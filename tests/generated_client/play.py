@@ -152,6 +152,9 @@ for _ in range(200_000):
     goal, spend = THRIFT.get(kind, (set(), set()))
     thrifty = bool(goal - used)
     rare = [o for o in offers if o[1]["kind"] in RARE and o[1]["kind"] not in used]
+    if kind == "whisky_race" and "pass_veto" not in used:
+        # A veto window needs a Banff in someone's hands: buy one whenever it is for sale.
+        rare += [o for o in offers if o[1]["kind"] == "activate" and "banff" in json.dumps(o[1]["schema"])]
     fresh = [o for o in offers if fresh_kind(o[1]["kind"])]
     moves = [o for o in offers if o[1]["kind"] not in CHATTER]
     if thrifty:

@@ -158,7 +158,7 @@ async fn a_generated_client_plays_whisky_races_with_every_command_kind() {
             ),
             ("whisky_race", 3, "{}", 4),
         ],
-        &["pass_veto"],
+        &[],
     )
     .await;
 }
