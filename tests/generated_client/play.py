@@ -19,40 +19,51 @@ from hs_client import AuthenticatedClient, Client  # noqa: E402
 from hs_client.api.auth import guest  # noqa: E402
 from hs_client.api.games import check_command, create_game, get_game, join_game, prompts, send_command, start_game  # noqa: E402
 from hs_client.models import (  # noqa: E402
+    BanditsOptions,
     CheckBody,
     CommandBody,
     CreateGameRequest,
     GameKind,
     GuestRequest,
     JoinRequest,
+    MushOptions,
     PromptsResponse,
     Status,
+    WhiskyRaceOptions,
 )
 
 rng = random.Random(int(seed))
 
 
-def sample(schema):
-    """An instance of a family's schema (the vocabulary of domain::choices::schema)."""
+def sample(schema, thrifty=False):
+    """An instance of a family's schema (the vocabulary of domain::choices::schema). A thrifty
+    instance spends little: integers (bids, modifiers) at their minimum, optional fields left out,
+    and of the branches the one needing the fewest fields (a move without cards)."""
     if "const" in schema:
         return schema["const"]
     if "enum" in schema:
         return rng.choice(schema["enum"])
     for key in ("oneOf", "anyOf"):
         if key in schema:
-            return sample(rng.choice(schema[key]))
+            branches = schema[key]
+            if thrifty:
+                least = min(len(b.get("required", [])) for b in branches)
+                branches = [b for b in branches if len(b.get("required", [])) == least]
+            return sample(rng.choice(branches), thrifty)
     kind = schema.get("type")
     if kind == "integer":
         low, high = schema.get("minimum", 0), schema.get("maximum", schema.get("minimum", 0) + 100)
+        if thrifty:
+            return low
         return rng.choice([low, high, rng.randint(low, high)])
     if kind == "boolean":
         return rng.random() < 0.5
     if kind == "object":
         required = set(schema.get("required", []))
         return {
-            name: sample(sub)
+            name: sample(sub, thrifty)
             for name, sub in schema.get("properties", {}).items()
-            if name in required or rng.random() < 0.5
+            if name in required or (not thrifty and rng.random() < 0.5)
         }
     if kind == "array":
         low, high = schema.get("minItems", 0), schema.get("maxItems", schema.get("minItems", 0) + 4)
@@ -77,12 +88,20 @@ for i in range(int(seats)):
     assert token is not None and token.token_type == "Bearer"
     players.append(AuthenticatedClient(base_url=url, token=token.access_token, raise_on_unexpected_status=True))
 
-summary = create_game.sync(
+# The options through the game's own model: `CreateGameRequest.from_dict` would try the options
+# union's branches in order and keep the first that parses (WhiskyRaceOptions, which parses any
+# object and drops the fields it does not know: a Bandits or Mush game would get its defaults).
+OPTIONS = {"whisky_race": WhiskyRaceOptions, "bandits": BanditsOptions, "mush": MushOptions}
+wanted = json.loads(options)
+created = create_game.sync_detailed(
     client=players[0],
-    # from_dict: the generated models build nested ones (the options object) themselves.
-    body=CreateGameRequest.from_dict({"kind": GameKind(kind).value, "seats": int(seats), "options": json.loads(options)}),
+    body=CreateGameRequest(kind=GameKind(kind), seats=int(seats), options=OPTIONS[kind].from_dict(wanted)),
 )
-game_id = summary.id
+assert created.status_code == 201, created.content
+summary = json.loads(created.content)
+# The server got every option asked for (read raw: the summary's options union has the same trap).
+assert all(summary["options"].get(k) == v for k, v in wanted.items()), (wanted, summary["options"])
+game_id = summary["id"]
 for p in players[1:]:
     joined = join_game.sync(game_id, client=p, body=JoinRequest())
     assert joined is not None
@@ -93,7 +112,18 @@ CHATTER = {"offer_trade", "accept_trade", "decline_trade", "withdraw_trade"}
 # Steering: a kind that opens others (an offer opens its answers) stays fresh until they are used.
 OPENS = {"offer_trade": {"accept_trade", "decline_trade", "withdraw_trade"}, "use_whisky": {"veto", "pass_veto"},
          "place_avalanche": {"move_avalanche", "remove_avalanche"}}
+# Rare kinds: sent as soon as they are offered (a veto window passed keeps the Banff for a later
+# one; a hunter moved or a hand trimmed is rarely offered twice).
+RARE = {"pass_veto", "move_hunter", "discard_cards", "place_avalanche", "move_avalanche", "remove_avalanche"}
+# Thrift: while a kind of `goal` is unsent, families of `spend` are avoided (unless nothing else is
+# offered) and every instance is thrifty, so tokens (Mush: 5 per avalanche action) or cards (Bandits:
+# a hand over the limit) pile up.
+THRIFT = {
+    "mush": ({"move_avalanche", "remove_avalanche"}, {"buy_reroll", "buy_overtake", "reduce_dice"}),
+    "bandits": ({"discard_cards"}, {"play_card"}),
+}
 used = set()
+offered_kinds = {}  # kind -> how many times a family of it was offered (diagnostics)
 
 
 def fresh_kind(kind):
@@ -116,12 +146,21 @@ for _ in range(200_000):
         kinds = {f["kind"] for f in families}
         assert kinds <= set(prompt.kinds), (prompt.kinds, kinds)
         for family in families:
+            offered_kinds[family["kind"]] = offered_kinds.get(family["kind"], 0) + 1
             if prompt.must or fresh_kind(family["kind"]):
                 offers.append((prompt.seat, family))
+    goal, spend = THRIFT.get(kind, (set(), set()))
+    thrifty = bool(goal - used)
+    rare = [o for o in offers if o[1]["kind"] in RARE and o[1]["kind"] not in used]
+    if kind == "whisky_race" and "pass_veto" not in used:
+        # A veto window needs a Banff in someone's hands: buy one whenever it is for sale.
+        rare += [o for o in offers if o[1]["kind"] == "activate" and "banff" in json.dumps(o[1]["schema"])]
     fresh = [o for o in offers if fresh_kind(o[1]["kind"])]
     moves = [o for o in offers if o[1]["kind"] not in CHATTER]
-    seat, family = rng.choice(fresh or moves or offers)
-    command = sample(family["schema"])
+    if thrifty:
+        moves = [o for o in moves if o[1]["kind"] not in spend] or moves
+    seat, family = rng.choice(rare or fresh or moves or offers)
+    command = sample(family["schema"], thrifty and family["kind"] not in goal)
     if rng.random() < 0.1:
         # A UI checks a composed move before sending it: every instance of a family is accepted.
         check = check_command.sync_detailed(
@@ -151,4 +190,5 @@ print(json.dumps({
     "version": final.version,
     "winners": winners,
     "kinds_used": sorted(used),
+    "kinds_offered": offered_kinds,
 }))

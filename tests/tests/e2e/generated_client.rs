@@ -158,7 +158,7 @@ async fn a_generated_client_plays_whisky_races_with_every_command_kind() {
             ),
             ("whisky_race", 3, "{}", 4),
         ],
-        &["pass_veto"],
+        &[],
     )
     .await;
 }
@@ -167,13 +167,23 @@ async fn a_generated_client_plays_whisky_races_with_every_command_kind() {
 async fn a_generated_client_plays_bandits_with_every_command_kind() {
     every_kind(
         "Bandits",
-        &[(
-            "bandits",
-            3,
-            r#"{"pawns_per_player": 2, "bounty_hunter": true}"#,
-            5,
-        )],
-        &["discard_cards", "move_hunter"],
+        // Two short games: the server's dice differ from run to run, and an Interrogation or a
+        // hand over the limit (kept by the bot's thrift) may miss one game.
+        &[
+            (
+                "bandits",
+                3,
+                r#"{"pawns_per_player": 2, "bounty_hunter": true}"#,
+                5,
+            ),
+            (
+                "bandits",
+                3,
+                r#"{"pawns_per_player": 2, "bounty_hunter": true}"#,
+                6,
+            ),
+        ],
+        &[],
     )
     .await;
 }
@@ -186,8 +196,9 @@ async fn a_generated_client_plays_mush_races_with_every_command_kind() {
             ("mush", 3, r#"{"layout": "first_game"}"#, 7),
             ("mush", 4, r#"{"layout": "base"}"#, 8),
         ],
-        // Placing one is reached; moving or removing one needs 5 more tokens later on.
-        &["move_avalanche", "remove_avalanche"],
+        // Moving or removing an avalanche needs 5 tokens each after placing one: the bot keeps
+        // its tokens (thrift) until it has sent both.
+        &[],
     )
     .await;
 }
