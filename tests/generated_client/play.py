@@ -43,6 +43,8 @@ def sample(schema, thrifty=False):
         return schema["const"]
     if "enum" in schema:
         return rng.choice(schema["enum"])
+    if schema.get("type") == "array" and ("anyOf" in schema or "prefixItems" in schema):
+        return walk_paths(schema)
     for key in ("oneOf", "anyOf"):
         if key in schema:
             branches = schema[key]
@@ -79,6 +81,21 @@ def sample(schema, thrifty=False):
                 out.append(item)
         return out
     raise ValueError(f"schema outside the choices vocabulary: {schema}")
+
+
+def walk_paths(node, items=None, low=0):
+    """One path of a prefix tree (domain::choices::schema::prefix_tree): each node pins the
+    items of its chain with `prefixItems` and either ends (`maxItems`: any length from the
+    enclosing `minItems` up to it) or goes on through one of its `anyOf` children."""
+    items = list(items or [])
+    for i, sub in enumerate(node.get("prefixItems", [])):
+        if i >= len(items):
+            items.append(sample(sub))
+    low = max(low, node.get("minItems", 0))
+    if "anyOf" in node:
+        return walk_paths(rng.choice(node["anyOf"]), items, low)
+    high = node.get("maxItems", len(items))
+    return items[: rng.randint(low, max(low, high))]
 
 
 anonymous = Client(base_url=url, raise_on_unexpected_status=True)
