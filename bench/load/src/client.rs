@@ -128,6 +128,19 @@ impl Bot {
     }
 }
 
+/// The 0-based seats a prompts answer (`/prompts` or a command's `next`) says may act now;
+/// `None` when the answer has no prompt list.
+pub(crate) fn waiting_seats(answer: &Value) -> Option<Vec<usize>> {
+    Some(
+        answer["prompts"]
+            .as_array()?
+            .iter()
+            .filter_map(|p| p["seat"].as_u64())
+            .map(|s| s as usize - 1)
+            .collect(),
+    )
+}
+
 /// A xorshift draw in `0..n`: the bots' choices need speed, not quality.
 pub(crate) fn pick(state: &mut u64, n: usize) -> usize {
     *state ^= *state << 13;
@@ -211,12 +224,7 @@ pub(crate) async fn one_move(bot: &Bot, id: &str, tokens: &[String], rng: &mut u
             None,
         )
         .await?;
-    let waiting: Vec<usize> = overview["prompts"]
-        .as_array()?
-        .iter()
-        .filter_map(|p| p["seat"].as_u64())
-        .map(|s| s as usize - 1)
-        .collect();
+    let waiting = waiting_seats(&overview)?;
     if waiting.is_empty() {
         return None;
     }

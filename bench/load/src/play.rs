@@ -5,7 +5,9 @@
 //! Reports accepted commands/s, latency per route, errors by status, conflicts, the games
 //! played and finished per kind, and the server's RSS.
 
-use crate::client::{Bot, Shared, Stats, percentile, pick, server_rss, started_game};
+use crate::client::{
+    Bot, Shared, Stats, percentile, pick, server_rss, started_game, waiting_seats,
+};
 use crate::tables::{Table, tables};
 use serde_json::{Value, json};
 use std::cell::RefCell;
@@ -75,12 +77,7 @@ impl Bot {
                     prompts
                 }
             };
-            let waiting: Vec<usize> = prompts["prompts"]
-                .as_array()?
-                .iter()
-                .filter_map(|p| p["seat"].as_u64())
-                .map(|s| s as usize - 1)
-                .collect();
+            let waiting = waiting_seats(&prompts)?;
             if waiting.is_empty() {
                 let mut stats = self.stats.borrow_mut();
                 stats.games_finished += 1;
@@ -129,15 +126,7 @@ impl Bot {
             }
             // The answer says who must act now. Pick the next seat among them as before; when
             // it is the same seat, its legal commands are in the answer: no extra request.
-            let now_waiting: Vec<usize> = answer["next"]["prompts"]
-                .as_array()
-                .map(|p| {
-                    p.iter()
-                        .filter_map(|p| p["seat"].as_u64())
-                        .map(|s| s as usize - 1)
-                        .collect()
-                })
-                .unwrap_or_default();
+            let now_waiting = waiting_seats(&answer["next"]).unwrap_or_default();
             if status == 200 && !now_waiting.is_empty() {
                 let previous = who;
                 who = now_waiting[next(now_waiting.len())];
