@@ -5,12 +5,11 @@
 //! offline; `GET /v1/games/{id}/audit` runs it on the live log.
 
 use crate::hash::{ChainedEvent, GENESIS, event_hash};
-use crate::store::{Entry, Logged};
+use crate::store::Entry;
 use domain::Seat;
 use domain::engine::{ChaChaRng, seed_commitment};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use time::OffsetDateTime;
 
 pub const FORMAT: &str = "homestretch-export/1";
 
@@ -494,26 +493,4 @@ pub fn verify_with_seed(bundle: &Bundle, seed: &[u8; 32]) -> AuditReport {
     report
 }
 
-impl Logged for BundleEvent {
-    fn seq(&self) -> u64 {
-        self.seq
-    }
-    fn kind(&self) -> &str {
-        &self.kind
-    }
-    fn payload(&self) -> &Value {
-        &self.payload
-    }
-    fn schema_version(&self) -> u32 {
-        self.schema_version
-    }
-    fn actor(&self) -> Option<u8> {
-        self.actor
-    }
-    fn recorded_at(&self) -> OffsetDateTime {
-        self.recorded_at
-    }
-    fn hash(&self) -> &str {
-        &self.hash
-    }
-}
+crate::store::logged_by_fields!(BundleEvent);

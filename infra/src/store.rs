@@ -121,29 +121,38 @@ pub trait Logged {
     }
 }
 
-impl Logged for StoredEvent {
-    fn seq(&self) -> u64 {
-        self.seq
-    }
-    fn kind(&self) -> &str {
-        &self.kind
-    }
-    fn payload(&self) -> &Value {
-        &self.payload
-    }
-    fn schema_version(&self) -> u32 {
-        self.schema_version
-    }
-    fn actor(&self) -> Option<u8> {
-        self.actor
-    }
-    fn recorded_at(&self) -> OffsetDateTime {
-        self.recorded_at
-    }
-    fn hash(&self) -> &str {
-        &self.hash
-    }
+/// `Logged` for a record whose fields carry the entry under the trait's own names (the store's
+/// `StoredEvent`, an export's `BundleEvent`): one definition instead of a copy per record.
+macro_rules! logged_by_fields {
+    ($record:ty) => {
+        impl $crate::store::Logged for $record {
+            fn seq(&self) -> u64 {
+                self.seq
+            }
+            fn kind(&self) -> &str {
+                &self.kind
+            }
+            fn payload(&self) -> &serde_json::Value {
+                &self.payload
+            }
+            fn schema_version(&self) -> u32 {
+                self.schema_version
+            }
+            fn actor(&self) -> Option<u8> {
+                self.actor
+            }
+            fn recorded_at(&self) -> time::OffsetDateTime {
+                self.recorded_at
+            }
+            fn hash(&self) -> &str {
+                &self.hash
+            }
+        }
+    };
 }
+pub(crate) use logged_by_fields;
+
+logged_by_fields!(StoredEvent);
 
 /// The one replay fold: applies `entries` (in log order) to `state`, skipping the seed
 /// reveal; returns the seq of the last entry seen (`None` when there was none).
