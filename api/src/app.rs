@@ -228,6 +228,8 @@ pub fn serve(
                                 .error_response(),
                         );
                     }
+                    let mut res =
+                        crate::i18n::localize(res, state.as_ref().map(|s| s.get_ref())).await;
                     if let Ok(value) = HeaderValue::from_str(&request_id) {
                         res.headers_mut()
                             .insert(header::HeaderName::from_static("x-request-id"), value);

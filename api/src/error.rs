@@ -3,6 +3,7 @@
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
+use domain::i18n::{self, Lang};
 use infra::StoreError;
 use serde::{Deserialize, Serialize};
 
@@ -48,10 +49,72 @@ impl Problem {
     }
 
     /// The one place a problem+json answer is built: `response` (status and any other
-    /// headers already set) with this problem as its body.
+    /// headers already set) with this problem, told in English, as its body. The problem as
+    /// given rides along in the response's extensions, for `crate::i18n::localize` to tell it
+    /// again in the language the request asks for.
     pub fn respond(&self, mut response: actix_web::HttpResponseBuilder) -> HttpResponse {
         response.insert_header((header::CONTENT_TYPE, PROBLEM_JSON));
-        response.body(serde_json::to_string(self).unwrap_or_default())
+        response.insert_header((header::CONTENT_LANGUAGE, Lang::En.tag()));
+        let response = response.finish();
+        let retry_after = retry_after_of(response.headers());
+        let body = self.localized(Lang::En, retry_after).to_json();
+        let mut response = response.set_body(body).map_into_boxed_body();
+        response.extensions_mut().insert(self.clone());
+        response
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// This problem told in `lang` from the catalogue (`domain/i18n`, issue 18): the title of
+    /// its type; as detail, for a rule violation `"<rule>: <the rule's sentence>"`, else the
+    /// type's sentence with its arguments (`current_version`, `retry_after`). `type`, `rule` and
+    /// `status` never change. English answers keep the server's own specifics (the engine's
+    /// message, the field a body lacks …) after the sentence; they are English text, so a French
+    /// answer leaves them out and stays entirely French.
+    pub fn localized(&self, lang: Lang, retry_after: Option<u64>) -> Problem {
+        let slug = self.kind.strip_prefix("/problems/").unwrap_or(&self.kind);
+        let Some(text) = i18n::problem(slug, lang) else {
+            return self.clone();
+        };
+        let version = self.current_version.map(|v| v.to_string());
+        let retry = retry_after.map(|s| s.to_string());
+        let mut args: Vec<(&str, &str)> = Vec::new();
+        if let Some(v) = &version {
+            args.push(("current_version", v));
+        }
+        if let Some(r) = &retry {
+            args.push(("retry_after", r));
+        }
+        let (sentence, specific) = match &self.rule {
+            Some(rule) => {
+                // A rule the catalogue does not know (a test game's) gets the type's sentence.
+                let text = i18n::rule(rule, lang).unwrap_or(&text.detail);
+                let colon = if lang == Lang::Fr { " : " } else { ": " };
+                let specific = self
+                    .detail
+                    .strip_prefix(rule.as_str())
+                    .and_then(|d| d.strip_prefix(": "))
+                    .unwrap_or(&self.detail);
+                (format!("{rule}{colon}{text}"), specific)
+            }
+            None => (i18n::fill(&text.detail, lang, &args), self.detail.as_str()),
+        };
+        let detail = if lang == Lang::En
+            && !specific.is_empty()
+            && !specific.eq_ignore_ascii_case(&text.title)
+            && !sentence.ends_with(specific)
+        {
+            format!("{sentence} ({specific})")
+        } else {
+            sentence
+        };
+        Problem {
+            title: text.title.clone(),
+            detail,
+            ..self.clone()
+        }
     }
 }
 
@@ -107,9 +170,13 @@ impl ApiError {
     pub fn problem(&self) -> Problem {
         let (slug, title) = self.slug_title();
         let detail = match self {
-            // Internals are logged, never echoed.
-            ApiError::Internal(_) => "an internal error occurred; it has been logged".to_string(),
-            ApiError::Unavailable(_) => "the database is unavailable; retry shortly".to_string(),
+            // Internals are logged, never echoed; for these the catalogue's sentence (with its
+            // arguments) says all there is to say, in the caller's language.
+            ApiError::Internal(_)
+            | ApiError::Unavailable(_)
+            | ApiError::TooManyRequests { .. }
+            | ApiError::Busy { .. }
+            | ApiError::Conflict { .. } => String::new(),
             ApiError::Rule { rule, message } => format!("{rule}: {message}"),
             other => other.to_string(),
         };
@@ -195,6 +262,16 @@ impl From<StoreError> for ApiError {
             StoreError::Database(e) => ApiError::Internal(e.to_string()),
         }
     }
+}
+
+/// The seconds of a `Retry-After` header, the argument of the "retry after" texts.
+pub fn retry_after_of(headers: &header::HeaderMap) -> Option<u64> {
+    headers
+        .get(header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .parse()
+        .ok()
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;

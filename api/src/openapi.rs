@@ -16,7 +16,7 @@ use utoipa::{Modify, OpenApi};
         license(name = "MIT")
     ),
     paths(
-        auth::register, auth::login, auth::guest, auth::refresh, auth::logout, auth::me,
+        auth::register, auth::login, auth::guest, auth::refresh, auth::logout, auth::me, auth::update_me,
         games::create_game, games::list_games, games::join_game, games::leave_game, games::start_game,
         games::get_game, games::prompts, games::send_command, check::check_command, games::events, games::stream, tickets::issue, games::state_at,
         audit::export, audit::audit, audit::audit_move, audit::open_dispute, audit::get_dispute, audit::resolve_dispute,

@@ -10,6 +10,7 @@ pub mod bandits;
 pub mod choices;
 pub mod decider;
 pub mod engine;
+pub mod i18n;
 pub mod sim;
 
 pub mod mush;

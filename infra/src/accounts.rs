@@ -106,6 +106,29 @@ impl Accounts {
         row.as_ref().map(user_from_row).transpose()
     }
 
+    /// The user's stored language preference (`en`, `fr`), if any (issue 18).
+    pub async fn language(&self, id: UserId) -> Result<Option<domain::i18n::Lang>> {
+        let tag: Option<Option<String>> =
+            sqlx::query_scalar("SELECT language FROM users WHERE id = $1")
+                .bind(id.0)
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(tag
+            .flatten()
+            .as_deref()
+            .and_then(domain::i18n::Lang::from_tag))
+    }
+
+    /// Stores (or with `None` clears) the user's language preference.
+    pub async fn set_language(&self, id: UserId, lang: Option<domain::i18n::Lang>) -> Result<()> {
+        sqlx::query("UPDATE users SET language = $2 WHERE id = $1")
+            .bind(id.0)
+            .bind(lang.map(domain::i18n::Lang::tag))
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     /// An existing user, by id or by name.
     pub async fn find(&self, id_or_name: &str) -> Result<Option<User>> {
         match id_or_name.trim().parse::<Uuid>() {

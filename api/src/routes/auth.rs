@@ -3,7 +3,7 @@
 use crate::auth::{self, AuthUser, REFRESH_TTL_DAYS};
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::state::AppState;
-use actix_web::{HttpResponse, get, post, web};
+use actix_web::{HttpResponse, get, patch, post, web};
 use infra::accounts::{RefreshOutcome, Revocation, User};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -86,6 +86,52 @@ pub struct Me {
     pub name: String,
     pub is_guest: bool,
     pub is_admin: bool,
+    /// The language of problem texts and notifications when a request sends no
+    /// `Accept-Language` (issue 18); `null`: no preference (English).
+    pub language: Option<Language>,
+}
+
+/// A language of the message catalogue.
+#[derive(Serialize, Deserialize, ToSchema, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    En,
+    Fr,
+}
+
+impl From<Language> for domain::i18n::Lang {
+    fn from(language: Language) -> Self {
+        match language {
+            Language::En => domain::i18n::Lang::En,
+            Language::Fr => domain::i18n::Lang::Fr,
+        }
+    }
+}
+
+impl From<domain::i18n::Lang> for Language {
+    fn from(lang: domain::i18n::Lang) -> Self {
+        match lang {
+            domain::i18n::Lang::En => Language::En,
+            domain::i18n::Lang::Fr => Language::Fr,
+        }
+    }
+}
+
+/// `PATCH /v1/me`: the fields to change; a field left out stays as it is.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MePatch {
+    /// `"en"`, `"fr"`, or `null` to clear the preference.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<Language>)]
+    pub language: Option<Option<Language>>,
+}
+
+/// A field that is present (even as `null`), told apart from one left out (`None`).
+fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
 }
 
 /// A new session (family) for `user`: an access token and a random first refresh token.
@@ -281,16 +327,40 @@ pub async fn logout(state: web::Data<AppState>, user: AuthUser) -> ApiResult<Htt
     responses((status = 200, body = Me), (status = 401, body = Problem)))]
 #[get("/v1/me")]
 pub async fn me(state: web::Data<AppState>, user: AuthUser) -> ApiResult<HttpResponse> {
+    me_of(&state, &user).await
+}
+
+async fn me_of(state: &AppState, user: &AuthUser) -> ApiResult<HttpResponse> {
     let record = state
         .accounts
         .by_id(user.id)
         .await?
         .ok_or_else(|| ApiError::Unauthorized("unknown user".into()))?;
-    let is_admin = state.is_admin(&user).await?;
+    let is_admin = state.is_admin(user).await?;
+    let language = state.accounts.language(user.id).await?.map(Language::from);
     Ok(HttpResponse::Ok().json(Me {
         id: record.id.0,
         name: record.name,
         is_guest: record.is_guest,
         is_admin,
+        language,
     }))
+}
+
+/// Changes the signed-in user's settings: `language` (issue 18).
+#[utoipa::path(patch, path = "/v1/me", tag = "auth", security(("bearer" = [])), request_body = MePatch,
+    responses((status = 200, body = Me), (status = 401, body = Problem), (status = 422, body = Problem)))]
+#[patch("/v1/me")]
+pub async fn update_me(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    body: web::Json<MePatch>,
+) -> ApiResult<HttpResponse> {
+    if let Some(language) = body.into_inner().language {
+        state
+            .accounts
+            .set_language(user.id, language.map(Into::into))
+            .await?;
+    }
+    me_of(&state, &user).await
 }

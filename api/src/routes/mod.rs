@@ -40,6 +40,7 @@ pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
         .service(auth::refresh)
         .service(auth::logout)
         .service(auth::me)
+        .service(auth::update_me)
         .service(games::create_game)
         .service(games::list_games)
         .service(games::join_game)

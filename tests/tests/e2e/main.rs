@@ -9,6 +9,7 @@ mod contract;
 mod errors;
 mod fuzz;
 mod generated_client;
+mod i18n;
 mod limits;
 mod lobby;
 mod logs;

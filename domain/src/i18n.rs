@@ -1,0 +1,220 @@
+//! The message catalogue (issue 18): every player-facing text — rule-violation messages,
+//! problem titles and details, notification texts — written once per language in
+//! `domain/i18n/{en,fr}.json`, embedded at build time and parsed once.
+//!
+//! Keys: `rules.<ID>` (every rule ID of the specs), `problems.<slug>.{title,detail}` (every
+//! problem type), `notifications.<type>.{title,body}` (every notification type). Texts may name
+//! arguments as `{name}` (or `{name:ordinal}` for a place: "2nd" / "2e"); the arguments are the
+//! engine's or the server's specifics, passed as data, so no language is baked into them.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+/// A language the server answers in. English unless French is asked for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Lang {
+    #[default]
+    En,
+    Fr,
+}
+
+/// Every language of the catalogue.
+pub const LANGS: [Lang; 2] = [Lang::En, Lang::Fr];
+
+/// Every notification type (the webhook `type`, issue 18).
+pub const NOTIFICATION_TYPES: [&str; 5] = [
+    "your_turn",
+    "player_joined",
+    "game_started",
+    "game_finished",
+    "dispute_resolved",
+];
+
+impl Lang {
+    /// The BCP 47 tag (`Content-Language`, the stored preference).
+    pub fn tag(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Fr => "fr",
+        }
+    }
+
+    /// A language tag (`fr`, `fr-CA`, `EN-gb` …): French for any `fr`, English for any `en`,
+    /// `None` for anything else.
+    pub fn from_tag(tag: &str) -> Option<Lang> {
+        let primary = tag.trim().split(['-', '_']).next().unwrap_or_default();
+        if primary.eq_ignore_ascii_case("fr") {
+            Some(Lang::Fr)
+        } else if primary.eq_ignore_ascii_case("en") {
+            Some(Lang::En)
+        } else {
+            None
+        }
+    }
+
+    /// The language an `Accept-Language` header (RFC 9110 §12.5.4) asks for: among the ranges
+    /// with q > 0, the one of highest q (the first on a tie) that we speak — `fr*` French,
+    /// `en*` or `*` English. A header that names only other languages gets English; `None`
+    /// when the header names no range at all (blank or unreadable).
+    pub fn from_accept_language(header: &str) -> Option<Lang> {
+        let mut best: Option<(f32, Lang)> = None;
+        let mut any = false;
+        for item in header.split(',') {
+            let mut parts = item.split(';');
+            let range = parts.next().unwrap_or_default().trim();
+            if range.is_empty() {
+                continue;
+            }
+            let mut q = 1.0f32;
+            for param in parts {
+                let (name, value) = param.split_once('=').unwrap_or((param, ""));
+                if name.trim().eq_ignore_ascii_case("q") {
+                    q = value.trim().parse().unwrap_or(0.0);
+                }
+            }
+            any = true;
+            if q <= 0.0 {
+                continue;
+            }
+            let lang = if range == "*" {
+                Some(Lang::En)
+            } else {
+                Lang::from_tag(range)
+            };
+            if let Some(lang) = lang
+                && best.is_none_or(|(top, _)| q > top)
+            {
+                best = Some((q, lang));
+            }
+        }
+        match best {
+            Some((_, lang)) => Some(lang),
+            None if any => Some(Lang::En),
+            None => None,
+        }
+    }
+}
+
+/// One language's catalogue, as written in `domain/i18n/<lang>.json`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Catalogue {
+    pub rules: BTreeMap<String, String>,
+    pub problems: BTreeMap<String, Text>,
+    pub notifications: BTreeMap<String, Text>,
+}
+
+/// A title and its longer text (a problem's `title`/`detail`, a notification's title/body).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Text {
+    pub title: String,
+    #[serde(alias = "body")]
+    pub detail: String,
+}
+
+/// The catalogue of `lang`, parsed once (a malformed file fails every test that touches it).
+pub fn catalogue(lang: Lang) -> &'static Catalogue {
+    static EN: OnceLock<Catalogue> = OnceLock::new();
+    static FR: OnceLock<Catalogue> = OnceLock::new();
+    let (cell, text) = match lang {
+        Lang::En => (&EN, include_str!("../i18n/en.json")),
+        Lang::Fr => (&FR, include_str!("../i18n/fr.json")),
+    };
+    cell.get_or_init(|| serde_json::from_str(text).expect("domain/i18n catalogue is valid JSON"))
+}
+
+/// The player-facing sentence of rule `id` (e.g. `WR-019`), if the catalogue has it.
+pub fn rule(id: &str, lang: Lang) -> Option<&'static str> {
+    catalogue(lang).rules.get(id).map(String::as_str)
+}
+
+/// The title and detail template of the problem type `slug` (`not-found`, `rule-violation` …).
+pub fn problem(slug: &str, lang: Lang) -> Option<&'static Text> {
+    catalogue(lang).problems.get(slug)
+}
+
+/// The title and body template of the notification type `kind` (`your_turn` …).
+pub fn notification_text(kind: &str, lang: Lang) -> Option<&'static Text> {
+    catalogue(lang).notifications.get(kind)
+}
+
+/// The body of a notification of type `kind` in `lang`, with its `{name}` arguments filled
+/// from `params` (e.g. `[("game", "…"), ("place", "2")]`). An unknown kind gives the kind itself.
+pub fn notification(kind: &str, lang: Lang, params: &[(&str, &str)]) -> String {
+    match notification_text(kind, lang) {
+        Some(text) => fill(&text.detail, lang, params),
+        None => kind.to_string(),
+    }
+}
+
+/// The title of a notification of type `kind` in `lang` (arguments filled as in [`notification`]).
+pub fn notification_title(kind: &str, lang: Lang, params: &[(&str, &str)]) -> String {
+    match notification_text(kind, lang) {
+        Some(text) => fill(&text.title, lang, params),
+        None => kind.to_string(),
+    }
+}
+
+/// `template` with each `{name}` replaced by its value in `params` (`{name:ordinal}`: the value
+/// as an ordinal of `lang`); a name without a value stays as written.
+pub fn fill(template: &str, lang: Lang, params: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('}') else {
+            out.push_str(&rest[open..]);
+            return out;
+        };
+        let spec = &after[..close];
+        let (name, format) = spec.split_once(':').unwrap_or((spec, ""));
+        match params.iter().find(|(key, _)| *key == name) {
+            Some((_, value)) if format == "ordinal" => out.push_str(&ordinal(value, lang)),
+            Some((_, value)) => out.push_str(value),
+            None => {
+                out.push('{');
+                out.push_str(spec);
+                out.push('}');
+            }
+        }
+        rest = &after[close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The names of the `{name}` arguments of `template`, in order.
+pub fn placeholders(template: &str) -> Vec<&str> {
+    template
+        .split('{')
+        .skip(1)
+        .filter_map(|part| part.split_once('}'))
+        .map(|(spec, _)| spec.split(':').next().unwrap_or(spec))
+        .collect()
+}
+
+fn ordinal(value: &str, lang: Lang) -> String {
+    let Ok(n) = value.parse::<u32>() else {
+        return value.to_string();
+    };
+    match lang {
+        Lang::Fr if n == 1 => "1er".into(),
+        Lang::Fr => format!("{n}e"),
+        Lang::En => {
+            let suffix = match (n % 10, n % 100) {
+                (_, 11..=13) => "th",
+                (1, _) => "st",
+                (2, _) => "nd",
+                (3, _) => "rd",
+                _ => "th",
+            };
+            format!("{n}{suffix}")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

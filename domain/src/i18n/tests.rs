@@ -1,0 +1,190 @@
+//! The catalogue is complete (issue 18): every rule ID of the specs, every problem type and
+//! every notification type has an English and a French text, with the same arguments, and
+//! nothing else is in it.
+
+use super::*;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+fn keys<V>(map: &BTreeMap<String, V>) -> BTreeSet<&str> {
+    map.keys().map(String::as_str).collect()
+}
+
+/// The rule IDs a spec defines: its lines `* **WR-016** …` / `- **MU-021** …`.
+fn defined_ids(spec: &str) -> BTreeSet<String> {
+    spec.lines()
+        .filter_map(|line| {
+            let line = line.trim_start();
+            let rest = line
+                .strip_prefix("* **")
+                .or_else(|| line.strip_prefix("- **"))?;
+            let (id, _) = rest.split_once("**")?;
+            let (prefix, number) = id.split_once('-')?;
+            (["WR", "BD", "MU"].contains(&prefix)
+                && !number.is_empty()
+                && number.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| id.to_string())
+        })
+        .collect()
+}
+
+/// The specs (`shared/rules/*.md`, beside the repository; `HOMESTRETCH_RULES_DIR` overrides).
+fn spec_dir() -> Option<PathBuf> {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::env::var_os("HOMESTRETCH_RULES_DIR")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain([
+            manifest.join("../../shared/rules"),
+            manifest.join("../../../shared/rules"),
+        ])
+        .find(|dir| dir.join("whisky-race.md").is_file())
+}
+
+/// Every rule ID written as a string literal in the engine's source (`ensure(…, "WR-019", …)`).
+fn ids_in_source(dir: &Path, out: &mut BTreeSet<String>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            ids_in_source(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            for piece in text.split('"').skip(1).step_by(2) {
+                if let Some((prefix, number)) = piece.split_once('-')
+                    && ["WR", "BD", "MU"].contains(&prefix)
+                    && !number.is_empty()
+                    && number.bytes().all(|b| b.is_ascii_digit())
+                {
+                    out.insert(piece.to_string());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn both_languages_have_the_same_entries_and_arguments() {
+    let (en, fr) = (catalogue(Lang::En), catalogue(Lang::Fr));
+    assert_eq!(keys(&en.rules), keys(&fr.rules), "rule IDs differ");
+    assert_eq!(
+        keys(&en.problems),
+        keys(&fr.problems),
+        "problem types differ"
+    );
+    assert_eq!(keys(&en.notifications), keys(&fr.notifications));
+    let same_args = |what: &str, a: &str, b: &str| {
+        let (mut x, mut y) = (placeholders(a), placeholders(b));
+        x.sort_unstable();
+        y.sort_unstable();
+        assert_eq!(x, y, "{what}: the arguments differ between {a:?} and {b:?}");
+    };
+    for (id, text) in &en.rules {
+        assert!(
+            !text.trim().is_empty() && !fr.rules[id].trim().is_empty(),
+            "{id}"
+        );
+        same_args(id, text, &fr.rules[id]);
+    }
+    for (slug, text) in &en.problems {
+        same_args(slug, &text.detail, &fr.problems[slug].detail);
+        same_args(slug, &text.title, &fr.problems[slug].title);
+    }
+    for (kind, text) in &en.notifications {
+        same_args(kind, &text.detail, &fr.notifications[kind].detail);
+        same_args(kind, &text.title, &fr.notifications[kind].title);
+    }
+}
+
+#[test]
+fn every_notification_type_has_both_languages_and_no_other() {
+    for lang in LANGS {
+        let listed: BTreeSet<&str> = NOTIFICATION_TYPES.into_iter().collect();
+        assert_eq!(keys(&catalogue(lang).notifications), listed, "{lang:?}");
+    }
+}
+
+#[test]
+fn every_rule_id_of_the_specs_has_both_languages_and_no_orphan() {
+    let Some(dir) = spec_dir() else {
+        eprintln!("rule specs not found beside the repository; checking the engine's IDs only");
+        return;
+    };
+    let mut specified = BTreeSet::new();
+    for spec in ["whisky-race.md", "bandits.md", "mush.md"] {
+        let text = std::fs::read_to_string(dir.join(spec)).unwrap();
+        let ids = defined_ids(&text);
+        assert!(ids.len() > 100, "{spec}: only {} rule IDs read", ids.len());
+        specified.extend(ids);
+    }
+    for lang in LANGS {
+        let catalogued: BTreeSet<String> = catalogue(lang).rules.keys().cloned().collect();
+        let missing: Vec<_> = specified.difference(&catalogued).collect();
+        let orphans: Vec<_> = catalogued.difference(&specified).collect();
+        assert!(missing.is_empty(), "{lang:?}: no message for {missing:?}");
+        assert!(
+            orphans.is_empty(),
+            "{lang:?}: not a rule of the specs: {orphans:?}"
+        );
+    }
+}
+
+#[test]
+fn every_rule_id_the_engine_names_has_both_languages() {
+    let mut named = BTreeSet::new();
+    ids_in_source(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut named,
+    );
+    assert!(
+        named.len() > 100,
+        "only {} IDs found in the source",
+        named.len()
+    );
+    for lang in LANGS {
+        let missing: Vec<_> = named.iter().filter(|id| rule(id, lang).is_none()).collect();
+        assert!(missing.is_empty(), "{lang:?}: no message for {missing:?}");
+    }
+}
+
+#[test]
+fn accept_language_honours_q_values() {
+    let cases = [
+        ("fr", Some(Lang::Fr)),
+        ("fr-CA", Some(Lang::Fr)),
+        ("FR-ca;q=0.9", Some(Lang::Fr)),
+        ("en-GB", Some(Lang::En)),
+        ("de", Some(Lang::En)),
+        ("*", Some(Lang::En)),
+        ("de, fr;q=0.5", Some(Lang::Fr)),
+        ("en;q=0.4, fr;q=0.8", Some(Lang::Fr)),
+        ("fr;q=0.4, en;q=0.8", Some(Lang::En)),
+        ("fr;q=0, en;q=0.1", Some(Lang::En)),
+        ("fr, en", Some(Lang::Fr)),
+        ("en, fr", Some(Lang::En)),
+        ("fr;q=0", Some(Lang::En)),
+        ("", None),
+        (" , ", None),
+    ];
+    for (header, expected) in cases {
+        assert_eq!(Lang::from_accept_language(header), expected, "{header:?}");
+    }
+}
+
+#[test]
+fn arguments_are_filled_and_places_are_ordinals_of_the_language() {
+    let params = [("game", "Mush #7"), ("place", "2")];
+    assert_eq!(
+        notification("game_finished", Lang::En, &params),
+        "The game Mush #7 is over: you came 2nd."
+    );
+    assert_eq!(
+        notification("game_finished", Lang::Fr, &params),
+        "La partie Mush #7 est terminée : vous êtes 2e."
+    );
+    assert_eq!(ordinal("1", Lang::Fr), "1er");
+    assert_eq!(ordinal("11", Lang::En), "11th");
+    assert_eq!(ordinal("23", Lang::En), "23rd");
+    // A missing argument stays visible instead of vanishing.
+    assert_eq!(fill("a {b} c", Lang::En, &[]), "a {b} c");
+    assert_eq!(notification("no_such_type", Lang::Fr, &[]), "no_such_type");
+}

@@ -1,0 +1,310 @@
+//! Issue 18, the language part: problems are told in French with `Accept-Language: fr` (or the
+//! account's stored preference) and in English otherwise, from one catalogue; the `type`, the
+//! `rule` and the status never change with the language.
+
+use domain::i18n::{self, Lang};
+use homestretch_tests::{Answer, Player, TestApp, spawn_app};
+use serde_json::{Value, json};
+
+/// A refused command of `kind`'s opening, sent by `players`' seat that breaks a rule: for a
+/// simultaneous opening (every seat prompted) an impossible amount, else a command of the
+/// prompted seat sent by a seat that is not prompted.
+async fn refused_command(app: &TestApp, kind: &str, players: &[Player]) -> (String, Player, Value) {
+    let id = app.started_game(kind, players, json!({}), None).await;
+    let mut legal = Vec::new();
+    for player in players {
+        let prompts = app
+            .get(&format!("/v1/games/{id}/prompts"), &player.token)
+            .await
+            .ok();
+        legal.push(prompts["legal"].as_array().cloned().unwrap_or_default());
+    }
+    let idle = legal.iter().position(Vec::is_empty);
+    let acting = legal
+        .iter()
+        .position(|l| !l.is_empty())
+        .expect("someone acts");
+    match idle {
+        Some(idle) => (id, players[idle].clone(), legal[acting][0].clone()),
+        // Whisky Race opens with every seat planning at once: WR-019, more malt than the supply.
+        None => (
+            id,
+            players[0].clone(),
+            json!({"type": "submit_malt_choice", "amount": 99}),
+        ),
+    }
+}
+
+async fn send(
+    app: &TestApp,
+    id: &str,
+    player: &Player,
+    command: &Value,
+    lang: Option<&str>,
+) -> Answer {
+    let headers: Vec<(&str, &str)> = lang.map(|l| ("accept-language", l)).into_iter().collect();
+    app.request(
+        "POST",
+        &format!("/v1/games/{id}/commands"),
+        Some(&player.token),
+        Some(&json!({"command_id": uuid::Uuid::new_v4(), "command": command})),
+        &headers,
+    )
+    .await
+}
+
+fn rule_and_detail(answer: &Answer) -> (String, String) {
+    let problem = answer.problem(422);
+    assert_eq!(problem["type"], "/problems/rule-violation", "{problem}");
+    (
+        problem["rule"].as_str().expect("a rule").to_string(),
+        problem["detail"].as_str().unwrap_or_default().to_string(),
+    )
+}
+
+/// French answer: the French title, `"<rule> : <the rule's French sentence>"`, nothing else
+/// (the engine's English specifics are left out).
+fn assert_french(answer: &Answer, rule: &str) {
+    let problem = answer.problem(422);
+    assert_eq!(problem["type"], "/problems/rule-violation");
+    assert_eq!(
+        problem["rule"], rule,
+        "the rule ID does not change with the language"
+    );
+    assert_eq!(
+        problem["title"],
+        i18n::problem("rule-violation", Lang::Fr).unwrap().title
+    );
+    let sentence = i18n::rule(rule, Lang::Fr).expect("a French message for every rule");
+    assert_eq!(
+        problem["detail"],
+        format!("{rule} : {sentence}"),
+        "{problem}"
+    );
+}
+
+fn assert_english(answer: &Answer, rule: &str) {
+    let problem = answer.problem(422);
+    assert_eq!(problem["rule"], rule);
+    assert_eq!(problem["title"], "Rule violation");
+    let sentence = i18n::rule(rule, Lang::En).expect("an English message for every rule");
+    let detail = problem["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with(&format!("{rule}: {sentence}")),
+        "{problem}"
+    );
+}
+
+#[actix_web::test]
+async fn the_same_refused_command_is_answered_in_french_and_in_english_for_each_game() {
+    let app = spawn_app().await;
+    let players = [
+        app.register("ann").await,
+        app.register("bob").await,
+        app.register("cid").await,
+    ];
+    for kind in ["whisky_race", "bandits", "mush"] {
+        let (id, player, command) = refused_command(&app, kind, &players).await;
+        let english = send(&app, &id, &player, &command, None).await;
+        let (rule, _) = rule_and_detail(&english);
+        assert_english(&english, &rule);
+        // q-values are honoured: French is preferred here, and fr-CA is French.
+        for header in ["fr", "fr-CA", "en;q=0.3, fr-CA;q=0.9", "de, fr;q=0.5"] {
+            let french = send(&app, &id, &player, &command, Some(header)).await;
+            assert_french(&french, &rule);
+        }
+        for header in ["en", "de", "fr;q=0.2, en;q=0.8"] {
+            let english = send(&app, &id, &player, &command, Some(header)).await;
+            assert_english(&english, &rule);
+        }
+    }
+}
+
+#[actix_web::test]
+async fn the_stored_preference_applies_without_the_header_and_the_header_wins() {
+    let app = spawn_app().await;
+    let players = [
+        app.register("ann").await,
+        app.register("bob").await,
+        app.register("cid").await,
+    ];
+    let (id, player, command) = refused_command(&app, "whisky_race", &players).await;
+    let me = app.get("/v1/me", &player.token).await.ok();
+    assert_eq!(me["language"], Value::Null);
+    let patch = |body: Value| {
+        let token = player.token.clone();
+        let app = &app;
+        async move {
+            app.request("PATCH", "/v1/me", Some(&token), Some(&body), &[])
+                .await
+        }
+    };
+    let me = patch(json!({"language": "fr"})).await.ok();
+    assert_eq!(me["language"], "fr");
+    assert_eq!(
+        app.get("/v1/me", &player.token).await.ok()["language"],
+        "fr"
+    );
+
+    let stored = send(&app, &id, &player, &command, None).await;
+    let (rule, _) = rule_and_detail(&stored);
+    assert_french(&stored, &rule);
+    // The explicit header wins for that one request.
+    assert_english(&send(&app, &id, &player, &command, Some("en")).await, &rule);
+    // Another player's answers keep their own (no) preference.
+    let other = app
+        .get(
+            "/v1/games/00000000-0000-0000-0000-000000000000",
+            &players[1].token,
+        )
+        .await;
+    assert_eq!(other.problem(404)["title"], "Not found");
+    // Generic problems follow the preference too, with their type unchanged.
+    let missing = app
+        .get(
+            "/v1/games/00000000-0000-0000-0000-000000000000",
+            &player.token,
+        )
+        .await;
+    let problem = missing.problem(404);
+    assert_eq!(problem["type"], "/problems/not-found");
+    assert_eq!(
+        problem["title"],
+        i18n::problem("not-found", Lang::Fr).unwrap().title
+    );
+    assert_eq!(
+        problem["detail"],
+        i18n::problem("not-found", Lang::Fr).unwrap().detail
+    );
+
+    // Bad settings are refused and change nothing; `{}` changes nothing; null clears.
+    patch(json!({"language": "de"})).await.problem(422);
+    patch(json!({"language": "fr", "theme": "dark"}))
+        .await
+        .problem(422);
+    assert_eq!(patch(json!({})).await.ok()["language"], "fr");
+    assert_eq!(
+        patch(json!({"language": null})).await.ok()["language"],
+        Value::Null
+    );
+    assert_english(&send(&app, &id, &player, &command, None).await, &rule);
+}
+
+#[actix_web::test]
+async fn generic_problems_are_french_with_their_arguments_and_every_problem_type_is_catalogued() {
+    // Every problem type the server answers with has both languages, and nothing else does.
+    let slugs: std::collections::BTreeSet<&str> = api::routes::problems::PROBLEMS
+        .iter()
+        .map(|p| p.0)
+        .collect();
+    for lang in i18n::LANGS {
+        let catalogued: std::collections::BTreeSet<&str> = i18n::catalogue(lang)
+            .problems
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(catalogued, slugs, "{lang:?}");
+    }
+
+    let app = spawn_app().await;
+    let players = [
+        app.register("ann").await,
+        app.register("bob").await,
+        app.register("cid").await,
+    ];
+    let id = app
+        .started_game("whisky_race", &players, json!({}), None)
+        .await;
+    // A stale version: 409 in French, with the current version as its argument.
+    let stale = app
+        .request(
+            "POST",
+            &format!("/v1/games/{id}/commands"),
+            Some(&players[0].token),
+            Some(
+                &json!({"command_id": uuid::Uuid::new_v4(), "expected_version": 0,
+                         "command": {"type": "submit_malt_choice", "amount": 3}}),
+            ),
+            &[("accept-language", "fr")],
+        )
+        .await;
+    let problem = stale.problem(409);
+    assert_eq!(problem["type"], "/problems/version-conflict");
+    let current = problem["current_version"]
+        .as_u64()
+        .expect("current version");
+    assert_eq!(
+        problem["detail"],
+        i18n::fill(
+            &i18n::problem("version-conflict", Lang::Fr).unwrap().detail,
+            Lang::Fr,
+            &[("current_version", &current.to_string())]
+        )
+    );
+    // An unknown field: no English specifics leak into the French answer.
+    let invalid = app
+        .request(
+            "POST",
+            &format!("/v1/games/{id}/commands"),
+            Some(&players[0].token),
+            Some(&json!({"command_id": uuid::Uuid::new_v4(),
+                         "command": {"type": "submit_malt_choice", "amount": 3, "junk": 1}})),
+            &[("accept-language", "fr")],
+        )
+        .await;
+    let problem = invalid.problem(422);
+    assert_eq!(problem["type"], "/problems/invalid-request");
+    assert_eq!(problem["title"], "Requête invalide");
+    assert_eq!(
+        problem["detail"],
+        i18n::problem("invalid-request", Lang::Fr).unwrap().detail
+    );
+    // The same in English keeps the specifics.
+    let english = app
+        .request(
+            "POST",
+            &format!("/v1/games/{id}/commands"),
+            Some(&players[0].token),
+            Some(&json!({"command_id": uuid::Uuid::new_v4(),
+                         "command": {"type": "submit_malt_choice", "amount": 3, "junk": 1}})),
+            &[],
+        )
+        .await;
+    assert!(
+        english.problem(422)["detail"]
+            .as_str()
+            .unwrap()
+            .contains("unknown field"),
+        "{}",
+        english.text
+    );
+    // Without a token (no account to read a preference from) the header still applies.
+    let anonymous = app
+        .request("GET", "/v1/me", None, None, &[("accept-language", "fr")])
+        .await;
+    assert_eq!(anonymous.problem(401)["title"], "Non authentifié");
+    // A framework error (an unmatched method) is a problem in French too.
+    let mut raw = app
+        .client
+        .delete(app.url("/v1/me"))
+        .insert_header(("accept-language", "fr"))
+        .send()
+        .await
+        .unwrap();
+    let status = raw.status().as_u16();
+    assert!(status == 404 || status == 405, "{status}");
+    assert_eq!(
+        raw.headers()
+            .get("content-language")
+            .unwrap()
+            .to_str()
+            .unwrap(),
+        "fr"
+    );
+    let body: Value = serde_json::from_slice(&raw.body().await.unwrap()).unwrap();
+    let slug = body["type"]
+        .as_str()
+        .unwrap()
+        .trim_start_matches("/problems/");
+    assert_eq!(body["title"], i18n::problem(slug, Lang::Fr).unwrap().title);
+}
