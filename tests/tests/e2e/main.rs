@@ -9,6 +9,8 @@ mod contract;
 mod errors;
 mod fuzz;
 mod generated_client;
+mod inbox;
+mod invites;
 mod limits;
 mod lobby;
 mod logs;
