@@ -342,6 +342,11 @@ fn route_limit(
             Some(user) => limits.new_game(ip, user.0),
             None => Ok(()),
         },
+        // Invite codes are short: lookups are what must stay scarce (issue 18).
+        ("POST", "/v1/games/join") => match user {
+            Some(user) => limits.join_code(ip, user.0),
+            None => Ok(()),
+        },
         _ => Ok(()),
     }
 }

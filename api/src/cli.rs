@@ -1,5 +1,5 @@
 //! The `homestretch` command line (clap): `serve` (default), `migrate`, `openapi`, `admin`,
-//! `verify`, `projections`, `snapshots`, `simulate`. Every setting the server takes from its
+//! `verify`, `projections`, `inbox`, `snapshots`, `simulate`. Every setting the server takes from its
 //! environment is a field of [`Settings`], read once here and handed down; `homestretch help`
 //! lists the commands and `homestretch help serve` every variable.
 
@@ -54,6 +54,11 @@ pub enum Command {
         #[command(subcommand)]
         action: ProjectionsAction,
     },
+    /// The inbox table (issue 18).
+    Inbox {
+        #[command(subcommand)]
+        action: InboxAction,
+    },
     /// Stored snapshots.
     Snapshots {
         #[command(subcommand)]
@@ -84,6 +89,13 @@ pub enum AdminAction {
 #[derive(Subcommand, Debug)]
 pub enum ProjectionsAction {
     /// Recompute every projection from the event log.
+    Rebuild,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum InboxAction {
+    /// Rewrite every started game's inbox rows from its state (for games started before the
+    /// inbox existed; the server keeps them up to date with every move).
     Rebuild,
 }
 
@@ -206,6 +218,22 @@ pub struct LimitSettings {
         value_name = "RATE"
     )]
     pub rate_games_user: Option<String>,
+    /// Invite-code lookups (`POST /v1/games/join`) per address (default 30/min).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_RATE_JOIN_CODES_IP",
+        global = true,
+        value_name = "RATE"
+    )]
+    pub rate_join_codes_ip: Option<String>,
+    /// Invite-code lookups per user (default 10/min).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_RATE_JOIN_CODES_USER",
+        global = true,
+        value_name = "RATE"
+    )]
+    pub rate_join_codes_user: Option<String>,
     /// Open event streams per user (default 16; 0 = off).
     #[arg(
         long,
@@ -283,6 +311,8 @@ impl LimitSettings {
             "HOMESTRETCH_RATE_LOGIN_IP" => &self.rate_login_ip,
             "HOMESTRETCH_RATE_GAMES_IP" => &self.rate_games_ip,
             "HOMESTRETCH_RATE_GAMES_USER" => &self.rate_games_user,
+            "HOMESTRETCH_RATE_JOIN_CODES_IP" => &self.rate_join_codes_ip,
+            "HOMESTRETCH_RATE_JOIN_CODES_USER" => &self.rate_join_codes_user,
             "HOMESTRETCH_STREAMS_PER_USER" => &self.streams_per_user,
             "HOMESTRETCH_STREAMS_PER_IP" => &self.streams_per_ip,
             "HOMESTRETCH_STREAMS_TOTAL" => &self.streams_total,
@@ -596,6 +626,26 @@ pub async fn run(args: Vec<String>) -> Result<(), CliError> {
         Command::Snapshots {
             action: SnapshotsAction::Verify,
         } => snapshots_verify(settings).await,
+        Command::Inbox {
+            action: InboxAction::Rebuild,
+        } => {
+            let (url, cluster) = database(settings).await?;
+            let result = async {
+                let pool = infra::db::connect(&url, 2).await?;
+                infra::db::migrate(&pool).await?;
+                let games = crate::application::GameService::new(
+                    infra::store::Store::new(pool.clone()),
+                    domain::registry(),
+                );
+                let rebuilt = games.rebuild_inbox().await;
+                pool.close().await;
+                Ok::<_, CliError>(rebuilt?)
+            }
+            .await;
+            stop(cluster);
+            println!("inbox rewritten for {} started games", result?);
+            Ok(())
+        }
         Command::Verify { bundle } => verify(&bundle),
         Command::Simulate { game, games, seed } => {
             let report = domain::simulate(&game, games, seed).map_err(CliError::Failed)?;

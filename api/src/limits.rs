@@ -81,6 +81,11 @@ pub struct LimitsConfig {
     pub games_per_ip: Option<Rate>,
     /// Games created per user (`HOMESTRETCH_RATE_GAMES_USER`).
     pub games_per_user: Option<Rate>,
+    /// Invite-code lookups (`POST /v1/games/join`) per IP (`HOMESTRETCH_RATE_JOIN_CODES_IP`):
+    /// what keeps codes from being guessed at scale.
+    pub join_codes_per_ip: Option<Rate>,
+    /// Invite-code lookups per user (`HOMESTRETCH_RATE_JOIN_CODES_USER`).
+    pub join_codes_per_user: Option<Rate>,
     /// Open event streams per user (`HOMESTRETCH_STREAMS_PER_USER`).
     pub streams_per_user: Option<usize>,
     /// Open event streams per IP (`HOMESTRETCH_STREAMS_PER_IP`).
@@ -110,6 +115,8 @@ impl LimitsConfig {
             logins_per_ip: Some(Rate::per_minute(30)),
             games_per_ip: Some(Rate::per_minute(60)),
             games_per_user: Some(Rate::per_minute(10)),
+            join_codes_per_ip: Some(Rate::per_minute(30)),
+            join_codes_per_user: Some(Rate::per_minute(10)),
             streams_per_user: Some(16),
             streams_per_ip: Some(64),
             streams_total: Some(4096),
@@ -130,6 +137,8 @@ impl LimitsConfig {
             logins_per_ip: None,
             games_per_ip: None,
             games_per_user: None,
+            join_codes_per_ip: None,
+            join_codes_per_user: None,
             streams_per_user: None,
             streams_per_ip: None,
             streams_total: None,
@@ -165,6 +174,14 @@ impl LimitsConfig {
         rate("HOMESTRETCH_RATE_LOGIN_IP", &mut config.logins_per_ip)?;
         rate("HOMESTRETCH_RATE_GAMES_IP", &mut config.games_per_ip)?;
         rate("HOMESTRETCH_RATE_GAMES_USER", &mut config.games_per_user)?;
+        rate(
+            "HOMESTRETCH_RATE_JOIN_CODES_IP",
+            &mut config.join_codes_per_ip,
+        )?;
+        rate(
+            "HOMESTRETCH_RATE_JOIN_CODES_USER",
+            &mut config.join_codes_per_user,
+        )?;
         let count = |var: &str, slot: &mut Option<usize>| -> Result<(), String> {
             if let Some(text) = lookup(var) {
                 let n: usize = text
@@ -331,6 +348,8 @@ pub struct Limits {
     logins_ip: Option<Keyed<IpKey>>,
     games_ip: Option<Keyed<IpKey>>,
     games_user: Option<Keyed<uuid::Uuid>>,
+    join_codes_ip: Option<Keyed<IpKey>>,
+    join_codes_user: Option<Keyed<uuid::Uuid>>,
 }
 
 fn keyed<K: Hash + Eq + Clone>(rate: Option<Rate>) -> Option<Keyed<K>> {
@@ -355,6 +374,8 @@ impl Limits {
             logins_ip: keyed(config.logins_per_ip),
             games_ip: keyed(config.games_per_ip),
             games_user: keyed(config.games_per_user),
+            join_codes_ip: keyed(config.join_codes_per_ip),
+            join_codes_user: keyed(config.join_codes_per_user),
             config,
         }
     }
@@ -386,6 +407,13 @@ impl Limits {
         check(&self.games_ip, &ip)
     }
 
+    /// An invite-code lookup by `user` from `ip`: both limits must allow it (the user's first,
+    /// as for new games).
+    pub fn join_code(&self, ip: IpKey, user: uuid::Uuid) -> Result<(), Refusal> {
+        check(&self.join_codes_user, &user)?;
+        check(&self.join_codes_ip, &ip)
+    }
+
     /// Forgets keys whose limits are back to full, so the tables stay small.
     pub fn forget_idle(&self) {
         for limit in [
@@ -393,6 +421,7 @@ impl Limits {
             &self.accounts_ip,
             &self.logins_ip,
             &self.games_ip,
+            &self.join_codes_ip,
         ]
         .into_iter()
         .flatten()
@@ -400,7 +429,7 @@ impl Limits {
             limit.limiter.retain_recent();
             limit.limiter.shrink_to_fit();
         }
-        for limit in [&self.requests_user, &self.games_user]
+        for limit in [&self.requests_user, &self.games_user, &self.join_codes_user]
             .into_iter()
             .flatten()
         {

@@ -1,7 +1,7 @@
 //! The OpenAPI 3.1 document, generated from the handlers and types (no database needed).
 
 use crate::error::Problem;
-use crate::routes::{audit, auth, check, games, ops, problems, tickets};
+use crate::routes::{audit, auth, check, games, inbox, invites, ops, problems, tickets};
 use std::sync::OnceLock;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{RefOr, schema::Schema};
@@ -16,8 +16,9 @@ use utoipa::{Modify, OpenApi};
         license(name = "MIT")
     ),
     paths(
-        auth::register, auth::login, auth::guest, auth::refresh, auth::logout, auth::me, auth::update_me,
+        auth::register, auth::login, auth::guest, auth::refresh, auth::logout, auth::me, auth::update_me, inbox::inbox,
         games::create_game, games::list_games, games::join_game, games::leave_game, games::start_game,
+        invites::join_by_code, invites::rematch,
         games::get_game, games::prompts, games::send_command, check::check_command, games::events, games::stream, tickets::issue, games::state_at,
         audit::export, audit::audit, audit::audit_move, audit::open_dispute, audit::get_dispute, audit::resolve_dispute,
         ops::healthz, ops::readyz, ops::metrics, ops::openapi_json, ops::docs, problems::index, problems::problem,

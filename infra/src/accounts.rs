@@ -33,6 +33,17 @@ pub enum RefreshOutcome {
     Reused { family: Uuid },
 }
 
+/// The answer to a guest's upgrade to a named account.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Upgrade {
+    Upgraded(User),
+    NameTaken,
+    /// The caller is already a registered account.
+    NotAGuest,
+    /// The token names a user that does not exist.
+    UnknownUser,
+}
+
 /// Why a family was revoked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Revocation {
@@ -86,6 +97,48 @@ impl Accounts {
         .fetch_optional(&self.pool)
         .await?;
         inserted.as_ref().map(user_from_row).transpose()
+    }
+
+    /// Turns guest `id` into a named account in place (issue 18): same id, so its seats,
+    /// games and sessions stay its own. Refused when the user is not a guest (anymore) or the
+    /// name is taken.
+    pub async fn upgrade_guest(
+        &self,
+        id: UserId,
+        name: &str,
+        password_hash: &str,
+    ) -> Result<Upgrade> {
+        let mut tx = self.pool.begin().await?;
+        // The row lock orders two upgrades of one guest: the second sees a registered user.
+        let is_guest: Option<bool> =
+            sqlx::query_scalar("SELECT is_guest FROM users WHERE id = $1 FOR UPDATE")
+                .bind(id.0)
+                .fetch_optional(&mut *tx)
+                .await?;
+        match is_guest {
+            None => return Ok(Upgrade::UnknownUser),
+            Some(false) => return Ok(Upgrade::NotAGuest),
+            Some(true) => {}
+        }
+        let updated = sqlx::query(
+            "UPDATE users SET name = $2, password_hash = $3, is_guest = false WHERE id = $1 \
+             RETURNING id, name, password_hash, is_guest, is_admin",
+        )
+        .bind(id.0)
+        .bind(name)
+        .bind(password_hash)
+        .fetch_one(&mut *tx)
+        .await;
+        let row = match updated {
+            Ok(row) => row,
+            Err(sqlx::Error::Database(db)) if db.is_unique_violation() => {
+                return Ok(Upgrade::NameTaken);
+            }
+            Err(other) => return Err(other.into()),
+        };
+        let user = user_from_row(&row)?;
+        tx.commit().await?;
+        Ok(Upgrade::Upgraded(user))
     }
 
     pub async fn by_name(&self, name: &str) -> Result<Option<User>> {

@@ -10,6 +10,7 @@ pub mod error;
 pub mod event;
 pub mod hash;
 pub mod ids;
+pub mod lobby;
 pub mod pg;
 pub mod projections;
 pub mod random;

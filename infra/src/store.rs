@@ -103,6 +103,9 @@ pub struct Append<'a> {
     pub outcome: Option<Value>,
     pub snapshot: Option<Value>,
     pub recorded_at: OffsetDateTime,
+    /// The seats the game waits for after this append, `[{seat, kinds, deadline}]`: the inbox,
+    /// rewritten in the same statement (`crate::lobby::INBOX_SET`).
+    pub waiting: Value,
 }
 
 impl Append<'_> {
@@ -221,30 +224,7 @@ impl Store {
 
     pub async fn create_game(&self, game: NewGame<'_>) -> Result<()> {
         let mut tx = self.pool.begin().await?;
-        sqlx::query(
-            "INSERT INTO games (id, kind, status, seat_count, options, host_id, fair, server_seed, \
-             seed_commitment, rules_version, head_hash) VALUES ($1,$2,'lobby',$3,$4,$5,$6,$7,$8,$9,$10)",
-        )
-        .bind(game.id.0)
-        .bind(game.kind)
-        .bind(i16::from(game.seat_count))
-        .bind(game.options)
-        .bind(game.host.0)
-        .bind(game.fair)
-        .bind(&game.server_seed[..])
-        .bind(game.seed_commitment)
-        .bind(game.rules_version)
-        .bind(crate::hash::GENESIS)
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query(
-            "INSERT INTO game_seats (game_id, seat, user_id, client_seed) VALUES ($1, 1, $2, $3)",
-        )
-        .bind(game.id.0)
-        .bind(game.host.0)
-        .bind(game.host_client_seed)
-        .execute(&mut *tx)
-        .await?;
+        insert_game(&mut tx, &game).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -539,9 +519,12 @@ impl Store {
         let hashes: Vec<&str> = events.iter().map(|e| e.hash.as_str()).collect();
         // One schema version per command (all its events come from one engine).
         let schema_version = events.first().map_or(0, |e| e.schema_version);
-        let row = sqlx::query(
-            "SELECT result, version, first_seq, last_seq FROM append_command($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)",
-        )
+        // Only static fragments are interpolated; values are bound.
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT a.result, a.version, a.first_seq, a.last_seq, {} AS inbox \
+             FROM append_command($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15) a",
+            crate::lobby::INBOX_SET
+        )))
         .bind(append.game.0)
         .bind(append.expected as i64)
         .bind(append.command_id)
@@ -557,6 +540,7 @@ impl Store {
         .bind(&append.outcome)
         .bind(&append.snapshot)
         .bind(append.recorded_at)
+        .bind(&append.waiting)
         .fetch_one(&self.pool)
         .await?;
         let result: String = row.try_get("result")?;
@@ -586,6 +570,35 @@ impl Store {
     }
 }
 
+/// Inserts a new game in its lobby with its host in seat 1, in the caller's transaction.
+pub(crate) async fn insert_game(conn: &mut sqlx::PgConnection, game: &NewGame<'_>) -> Result<()> {
+    sqlx::query(
+            "INSERT INTO games (id, kind, status, seat_count, options, host_id, fair, server_seed, \
+             seed_commitment, rules_version, head_hash) VALUES ($1,$2,'lobby',$3,$4,$5,$6,$7,$8,$9,$10)",
+        )
+        .bind(game.id.0)
+        .bind(game.kind)
+        .bind(i16::from(game.seat_count))
+        .bind(game.options)
+        .bind(game.host.0)
+        .bind(game.fair)
+        .bind(&game.server_seed[..])
+        .bind(game.seed_commitment)
+        .bind(game.rules_version)
+        .bind(crate::hash::GENESIS)
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query(
+        "INSERT INTO game_seats (game_id, seat, user_id, client_seed) VALUES ($1, 1, $2, $3)",
+    )
+    .bind(game.id.0)
+    .bind(game.host.0)
+    .bind(game.host_client_seed)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -604,6 +617,7 @@ mod tests {
             outcome: None,
             snapshot: None,
             recorded_at: OffsetDateTime::UNIX_EPOCH,
+            waiting: Value::Null,
         }
     }
 

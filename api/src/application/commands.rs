@@ -227,6 +227,7 @@ impl GameService {
         let new_version = loaded.version + entries.len() as u64;
         let crosses_snapshot = new_version / SNAPSHOT_EVERY > loaded.version / SNAPSHOT_EVERY;
         let snapshot = (crosses_snapshot || outcome.is_some()).then(|| next.to_json());
+        let waiting = super::inbox::waiting(next.as_ref())?;
         let status = if outcome.is_some() {
             GameStatus::Finished
         } else {
@@ -249,6 +250,7 @@ impl GameService {
                     .map(|o| serde_json::to_value(o).expect("outcome serializes")),
                 snapshot,
                 recorded_at,
+                waiting,
             })
             .await?;
         match result {

@@ -33,8 +33,9 @@ impl GameService {
         };
         let id = GameId::new();
         let commitment = seed_commitment(&server_seed);
+        // The lobby and its invite code in one transaction.
         self.store
-            .create_game(NewGame {
+            .create_lobby(NewGame {
                 id,
                 kind: game.kind(),
                 seat_count: request.seats,
@@ -162,5 +163,122 @@ impl GameService {
     /// Whether the database answers (readiness).
     pub async fn ping(&self) -> Result<()> {
         self.store.ping().await
+    }
+}
+
+/// A lobby's invite: its code and the link form of it.
+pub struct Invite {
+    pub code: String,
+}
+
+impl GameService {
+    /// The invite of a game still in its lobby (`None` once it has started: the code no
+    /// longer joins).
+    pub async fn invite(&self, row: &GameRow) -> Result<Option<Invite>> {
+        if row.status != GameStatus::Lobby {
+            return Ok(None);
+        }
+        Ok(self
+            .store
+            .join_code(row.id)
+            .await?
+            .map(|code| Invite { code }))
+    }
+
+    /// Takes the next free seat of the lobby invite code `code` names (same rules and errors as
+    /// joining by id); returns the game.
+    pub async fn join_by_code(
+        &self,
+        code: &str,
+        user: UserId,
+        client_seed: &str,
+    ) -> Result<GameId> {
+        let unknown = || StoreError::NotFound("lobby with this invite code");
+        let code = infra::lobby::normalize_join_code(code).ok_or_else(unknown)?;
+        let (id, status) = self.store.game_by_code(&code).await?.ok_or_else(unknown)?;
+        if status != GameStatus::Lobby {
+            return Err(StoreError::Invalid(
+                "this invite has expired: the game has already started".into(),
+            ));
+        }
+        self.store.join(id, user, client_seed).await?;
+        Ok(id)
+    }
+
+    /// The lobby opened as the rematch of a finished game, if any.
+    pub async fn rematch_of(&self, row: &GameRow) -> Result<Option<GameId>> {
+        if row.status != GameStatus::Finished {
+            return Ok(None);
+        }
+        self.store.rematch_of(row.id).await
+    }
+
+    /// A rematch of finished game `id`, asked by one of its players: a new lobby of the same
+    /// kind, options and seat count, the caller its host in seat 1, the other players invited.
+    /// Idempotent: once open, every player asking gets the same lobby.
+    pub async fn rematch(&self, id: GameId, user: UserId) -> Result<infra::lobby::Rematch> {
+        let row = self.store.game(id).await?;
+        let seats = self.store.seats(id).await?;
+        if !seats.iter().any(|s| s.user_id == user) {
+            return Err(StoreError::Forbidden(
+                "only the game's players may ask for a rematch".into(),
+            ));
+        }
+        if row.status != GameStatus::Finished {
+            return Err(StoreError::Invalid(
+                "a rematch is offered once the game is over".into(),
+            ));
+        }
+        if let Some(open) = self.store.rematch_of(id).await? {
+            return Ok(infra::lobby::Rematch {
+                game: open,
+                created: false,
+            });
+        }
+        let game = self.game_of(&row.kind)?;
+        // Always a fair game with a fresh seed, even after a game with a fixed seed.
+        let mut server_seed = [0u8; 32];
+        fill_random(&mut server_seed);
+        let commitment = seed_commitment(&server_seed);
+        let invited: Vec<UserId> = seats
+            .iter()
+            .map(|s| s.user_id)
+            .filter(|u| *u != user)
+            .collect();
+        self.store
+            .open_rematch(
+                id,
+                NewGame {
+                    id: GameId::new(),
+                    kind: game.kind(),
+                    seat_count: row.seat_count,
+                    options: &row.options,
+                    host: user,
+                    fair: true,
+                    server_seed,
+                    seed_commitment: &commitment,
+                    rules_version: game.rules_version(),
+                    host_client_seed: "",
+                },
+                &invited,
+            )
+            .await
+    }
+}
+
+impl GameService {
+    /// `user` is now called `name` (a guest registered in place): the seats of their games
+    /// cached here show it. (Another instance shows it once it reloads the game.)
+    pub async fn renamed(&self, user: UserId, name: &str) -> Result<()> {
+        for id in self.store.games_of(user).await? {
+            let slot = self.cache.lock().expect("cache lock").get(&id).cloned();
+            let Some(slot) = slot else { continue };
+            if let Some(loaded) = slot.lock().await.as_mut() {
+                for seat in loaded.seats.iter_mut().filter(|s| s.user_id == user) {
+                    seat.user_name = name.to_string();
+                }
+            }
+        }
+        Ok(())
     }
 }

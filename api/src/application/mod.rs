@@ -14,6 +14,7 @@ mod check;
 mod commands;
 pub mod disputes;
 mod export;
+mod inbox;
 mod lobby;
 mod reads;
 mod replay;

@@ -3,8 +3,9 @@
 use crate::auth::{self, AuthUser, REFRESH_TTL_DAYS};
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::state::AppState;
-use actix_web::{HttpResponse, get, patch, post, web};
-use infra::accounts::{RefreshOutcome, Revocation, User};
+use actix_web::http::header;
+use actix_web::{FromRequest, HttpRequest, HttpResponse, get, patch, post, web};
+use infra::accounts::{RefreshOutcome, Revocation, Upgrade, User};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -170,25 +171,59 @@ fn pair(
     })
 }
 
-/// Create an account with a password (stored as argon2id).
+/// Create an account with a password (stored as argon2id). Sent with a guest's bearer token,
+/// it upgrades that guest in place instead (issue 18): the same user id, so the guest's seats
+/// and games stay theirs and its sessions go on; the answer (200) is a new session under the
+/// new name.
 #[utoipa::path(post, path = "/v1/auth/register", tag = "auth", request_body = Credentials,
-    responses((status = 201, body = TokenResponse), (status = 422, body = Problem, description = "invalid or taken name, weak password"),
+    security((), ("bearer" = [])),
+    responses((status = 201, body = TokenResponse, description = "a new account"),
+              (status = 200, body = TokenResponse, description = "the guest of the bearer token, now a named account (same user id)"),
+              (status = 401, body = Problem, description = "the bearer token is invalid, expired or revoked"),
+              (status = 422, body = Problem, description = "invalid or taken name, weak password, or the caller is already registered"),
               (status = 429, body = Problem, description = "too many new accounts from this address")))]
 #[post("/v1/auth/register")]
 pub async fn register(
     state: web::Data<AppState>,
+    req: HttpRequest,
     body: web::Json<Credentials>,
 ) -> ApiResult<HttpResponse> {
     // Limited per address before the body is read: `limits::route_limit`.
     let name = UserName::parse(&body.name)?;
     let password = parse_password(&body.password)?.to_string();
+    // A token that does not verify is refused, never taken for "no token": the guest would
+    // otherwise end up with a second, empty account.
+    let upgrading = if req.headers().contains_key(header::AUTHORIZATION) {
+        Some(AuthUser::extract(&req).await?)
+    } else {
+        None
+    };
     let hash = web::block(move || auth::hash_password(&password))
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))??;
-    let Some(user) = state.accounts.create(&name.0, Some(&hash), false).await? else {
-        return Err(ApiError::Invalid("this name is already taken".into()));
+    let Some(caller) = upgrading else {
+        let Some(user) = state.accounts.create(&name.0, Some(&hash), false).await? else {
+            return Err(ApiError::Invalid("this name is already taken".into()));
+        };
+        return Ok(HttpResponse::Created().json(new_session(&state, &user).await?));
     };
-    Ok(HttpResponse::Created().json(new_session(&state, &user).await?))
+    match state
+        .accounts
+        .upgrade_guest(caller.id, &name.0, &hash)
+        .await?
+    {
+        Upgrade::Upgraded(user) => {
+            state.games.renamed(user.id, &user.name).await?;
+            Ok(HttpResponse::Ok().json(new_session(&state, &user).await?))
+        }
+        Upgrade::NameTaken => Err(ApiError::Invalid("this name is already taken".into())),
+        Upgrade::NotAGuest => Err(ApiError::Invalid(
+            "you already have a registered account: sign in with `/v1/auth/login`, or register \
+             a new account without the bearer token"
+                .into(),
+        )),
+        Upgrade::UnknownUser => Err(ApiError::Unauthorized("unknown user".into())),
+    }
 }
 
 /// Sign in with name and password.

@@ -5,6 +5,7 @@ use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::routes::GamePath;
 use crate::routes::auth::UserInfo;
+use crate::routes::invites::with_links;
 use crate::state::AppState;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
@@ -101,6 +102,16 @@ pub struct GameSummary {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub created_at: time::OffsetDateTime,
+    /// The lobby's invite code, shown to its seated players until the game starts (then
+    /// null): `POST /v1/games/join {code}` takes the next free seat. Null in lists.
+    #[schema(example = "7KQ2MX9D")]
+    pub join_code: Option<String>,
+    /// The invite as an app deep link, `homestretch://join/<join_code>`.
+    #[schema(example = "homestretch://join/7KQ2MX9D")]
+    pub join_url: Option<String>,
+    /// On a finished game: the lobby opened as its rematch (`POST /v1/games/{id}/rematch`),
+    /// once a player asked for one. Null in lists.
+    pub rematch: Option<uuid::Uuid>,
 }
 
 #[derive(Serialize, Deserialize, ToSchema)]
@@ -293,7 +304,7 @@ pub(crate) fn int64(name: &str, value: u64) -> ApiResult<u64> {
     Ok(value)
 }
 
-fn summary(row: &GameRow, seats: &[SeatRow]) -> GameSummary {
+pub(crate) fn summary(row: &GameRow, seats: &[SeatRow]) -> GameSummary {
     GameSummary {
         id: row.id.0,
         kind: GameKind(row.kind.clone()),
@@ -320,10 +331,13 @@ fn summary(row: &GameRow, seats: &[SeatRow]) -> GameSummary {
             .clone()
             .and_then(|o| serde_json::from_value(o).ok()),
         created_at: row.created_at,
+        join_code: None,
+        join_url: None,
+        rematch: None,
     }
 }
 
-fn client_seed(seed: Option<String>) -> ApiResult<String> {
+pub(crate) fn client_seed(seed: Option<String>) -> ApiResult<String> {
     let seed = seed.unwrap_or_default();
     if seed.len() > 128 {
         return Err(ApiError::Invalid("client_seed is at most 128 bytes".into()));
@@ -365,9 +379,10 @@ pub async fn create_game(
         )
         .await?;
     let (row, seats) = state.games.game_row(id).await?;
+    let answer = with_links(&state, &user, &row, &seats, summary(&row, &seats)).await?;
     Ok(HttpResponse::Created()
         .insert_header((header::LOCATION, format!("/v1/games/{id}")))
-        .json(summary(&row, &seats)))
+        .json(answer))
 }
 
 /// List games, newest first, with cursor pagination (`Link: <…>; rel="next"`).
@@ -463,7 +478,8 @@ pub async fn join_game(
     let seed = client_seed(body.0.and_then(|b| b.client_seed))?;
     state.games.join(id, user.id, &seed).await?;
     let (row, seats) = state.games.game_row(id).await?;
-    Ok(HttpResponse::Ok().json(summary(&row, &seats)))
+    let answer = with_links(&state, &user, &row, &seats, summary(&row, &seats)).await?;
+    Ok(HttpResponse::Ok().json(answer))
 }
 
 /// Leave a game before it starts.
@@ -573,8 +589,13 @@ pub async fn get_game(
         Err(other) => return Err(other.into()),
     };
     let your_seat = seats.iter().find(|s| s.user_id == user.id).map(|s| s.seat);
+    let summary = with_links(&state, &user, &row, &seats, summary(&row, &seats)).await?;
     let version = row.version;
-    let etag = format!("\"{version}\"");
+    // A rematch opened after the end changes the answer, not the version.
+    let etag = match summary.rematch {
+        Some(rematch) => format!("\"{version}-rematch-{}\"", rematch.simple()),
+        None => format!("\"{version}\""),
+    };
     if req
         .headers()
         .get(header::IF_NONE_MATCH)
@@ -585,7 +606,6 @@ pub async fn get_game(
             .insert_header((header::ETAG, etag))
             .finish());
     }
-    let summary = summary(&row, &seats);
     Ok(HttpResponse::Ok()
         .insert_header((header::ETAG, etag))
         .json(GameDetail {

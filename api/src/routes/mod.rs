@@ -2,6 +2,8 @@ pub mod audit;
 pub mod auth;
 pub mod check;
 pub mod games;
+pub mod inbox;
+pub mod invites;
 pub mod ops;
 pub mod problems;
 pub mod tickets;
@@ -33,6 +35,8 @@ pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
     cfg.service(games::send_command)
         .service(check::check_command)
         .service(games::prompts)
+        // Before `/v1/games/{id}`, which would otherwise match it (and name its route).
+        .service(invites::join_by_code)
         .service(games::get_game)
         .service(auth::register)
         .service(auth::login)
@@ -41,6 +45,8 @@ pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
         .service(auth::logout)
         .service(auth::me)
         .service(auth::update_me)
+        .service(inbox::inbox)
+        .service(invites::rematch)
         .service(games::create_game)
         .service(games::list_games)
         .service(games::join_game)

@@ -10,6 +10,8 @@ mod errors;
 mod fuzz;
 mod generated_client;
 mod i18n;
+mod inbox;
+mod invites;
 mod limits;
 mod lobby;
 mod logs;
