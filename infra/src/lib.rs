@@ -9,6 +9,7 @@ pub mod disputes;
 pub mod error;
 pub mod hash;
 pub mod ids;
+pub mod outbox;
 pub mod pg;
 pub mod projections;
 pub mod random;

@@ -215,6 +215,8 @@ pub struct Append<'a> {
     pub outcome: Option<Value>,
     pub snapshot: Option<Value>,
     pub recorded_at: OffsetDateTime,
+    /// Notifications the command causes: written in the append's transaction (issue 18).
+    pub outbox: Vec<crate::outbox::NewNotification>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -380,8 +382,15 @@ impl Store {
             .collect()
     }
 
-    /// Takes the lowest free seat of a game in its lobby.
-    pub async fn join(&self, id: GameId, user: UserId, client_seed: &str) -> Result<u8> {
+    /// Takes the lowest free seat of a game in its lobby; `notify(seat, others)` names the
+    /// notifications written in the same transaction (issue 18: `player_joined`).
+    pub async fn join(
+        &self,
+        id: GameId,
+        user: UserId,
+        client_seed: &str,
+        notify: impl FnOnce(u8, &[UserId]) -> Vec<crate::outbox::NewNotification>,
+    ) -> Result<u8> {
         let mut tx = self.pool.begin().await?;
         let row = sqlx::query("SELECT status, seat_count FROM games WHERE id = $1 FOR UPDATE")
             .bind(id.0)
@@ -415,6 +424,8 @@ impl Store {
         .bind(client_seed)
         .execute(&mut *tx)
         .await?;
+        let others: Vec<UserId> = taken.iter().map(|(_, u)| UserId(*u)).collect();
+        crate::outbox::enqueue(&mut tx, &notify(seat as u8, &others)).await?;
         tx.commit().await?;
         Ok(seat as u8)
     }
@@ -619,6 +630,8 @@ impl Store {
 
     /// One command in one round trip (the `append_command` function of the schema).
     pub async fn append(&self, append: Append<'_>) -> Result<AppendResult> {
+        // One transaction: the command's notifications commit with its events or not at all.
+        let mut tx = self.pool.begin().await?;
         let row = sqlx::query(
             "SELECT result, version, first_seq, last_seq FROM append_command($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)",
         )
@@ -637,9 +650,13 @@ impl Store {
         .bind(&append.outcome)
         .bind(&append.snapshot)
         .bind(append.recorded_at)
-        .fetch_one(&self.pool)
+        .fetch_one(&mut *tx)
         .await?;
         let result: String = row.try_get("result")?;
+        if result == "ok" {
+            crate::outbox::enqueue(&mut tx, &append.outbox).await?;
+        }
+        tx.commit().await?;
         let version = row.try_get::<i64, _>("version")? as u64;
         let first_seq = row.try_get::<i64, _>("first_seq")? as u64;
         let last_seq = row.try_get::<i64, _>("last_seq")? as u64;

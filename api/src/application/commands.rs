@@ -218,6 +218,7 @@ impl GameService {
         } else {
             GameStatus::Active
         };
+        let outbox = notify::after_command(loaded, &*next, outcome.as_ref(), user, new_version);
         let result = self
             .store
             .append(Append {
@@ -238,6 +239,7 @@ impl GameService {
                     .map(|o| serde_json::to_value(o).expect("outcome serializes")),
                 snapshot,
                 recorded_at,
+                outbox,
             })
             .await?;
         match result {

@@ -12,9 +12,11 @@ mod audit;
 mod cache;
 mod check;
 mod commands;
+pub mod delivery;
 pub mod disputes;
 mod export;
 mod lobby;
+pub mod notify;
 mod reads;
 mod replay;
 
