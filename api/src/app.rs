@@ -44,6 +44,8 @@ pub struct ServerConfig {
     pub registry: domain::Registry,
     /// Browser origins allowed by CORS (`HOMESTRETCH_CORS_ORIGINS`; default none).
     pub cors_origins: Vec<String>,
+    /// Notification delivery (issue 18).
+    pub notify: crate::application::delivery::NotifyConfig,
 }
 
 #[derive(Clone)]
@@ -60,6 +62,15 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
         hub.clone()
             .listen(pool.clone(), games.clone(), sessions.clone()),
     );
+    let outbox = infra::outbox::Outbox::new(pool.clone());
+    if config.notify.deliver {
+        // The worker's HTTP client lives on this thread (actix's `awc`).
+        actix_web::rt::spawn(crate::application::delivery::run(
+            outbox.clone(),
+            config.notify.clone(),
+            hub.outbox_wake.clone(),
+        ));
+    }
     let limits = Arc::new(Limits::new(config.limits.clone()));
     let weak = Arc::downgrade(&limits);
     tokio::spawn(async move {
@@ -81,6 +92,8 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
         limits,
         sessions,
         refresh_leeway: config.refresh_leeway,
+        outbox,
+        notify: config.notify.clone(),
     })
 }
 

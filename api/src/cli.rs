@@ -158,6 +158,15 @@ pub struct Settings {
         default_value = ""
     )]
     pub cors_origins: String,
+    /// Comma-separated hosts exempt from the notification SSRF checks, for which webhooks and
+    /// push endpoints may also be plain http (e.g. `127.0.0.1` in tests; default none).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_ALLOW_HTTP_HOSTS",
+        global = true,
+        default_value = ""
+    )]
+    pub allow_http_hosts: String,
     #[command(flatten)]
     pub limits: LimitSettings,
 }
@@ -493,6 +502,12 @@ pub fn server_config(settings: &Settings) -> Result<ServerConfig, CliError> {
         workers: None,
         registry: domain::registry(),
         cors_origins: crate::cors::parse(&settings.cors_origins),
+        notify: crate::application::delivery::NotifyConfig {
+            allow_http_hosts: crate::application::delivery::NotifyConfig::parse_hosts(
+                &settings.allow_http_hosts,
+            ),
+            ..Default::default()
+        },
     })
 }
 

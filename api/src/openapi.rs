@@ -1,7 +1,7 @@
 //! The OpenAPI 3.1 document, generated from the handlers and types (no database needed).
 
 use crate::error::Problem;
-use crate::routes::{audit, auth, check, games, inbox, invites, ops, problems, tickets};
+use crate::routes::{audit, auth, check, games, inbox, invites, me, ops, problems, tickets};
 use std::sync::OnceLock;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{RefOr, schema::Schema};
@@ -21,6 +21,8 @@ use utoipa::{Modify, OpenApi};
         invites::join_by_code, invites::rematch,
         games::get_game, games::prompts, games::send_command, check::check_command, games::events, games::stream, tickets::issue, games::state_at,
         audit::export, audit::audit, audit::audit_move, audit::open_dispute, audit::get_dispute, audit::resolve_dispute,
+        me::add_webhook, me::list_webhooks, me::delete_webhook, me::add_push_subscription, me::delete_push_subscription,
+        me::notifications, me::stream,
         ops::healthz, ops::readyz, ops::metrics, ops::openapi_json, ops::docs, problems::index, problems::problem,
     ),
     components(schemas(Problem, domain::Prompt, domain::Outcome, domain::Seat, domain::choices::Family)),
@@ -29,6 +31,7 @@ use utoipa::{Modify, OpenApi};
         (name = "auth", description = "Accounts and tokens"),
         (name = "games", description = "Lobby, commands, views and event feeds"),
         (name = "replay", description = "Replay and audit"),
+        (name = "notifications", description = "Webhooks, Web Push and the app's notification stream"),
         (name = "ops", description = "Health, metrics and documentation"),
     )
 )]

@@ -18,6 +18,10 @@ pub struct Hub {
     channels: Mutex<HashMap<GameId, broadcast::Sender<u64>>>,
     per_user: Counts<infra::UserId>,
     per_ip: Counts<IpKey>,
+    /// Each user's notification feed (issue 18): woken on `infra::outbox::CHANNEL`.
+    feeds: Mutex<HashMap<infra::UserId, broadcast::Sender<()>>>,
+    /// Wakes this instance's delivery worker when any instance commits a notification.
+    pub outbox_wake: std::sync::Arc<tokio::sync::Notify>,
 }
 
 /// Held by an open stream; releases its slots when dropped.
@@ -50,6 +54,25 @@ impl Hub {
                 channels.remove(&game);
             } else {
                 let _ = sender.send(version);
+            }
+        }
+    }
+
+    pub fn subscribe_feed(&self, user: infra::UserId) -> broadcast::Receiver<()> {
+        let mut feeds = self.feeds.lock().expect("hub lock");
+        feeds
+            .entry(user)
+            .or_insert_with(|| broadcast::channel(16).0)
+            .subscribe()
+    }
+
+    fn notify_feed(&self, user: infra::UserId) {
+        let mut feeds = self.feeds.lock().expect("hub lock");
+        if let Some(sender) = feeds.get(&user) {
+            if sender.receiver_count() == 0 {
+                feeds.remove(&user);
+            } else {
+                let _ = sender.send(());
             }
         }
     }
@@ -92,7 +115,7 @@ impl Hub {
             match sqlx::postgres::PgListener::connect_with(&pool).await {
                 Ok(mut listener) => {
                     if listener
-                        .listen_all([CHANNEL, REVOKED_CHANNEL])
+                        .listen_all([CHANNEL, REVOKED_CHANNEL, infra::outbox::CHANNEL])
                         .await
                         .is_ok()
                     {
@@ -106,6 +129,11 @@ impl Hub {
                                 if let Ok(family) = notification.payload().parse() {
                                     sessions.remember(family, true);
                                 }
+                            } else if notification.channel() == infra::outbox::CHANNEL {
+                                if let Ok(user) = notification.payload().parse() {
+                                    self.notify_feed(user);
+                                }
+                                self.outbox_wake.notify_one();
                             } else if let Some((game, version)) =
                                 notification.payload().split_once(':')
                                 && let (Ok(game), Ok(version)) =
@@ -131,6 +159,18 @@ impl Hub {
             for game in games {
                 self.notify(game, 0);
             }
+            // Feeds re-read too, and the worker looks for rows it was not woken for.
+            let users: Vec<infra::UserId> = self
+                .feeds
+                .lock()
+                .expect("hub lock")
+                .keys()
+                .copied()
+                .collect();
+            for user in users {
+                self.notify_feed(user);
+            }
+            self.outbox_wake.notify_one();
             tokio::time::sleep(Duration::from_secs(1)).await;
         }
     }

@@ -24,6 +24,9 @@ pub struct AppState {
     pub sessions: Arc<Sessions>,
     /// How long a spent refresh token still gets the same answer (a client's own race).
     pub refresh_leeway: Duration,
+    /// Notification destinations and feeds (issue 18).
+    pub outbox: infra::outbox::Outbox,
+    pub notify: crate::application::delivery::NotifyConfig,
 }
 
 impl AppState {

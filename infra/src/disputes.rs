@@ -98,7 +98,16 @@ impl Disputes {
         Ok(id)
     }
 
-    pub async fn resolve(&self, id: Uuid, by: UserId, upheld: bool, note: &str) -> Result<()> {
+    /// Resolves an open dispute; `outbox` (issue 18: `dispute_resolved`) is written in the
+    /// same transaction.
+    pub async fn resolve(
+        &self,
+        id: Uuid,
+        by: UserId,
+        upheld: bool,
+        note: &str,
+        outbox: &[crate::outbox::NewNotification],
+    ) -> Result<()> {
         let mut tx = self.pool.begin().await?;
         let status: Option<String> =
             sqlx::query_scalar("SELECT status FROM disputes WHERE id = $1 FOR UPDATE")
@@ -135,6 +144,7 @@ impl Disputes {
             .bind(by.0)
             .execute(&mut *tx)
             .await?;
+        crate::outbox::enqueue(&mut tx, outbox).await?;
         tx.commit().await?;
         Ok(())
     }

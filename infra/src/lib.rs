@@ -11,6 +11,7 @@ pub mod event;
 pub mod hash;
 pub mod ids;
 pub mod lobby;
+pub mod outbox;
 pub mod pg;
 pub mod projections;
 pub mod random;

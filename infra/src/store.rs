@@ -106,6 +106,8 @@ pub struct Append<'a> {
     /// The seats the game waits for after this append, `[{seat, kinds, deadline}]`: the inbox,
     /// rewritten in the same statement (`crate::lobby::INBOX_SET`).
     pub waiting: Value,
+    /// Notifications the command causes: written in the append's transaction (issue 18).
+    pub outbox: Vec<crate::outbox::NewNotification>,
 }
 
 impl Append<'_> {
@@ -273,8 +275,15 @@ impl Store {
             .collect()
     }
 
-    /// Takes the lowest free seat of a game in its lobby.
-    pub async fn join(&self, id: GameId, user: UserId, client_seed: &str) -> Result<u8> {
+    /// Takes the lowest free seat of a game in its lobby; `notify(seat, others)` names the
+    /// notifications written in the same transaction (issue 18: `player_joined`).
+    pub async fn join(
+        &self,
+        id: GameId,
+        user: UserId,
+        client_seed: &str,
+        notify: impl FnOnce(u8, &[UserId]) -> Vec<crate::outbox::NewNotification>,
+    ) -> Result<u8> {
         let mut tx = self.pool.begin().await?;
         let row = sqlx::query("SELECT status, seat_count FROM games WHERE id = $1 FOR UPDATE")
             .bind(id.0)
@@ -308,6 +317,8 @@ impl Store {
         .bind(client_seed)
         .execute(&mut *tx)
         .await?;
+        let others: Vec<UserId> = taken.iter().map(|(_, u)| UserId(*u)).collect();
+        crate::outbox::enqueue(&mut tx, &notify(seat as u8, &others)).await?;
         tx.commit().await?;
         Ok(seat as u8)
     }
@@ -512,7 +523,9 @@ impl Store {
 
     /// One command in one round trip (the `append_command` function of the schema).
     pub async fn append(&self, append: Append<'_>) -> Result<AppendResult> {
+        // One transaction: the command's notifications commit with its events or not at all.
         append.check_entries()?;
+        let mut tx = self.pool.begin().await?;
         let events = append.events;
         let kinds: Vec<&str> = events.iter().map(|e| e.kind.as_str()).collect();
         let payloads: Vec<&Value> = events.iter().map(|e| &e.payload).collect();
@@ -541,9 +554,13 @@ impl Store {
         .bind(&append.snapshot)
         .bind(append.recorded_at)
         .bind(&append.waiting)
-        .fetch_one(&self.pool)
+        .fetch_one(&mut *tx)
         .await?;
         let result: String = row.try_get("result")?;
+        if result == "ok" {
+            crate::outbox::enqueue(&mut tx, &append.outbox).await?;
+        }
+        tx.commit().await?;
         let version = row.try_get::<i64, _>("version")? as u64;
         let first_seq = row.try_get::<i64, _>("first_seq")? as u64;
         let last_seq = row.try_get::<i64, _>("last_seq")? as u64;
@@ -618,6 +635,7 @@ mod tests {
             snapshot: None,
             recorded_at: OffsetDateTime::UNIX_EPOCH,
             waiting: Value::Null,
+            outbox: Vec::new(),
         }
     }
 

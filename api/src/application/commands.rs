@@ -233,6 +233,7 @@ impl GameService {
         } else {
             GameStatus::Active
         };
+        let outbox = notify::after_command(loaded, &*next, outcome.as_ref(), user, new_version);
         let result = self
             .store
             .append(Append {
@@ -251,6 +252,7 @@ impl GameService {
                 snapshot,
                 recorded_at,
                 waiting,
+                outbox,
             })
             .await?;
         match result {

@@ -130,9 +130,15 @@ impl GameService {
         Ok(listed)
     }
 
-    /// Takes a free seat in a lobby; returns the seat number.
+    /// Takes a free seat in a lobby; returns the seat number. The other seated players are
+    /// notified (`player_joined`) in the seat's transaction.
     pub async fn join(&self, id: GameId, user: UserId, client_seed: &str) -> Result<u8> {
-        self.store.join(id, user, client_seed).await
+        let row = self.store.game(id).await?;
+        self.store
+            .join(id, user, client_seed, |seat, others| {
+                notify::player_joined(&row, seat, others, others.len() + 1)
+            })
+            .await
     }
 
     /// Whether `user` has a seat in the game.
@@ -201,7 +207,8 @@ impl GameService {
                 "this invite has expired: the game has already started".into(),
             ));
         }
-        self.store.join(id, user, client_seed).await?;
+        // The same join as by id: the seated players are told (`player_joined`).
+        self.join(id, user, client_seed).await?;
         Ok(id)
     }
 

@@ -12,10 +12,12 @@ mod audit;
 mod cache;
 mod check;
 mod commands;
+pub mod delivery;
 pub mod disputes;
 mod export;
 mod inbox;
 mod lobby;
+pub mod notify;
 mod reads;
 mod replay;
 

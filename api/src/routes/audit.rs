@@ -292,8 +292,12 @@ pub async fn resolve_dispute(
             "an admin playing this game cannot resolve its disputes".into(),
         ));
     }
+    let upheld = body.verdict == Verdict::Upheld;
+    let (row, seats) = state.games.game_row(game).await?;
+    let verdict = if upheld { "upheld" } else { "rejected" };
+    let outbox = crate::application::notify::dispute_resolved(&row, &seats, id, verdict);
     disputes
-        .resolve(id, user.id, body.verdict == Verdict::Upheld, &body.note)
+        .resolve(id, user.id, upheld, &body.note, &outbox)
         .await?;
     let dispute = disputes.get(id).await?;
     Ok(HttpResponse::Ok().json(dispute_for(&state, &user, Reader::Arbiter, dispute).await?))

@@ -4,6 +4,7 @@ pub mod check;
 pub mod games;
 pub mod inbox;
 pub mod invites;
+pub mod me;
 pub mod ops;
 pub mod problems;
 pub mod tickets;
@@ -53,6 +54,13 @@ pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
         .service(games::leave_game)
         .service(games::start_game)
         .service(tickets::issue)
+        .service(me::add_webhook)
+        .service(me::list_webhooks)
+        .service(me::delete_webhook)
+        .service(me::add_push_subscription)
+        .service(me::delete_push_subscription)
+        .service(me::notifications)
+        .service(me::stream)
         .service(games::stream)
         .service(games::events)
         .service(games::state_at)

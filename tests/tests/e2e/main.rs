@@ -16,6 +16,7 @@ mod limits;
 mod lobby;
 mod logs;
 mod mush_rules;
+mod notify;
 mod openapi;
 mod play;
 mod readme;

@@ -1,0 +1,312 @@
+//! The delivery worker (issue 18): every instance runs one. It claims due outbox rows
+//! (`FOR UPDATE SKIP LOCKED`, leased: see `infra::outbox::Outbox::claim`), delivers them, and
+//! deletes them once delivered or reschedules them with exponential backoff. Delivery is at
+//! least once: a row is deleted only after the destination answered 2xx, so a crash between
+//! the answer and the delete sends it again (receivers deduplicate on the notification `id`).
+//!
+//! Destinations are checked against server-side request forgery at registration and again at
+//! every delivery ([`check_destination`]): `https` only, and every address the host resolves
+//! to must be public, except the hosts listed in `HOMESTRETCH_ALLOW_HTTP_HOSTS`.
+
+use hmac::{KeyInit, Mac};
+use infra::outbox::{Due, Outbox, Target};
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// How notifications are delivered (`ServerConfig::notify`).
+#[derive(Clone, Debug)]
+pub struct NotifyConfig {
+    /// Whether this instance runs a delivery worker (every instance does, unless a test stops
+    /// one to stand for a crashed instance).
+    pub deliver: bool,
+    /// Hosts (names or IP literals, as written in URLs) exempt from the SSRF checks, for which
+    /// plain `http` is also allowed (`HOMESTRETCH_ALLOW_HTTP_HOSTS`, comma-separated).
+    pub allow_http_hosts: Vec<String>,
+    /// The first retry waits this long; each further retry twice as long (capped at an hour).
+    pub retry_base: Duration,
+    /// A delivery is dropped after this many failed attempts.
+    pub max_attempts: u32,
+    /// The worker looks for due rows at least this often (it is also woken on every commit of a
+    /// notification, by any instance).
+    pub idle_poll: Duration,
+    /// A claimed delivery comes due again after this long if its instance never reports.
+    pub lease: Duration,
+    /// Timeout of one delivery request.
+    pub timeout: Duration,
+}
+
+impl Default for NotifyConfig {
+    fn default() -> Self {
+        NotifyConfig {
+            deliver: true,
+            allow_http_hosts: Vec::new(),
+            retry_base: Duration::from_secs(2),
+            max_attempts: 15,
+            idle_poll: Duration::from_secs(5),
+            lease: Duration::from_secs(60),
+            timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+impl NotifyConfig {
+    /// Parses `HOMESTRETCH_ALLOW_HTTP_HOSTS` (comma-separated hosts).
+    pub fn parse_hosts(raw: &str) -> Vec<String> {
+        raw.split(',')
+            .map(|h| h.trim().trim_start_matches('[').trim_end_matches(']'))
+            .filter(|h| !h.is_empty())
+            .map(str::to_ascii_lowercase)
+            .collect()
+    }
+
+    fn allowed(&self, host: &str) -> bool {
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        self.allow_http_hosts
+            .iter()
+            .any(|h| h.eq_ignore_ascii_case(host))
+    }
+
+    /// Backoff before attempt `attempts + 1`.
+    fn backoff(&self, attempts: u32) -> Duration {
+        let factor = 1u32 << attempts.saturating_sub(1).min(20);
+        (self.retry_base * factor).min(Duration::from_secs(3600))
+    }
+}
+
+/// Whether `ip` is a public unicast address (not loopback, private, link-local, shared,
+/// documentation, multicast, unspecified or reserved; IPv4 inside IPv6 is judged as IPv4).
+pub fn is_public(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => {
+            let [a, b, c, _] = v4.octets();
+            !(v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_broadcast()
+                || v4.is_multicast()
+                || v4.is_documentation()
+                || a == 0
+                || a >= 240
+                || (a == 100 && (64..128).contains(&b)) // shared address space (CGNAT)
+                || (a == 192 && b == 0 && c == 0) // IETF protocol assignments
+                || (a == 198 && (b == 18 || b == 19))) // benchmarking
+        }
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_public(IpAddr::V4(v4));
+            }
+            let s = v6.segments();
+            // NAT64 (64:ff9b::/96) embeds an IPv4 address.
+            if s[0] == 0x64 && s[1] == 0xff9b && s[2..6] == [0, 0, 0, 0] {
+                let [a, b] = s[6].to_be_bytes();
+                let [c, d] = s[7].to_be_bytes();
+                return is_public(IpAddr::V4(std::net::Ipv4Addr::new(a, b, c, d)));
+            }
+            !(v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                || (s[0] & 0xfe00) == 0xfc00 // unique local
+                || (s[0] & 0xffc0) == 0xfe80 // link-local
+                || (s[0] == 0x2001 && s[1] == 0x0db8) // documentation
+                || s[..6] == [0, 0, 0, 0, 0, 0]) // IPv4-compatible, deprecated
+        }
+    }
+}
+
+/// Checks a webhook URL or a push endpoint against server-side request forgery: `https`
+/// (or `http` for an allowed host), no credentials, and a host whose every address is public
+/// (an allowed host is not resolved). Called at registration and before every delivery, so a
+/// name that later resolves to a private address (DNS rebinding) is refused then too.
+/// The error is the reason, for the problem details.
+pub async fn check_destination(raw: &str, config: &NotifyConfig) -> Result<url::Url, String> {
+    if raw.len() > 2048 {
+        return Err("the URL is longer than 2048 characters".into());
+    }
+    let url = url::Url::parse(raw).map_err(|e| format!("not an absolute URL: {e}"))?;
+    let host = url
+        .host_str()
+        .ok_or_else(|| "the URL has no host".to_string())?
+        .to_string();
+    let allowed = config.allowed(&host);
+    match url.scheme() {
+        "https" => {}
+        "http" if allowed => {}
+        scheme => {
+            return Err(format!(
+                "the URL must be https (got {scheme}://): notifications carry game data"
+            ));
+        }
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err("the URL must not carry credentials".into());
+    }
+    if url.fragment().is_some() {
+        return Err("the URL must not have a fragment".into());
+    }
+    if allowed {
+        return Ok(url);
+    }
+    let port = url.port_or_known_default().unwrap_or(443);
+    let bare = host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_string();
+    let addresses: Vec<IpAddr> = match bare.parse::<IpAddr>() {
+        Ok(ip) => vec![ip],
+        Err(_) => tokio::net::lookup_host((bare.as_str(), port))
+            .await
+            .map_err(|e| format!("the host {host} does not resolve: {e}"))?
+            .map(|a| a.ip())
+            .collect(),
+    };
+    if addresses.is_empty() {
+        return Err(format!("the host {host} does not resolve"));
+    }
+    if let Some(ip) = addresses.iter().find(|ip| !is_public(**ip)) {
+        return Err(format!(
+            "the host {host} resolves to {ip}, a loopback, private or reserved address"
+        ));
+    }
+    Ok(url)
+}
+
+/// `Homestretch-Signature` of `body` at unix time `t`: `t=<t>,v1=<hex HMAC-SHA256(secret,
+/// "<t>.<body>")>`.
+pub fn signature(secret: &str, t: u64, body: &str) -> String {
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(secret.as_bytes())
+        .expect("HMAC takes any key length");
+    mac.update(format!("{t}.{body}").as_bytes());
+    format!("t={t},v1={}", hex::encode(mac.finalize().into_bytes()))
+}
+
+/// What became of one delivery.
+enum Delivered {
+    Done,
+    Failed(String),
+}
+
+/// The worker: claims and delivers due rows until the process ends. Woken by `wake` (every
+/// committed notification, heard by the instance's listener) or every `idle_poll`.
+pub async fn run(outbox: Outbox, config: NotifyConfig, wake: Arc<tokio::sync::Notify>) {
+    let client = awc::Client::builder()
+        // A redirect could lead anywhere (a private address): never follow one.
+        .disable_redirects()
+        .timeout(config.timeout)
+        .add_default_header(("user-agent", "Homestretch-Notifications/1"))
+        .finish();
+    loop {
+        let claimed = match outbox.claim(32, config.lease).await {
+            Ok(claimed) => claimed,
+            Err(error) => {
+                tracing::debug!(%error, "outbox claim failed; retrying");
+                tokio::time::sleep(config.idle_poll).await;
+                continue;
+            }
+        };
+        if claimed.is_empty() {
+            let _ = tokio::time::timeout(config.idle_poll, wake.notified()).await;
+            continue;
+        }
+        // A batch holds at most one row per destination (the claim keeps each destination's
+        // order), so they go out concurrently.
+        let deliveries = claimed.into_iter().map(|due| {
+            let (client, outbox, config) = (&client, &outbox, &config);
+            async move {
+                let result = deliver(client, config, &due).await;
+                report(outbox, config, &due, result).await;
+            }
+        });
+        futures_util::future::join_all(deliveries).await;
+    }
+}
+
+async fn report(outbox: &Outbox, config: &NotifyConfig, due: &Due, result: Delivered) {
+    let done = match result {
+        Delivered::Done => outbox.delivered(due.outbox_id).await,
+        Delivered::Failed(error) if due.attempts >= config.max_attempts => {
+            tracing::warn!(notification = %due.notification, %error, attempts = due.attempts,
+                "notification dropped after its last attempt");
+            outbox.delivered(due.outbox_id).await
+        }
+        Delivered::Failed(error) => {
+            tracing::info!(notification = %due.notification, %error, attempts = due.attempts,
+                "notification delivery failed; will retry");
+            let wait = config.backoff(due.attempts);
+            outbox.retry(due.outbox_id, wait, &error).await
+        }
+    };
+    if let Err(error) = done {
+        // The lease runs out and the row is delivered again: at least once.
+        tracing::warn!(%error, "could not record a delivery");
+    }
+}
+
+async fn deliver(client: &awc::Client, config: &NotifyConfig, due: &Due) -> Delivered {
+    match &due.target {
+        Target::Webhook { url, secret, .. } => {
+            if let Err(reason) = check_destination(url, config).await {
+                return Delivered::Failed(reason);
+            }
+            let body = due.payload.to_string();
+            let t = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0);
+            let sent = client
+                .post(url.as_str())
+                .insert_header(("content-type", "application/json"))
+                .insert_header(("homestretch-signature", signature(secret, t, &body)))
+                .send_body(body)
+                .await;
+            match sent {
+                Ok(response) if response.status().is_success() => Delivered::Done,
+                Ok(response) => Delivered::Failed(format!("answered {}", response.status())),
+                Err(error) => Delivered::Failed(error.to_string()),
+            }
+        }
+        Target::Push { .. } => Delivered::Failed("Web Push is not configured".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn private_and_reserved_addresses_are_not_public() {
+        for ip in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "0.0.0.0",
+            "::1",
+            "::",
+            "fe80::1",
+            "fd00::1",
+            "::ffff:127.0.0.1",
+            "64:ff9b::a00:1",
+        ] {
+            assert!(!is_public(ip.parse().unwrap()), "{ip}");
+        }
+        for ip in ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"] {
+            assert!(is_public(ip.parse().unwrap()), "{ip}");
+        }
+    }
+
+    #[test]
+    fn signature_is_hmac_of_timestamp_dot_body() {
+        // Checked against: printf '1700000000.{}' | openssl dgst -sha256 -hmac secret
+        assert_eq!(
+            signature("secret", 1_700_000_000, "{}"),
+            format!(
+                "t=1700000000,v1={}",
+                "b8569b78799ff9e3cbff0fc2d63a33a2b57f3282abd07c37ae5e8e7d79a5f163"
+            )
+        );
+    }
+}

@@ -1,0 +1,345 @@
+//! Which notifications a committed fact causes, for whom, and their JSON (issue 18).
+//!
+//! Each notification is built here and written by `infra::outbox::enqueue` in the same
+//! transaction as the fact that causes it (a command's events, a seat taken, a dispute
+//! resolved). Its JSON is what every channel carries: the webhook body, the decrypted Web Push
+//! body, the app stream's `data`. It only says what the recipient's own view of the game shows
+//! (the game's kind and version, who must act and with which command kinds, the outcome once
+//! the game is over): never a hand, a draw or anything redacted from that recipient.
+//!
+//! The English texts live in one place, [`text`], keyed by type (the I18N catalogue replaces
+//! it).
+
+use super::Loaded;
+use domain::{AnyState, Outcome, Seat};
+use infra::ids::{GameId, UserId};
+use infra::outbox::NewNotification;
+use infra::store::{GameRow, SeatRow};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+use uuid::Uuid;
+
+pub use infra::outbox::enqueue;
+
+/// The notification types, as `type` spells them.
+pub const YOUR_TURN: &str = "your_turn";
+pub const PLAYER_JOINED: &str = "player_joined";
+pub const GAME_STARTED: &str = "game_started";
+pub const GAME_FINISHED: &str = "game_finished";
+pub const DISPUTE_RESOLVED: &str = "dispute_resolved";
+/// Written by the rematch use case (LOBBY) through [`invited`].
+pub const INVITED: &str = "invited";
+
+/// Every type a notification may have.
+pub const TYPES: [&str; 6] = [
+    YOUR_TURN,
+    PLAYER_JOINED,
+    GAME_STARTED,
+    GAME_FINISHED,
+    DISPUTE_RESOLVED,
+    INVITED,
+];
+
+/// The English title and body of a notification of `kind` (the one place its texts are
+/// written until the message catalogue lands). `fields` is the notification's own JSON.
+pub fn text(kind: &str, fields: &Map<String, Value>) -> (String, String) {
+    let game = fields
+        .get("game_kind")
+        .and_then(Value::as_str)
+        .unwrap_or("game")
+        .replace('_', " ");
+    match kind {
+        YOUR_TURN => ("Your turn".into(), format!("It is your turn in {game}.")),
+        PLAYER_JOINED => (
+            "A player joined".into(),
+            format!("A player joined your {game} game."),
+        ),
+        GAME_STARTED => (
+            "The game started".into(),
+            format!("Your {game} game has started."),
+        ),
+        GAME_FINISHED => {
+            let place = fields.get("place").and_then(Value::as_u64).unwrap_or(0);
+            let body = match place {
+                1 => format!("The {game} game is over: you won!"),
+                p => format!("The {game} game is over: you came {}.", ordinal(p)),
+            };
+            ("The game is over".into(), body)
+        }
+        DISPUTE_RESOLVED => {
+            let verdict = fields.get("verdict").and_then(Value::as_str).unwrap_or("");
+            (
+                "A dispute was resolved".into(),
+                format!("A dispute on your {game} game was resolved: {verdict}."),
+            )
+        }
+        INVITED => (
+            "You are invited".into(),
+            format!("You are invited to a {game} rematch."),
+        ),
+        other => (other.to_string(), String::new()),
+    }
+}
+
+fn ordinal(n: u64) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, 11) | (2, 12) | (3, 13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// A notification of `kind` about `game` for `user`, with `fields` (the type's own data):
+/// the common fields (`id`, `type`, `game_id`, `game_kind`, `link`, `created_at`) and the
+/// English `title` and `body` are added here.
+pub fn note(
+    user: UserId,
+    game: GameId,
+    game_kind: &str,
+    kind: &str,
+    fields: Value,
+) -> NewNotification {
+    let id = Uuid::now_v7();
+    let mut body = Map::new();
+    body.insert("id".into(), json!(id));
+    body.insert("type".into(), json!(kind));
+    body.insert("game_id".into(), json!(game));
+    body.insert("game_kind".into(), json!(game_kind));
+    // The deep link: the game resource, which the app opens on a tap.
+    body.insert("link".into(), json!(format!("/v1/games/{game}")));
+    let now = OffsetDateTime::now_utc();
+    body.insert(
+        "created_at".into(),
+        json!(now.format(&Rfc3339).unwrap_or_default()),
+    );
+    if let Value::Object(fields) = fields {
+        body.extend(fields);
+    }
+    let (title, text_body) = text(kind, &body);
+    body.insert("title".into(), json!(title));
+    body.insert("body".into(), json!(text_body));
+    NewNotification {
+        id,
+        user,
+        game: Some(game),
+        kind: kind.to_string(),
+        payload: Value::Object(body),
+    }
+}
+
+/// The seats the game waits for (`must` prompts), with their command kinds.
+fn waiting(state: &dyn AnyState) -> BTreeMap<u8, Vec<String>> {
+    let mut seats: BTreeMap<u8, Vec<String>> = BTreeMap::new();
+    for prompt in state.prompts().into_iter().filter(|p| p.must) {
+        seats
+            .entry(prompt.seat.number())
+            .or_default()
+            .extend(prompt.kinds.iter().map(|k| k.to_string()));
+    }
+    seats
+}
+
+/// A seat's place in `outcome`: 1 for a winner, else one more than the number of seats that
+/// won or scored strictly more.
+pub fn place(outcome: &Outcome, seat: Seat) -> u64 {
+    if outcome.winners.contains(&seat) {
+        return 1;
+    }
+    let mine = outcome
+        .scores
+        .iter()
+        .find(|s| s.seat == seat)
+        .map(|s| s.score);
+    let ahead = outcome
+        .scores
+        .iter()
+        .filter(|s| s.seat != seat)
+        .filter(|s| outcome.winners.contains(&s.seat) || mine.is_some_and(|m| s.score > m))
+        .count();
+    1 + ahead as u64
+}
+
+/// The notifications a command appended to `loaded` causes, `loaded` being the game before the
+/// command, `next` the state after it (at `version`), `actor` the user who sent it.
+///
+/// - `game_started` to every seat but the host's when the command is the start;
+/// - `your_turn` to every seat the game now waits for that it did not wait for before (or for
+///   other command kinds), except the actor's own (they hold the command's answer and its
+///   `next` prompts);
+/// - `game_finished` with the recipient's `place` to every seat, the actor's included.
+pub(super) fn after_command(
+    loaded: &Loaded,
+    next: &dyn AnyState,
+    outcome: Option<&Outcome>,
+    actor: UserId,
+    version: u64,
+) -> Vec<NewNotification> {
+    let row = &loaded.row;
+    let kind = row.kind.as_str();
+    let mut notes = Vec::new();
+    if loaded.version == 0 {
+        for seat in loaded.seats.iter().filter(|s| s.user_id != actor) {
+            notes.push(note(
+                seat.user_id,
+                row.id,
+                kind,
+                GAME_STARTED,
+                json!({"version": version, "seat": seat.seat}),
+            ));
+        }
+    }
+    if let Some(outcome) = outcome {
+        for seat in &loaded.seats {
+            let Ok(number) = Seat::new(seat.seat) else {
+                continue;
+            };
+            let winners: Vec<u8> = outcome.winners.iter().map(|s| s.number()).collect();
+            notes.push(note(
+                seat.user_id,
+                row.id,
+                kind,
+                GAME_FINISHED,
+                json!({
+                    "version": version,
+                    "seat": seat.seat,
+                    "place": place(outcome, number),
+                    "winners": winners,
+                }),
+            ));
+        }
+        return notes;
+    }
+    let before = if loaded.version == 0 {
+        BTreeMap::new()
+    } else {
+        waiting(&*loaded.state)
+    };
+    for (seat, kinds) in waiting(next) {
+        if before.get(&seat) == Some(&kinds) {
+            continue;
+        }
+        let Some(user) = loaded.seats.iter().find(|s| s.seat == seat) else {
+            continue;
+        };
+        if user.user_id == actor {
+            continue;
+        }
+        notes.push(note(
+            user.user_id,
+            row.id,
+            kind,
+            YOUR_TURN,
+            json!({
+                "version": version,
+                "seat": seat,
+                "kinds": kinds,
+                // Set when the game has a clock (CLOCKS); no game exposes one yet.
+                "deadline": Value::Null,
+            }),
+        ));
+    }
+    notes
+}
+
+/// `player_joined` for every other seated player when `seat` is taken in `row`'s lobby.
+pub fn player_joined(
+    row: &GameRow,
+    seat: u8,
+    others: &[UserId],
+    seats_taken: usize,
+) -> Vec<NewNotification> {
+    others
+        .iter()
+        .map(|user| {
+            note(
+                *user,
+                row.id,
+                &row.kind,
+                PLAYER_JOINED,
+                json!({
+                    "seat": seat,
+                    "seats_taken": seats_taken,
+                    "seat_count": row.seat_count,
+                }),
+            )
+        })
+        .collect()
+}
+
+/// `dispute_resolved` for every seated player of the disputed game.
+pub fn dispute_resolved(
+    row: &GameRow,
+    seats: &[SeatRow],
+    dispute: Uuid,
+    verdict: &str,
+) -> Vec<NewNotification> {
+    seats
+        .iter()
+        .map(|s| {
+            note(
+                s.user_id,
+                row.id,
+                &row.kind,
+                DISPUTE_RESOLVED,
+                json!({"dispute_id": dispute, "verdict": verdict, "seat": s.seat}),
+            )
+        })
+        .collect()
+}
+
+/// `invited`: `user` is invited to the lobby `game` (a rematch). Write it with [`enqueue`]
+/// inside the transaction that creates the invitation.
+pub fn invited(user: UserId, game: GameId, game_kind: &str, from: GameId) -> NewNotification {
+    note(user, game, game_kind, INVITED, json!({"rematch_of": from}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use domain::engine::SeatScore;
+
+    fn seat(n: u8) -> Seat {
+        Seat::new(n).unwrap()
+    }
+
+    #[test]
+    fn places_follow_winners_then_scores() {
+        let outcome = Outcome {
+            winners: vec![seat(2)],
+            scores: vec![
+                SeatScore {
+                    seat: seat(1),
+                    score: 5,
+                },
+                SeatScore {
+                    seat: seat(2),
+                    score: 9,
+                },
+                SeatScore {
+                    seat: seat(3),
+                    score: 7,
+                },
+            ],
+        };
+        assert_eq!(place(&outcome, seat(2)), 1);
+        assert_eq!(place(&outcome, seat(3)), 2);
+        assert_eq!(place(&outcome, seat(1)), 3);
+    }
+
+    #[test]
+    fn every_type_has_a_text() {
+        for kind in TYPES {
+            let (title, body) = text(kind, &Map::new());
+            assert!(!title.is_empty() && !body.is_empty(), "{kind}");
+            assert_ne!(title, kind);
+        }
+        let mut fields = Map::new();
+        fields.insert("place".into(), json!(2));
+        assert!(text(GAME_FINISHED, &fields).1.contains("2nd"));
+    }
+}

@@ -1,0 +1,429 @@
+//! The caller's notifications (issue 18): where they are pushed (signed webhooks, Web Push
+//! subscriptions), the feed to resync from after a long sleep, and the app's one stream.
+//! Every channel carries the same JSON ([`Notification`]), built in
+//! `application::notify` and written to the outbox with the events that cause it.
+
+use crate::auth::AuthUser;
+use crate::error::{ApiError, ApiResult, Problem};
+use crate::limits::IpKey;
+use crate::state::AppState;
+use actix_web::http::header;
+use actix_web::web::Bytes;
+use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
+use futures_util::Stream;
+use infra::UserId;
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::broadcast::error::RecvError;
+use utoipa::{IntoParams, ToSchema};
+
+/// A notification, as delivered to a webhook (the body), a push subscription (the decrypted
+/// body) and the app stream (`data`). Receivers deduplicate on `id`.
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct Notification {
+    /// Unique; the same on every channel and every retry.
+    pub id: uuid::Uuid,
+    /// `your_turn`, `player_joined`, `game_started`, `game_finished`, `dispute_resolved` or
+    /// `invited`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub game_id: uuid::Uuid,
+    pub game_kind: String,
+    /// The deep link: `GET` it for the game (`/v1/games/{id}`).
+    pub link: String,
+    pub created_at: String,
+    /// Short English texts for a system notification.
+    pub title: String,
+    pub body: String,
+    /// The game's version when it was written (absent for lobby notifications).
+    pub version: Option<u64>,
+    /// The recipient's seat (for `player_joined`: the seat just taken).
+    pub seat: Option<u8>,
+    /// `your_turn`: the command kinds the recipient may send.
+    pub kinds: Option<Vec<String>>,
+    /// `your_turn`: when the recipient's time runs out, if the game has a clock; else null.
+    pub deadline: Option<String>,
+    /// `game_finished`: the recipient's place (1 = won).
+    pub place: Option<u64>,
+    /// `game_finished`: the winning seats.
+    pub winners: Option<Vec<u8>>,
+    /// `player_joined`: seats taken and seats in all.
+    pub seats_taken: Option<u64>,
+    pub seat_count: Option<u8>,
+    /// `dispute_resolved`: the dispute and its verdict (`upheld`, `rejected`).
+    pub dispute_id: Option<uuid::Uuid>,
+    pub verdict: Option<String>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewWebhook {
+    /// `https` URL of a public host (receives a JSON `POST` per notification).
+    pub url: String,
+    /// 16 to 256 characters: the key of `Homestretch-Signature` (HMAC-SHA256).
+    pub secret: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct WebhookOut {
+    pub id: uuid::Uuid,
+    pub url: String,
+    #[schema(value_type = String, format = DateTime)]
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: time::OffsetDateTime,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct WebhookList {
+    pub webhooks: Vec<WebhookOut>,
+}
+
+impl From<infra::outbox::Webhook> for WebhookOut {
+    fn from(w: infra::outbox::Webhook) -> Self {
+        WebhookOut {
+            id: w.id,
+            url: w.url,
+            created_at: w.created_at,
+        }
+    }
+}
+
+/// The keys of a browser's `PushSubscription.toJSON()`.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PushKeys {
+    /// base64url uncompressed P-256 point (65 bytes).
+    pub p256dh: String,
+    /// base64url, 16 bytes.
+    pub auth: String,
+}
+
+/// A browser's `PushSubscription.toJSON()`.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewPushSubscription {
+    /// The push service's `https` URL for this browser.
+    pub endpoint: String,
+    pub keys: PushKeys,
+    /// Sent by browsers (usually null); not used.
+    #[serde(rename = "expirationTime", default)]
+    #[schema(value_type = Option<f64>)]
+    pub expiration_time: Option<serde_json::Value>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct PushSubscriptionOut {
+    pub id: uuid::Uuid,
+    pub endpoint: String,
+}
+
+#[derive(Deserialize, IntoParams)]
+pub struct EndpointQuery {
+    /// The subscription's endpoint, as registered.
+    pub endpoint: String,
+}
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct FeedQuery {
+    /// Only notifications after this feed number (the stream's event id); 0 for all.
+    #[serde(default)]
+    pub after: u64,
+    /// At most this many (1 to 500, default 100).
+    pub limit: Option<u32>,
+}
+
+/// One entry of the caller's feed: its number and the notification.
+#[derive(Serialize, ToSchema)]
+pub struct FeedItem {
+    /// The caller's feed number: gapless, increasing; the stream's event id.
+    pub seq: u64,
+    /// Exactly the JSON the other channels carry.
+    #[schema(value_type = Notification)]
+    pub notification: serde_json::Value,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Feed {
+    pub notifications: Vec<FeedItem>,
+    /// Pass as `after` (or `Last-Event-ID`) to continue.
+    pub last_seq: u64,
+}
+
+/// Registers a webhook: every notification of the caller is `POST`ed to `url` as JSON, signed
+/// `Homestretch-Signature: t=<unix s>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`.
+/// The same URL again replaces its secret.
+#[utoipa::path(post, path = "/v1/me/webhooks", tag = "notifications", request_body = NewWebhook,
+    security(("bearer" = [])),
+    responses((status = 201, body = WebhookOut), (status = 401, body = Problem), (status = 422, body = Problem)))]
+#[post("/v1/me/webhooks")]
+pub async fn add_webhook(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    body: web::Json<NewWebhook>,
+) -> ApiResult<HttpResponse> {
+    let secret_len = body.secret.chars().count();
+    if !(16..=256).contains(&secret_len) {
+        return Err(ApiError::Invalid(
+            "secret: 16 to 256 characters (the webhook's signing key)".into(),
+        ));
+    }
+    let url = crate::application::delivery::check_destination(&body.url, &state.notify)
+        .await
+        .map_err(|reason| ApiError::Invalid(format!("url: {reason}")))?;
+    let hook = state
+        .outbox
+        .add_webhook(user.id, url.as_str(), &body.secret)
+        .await?;
+    Ok(HttpResponse::Created().json(WebhookOut::from(hook)))
+}
+
+/// The caller's webhooks (their secrets are never shown again).
+#[utoipa::path(get, path = "/v1/me/webhooks", tag = "notifications", security(("bearer" = [])),
+    responses((status = 200, body = WebhookList), (status = 401, body = Problem)))]
+#[get("/v1/me/webhooks")]
+pub async fn list_webhooks(state: web::Data<AppState>, user: AuthUser) -> ApiResult<HttpResponse> {
+    let webhooks = state.outbox.webhooks(user.id).await?;
+    Ok(HttpResponse::Ok().json(WebhookList {
+        webhooks: webhooks.into_iter().map(WebhookOut::from).collect(),
+    }))
+}
+
+/// Removes one of the caller's webhooks (its pending deliveries are dropped).
+#[utoipa::path(delete, path = "/v1/me/webhooks/{id}", tag = "notifications",
+    params(("id" = uuid::Uuid, Path)), security(("bearer" = [])),
+    responses((status = 204), (status = 401, body = Problem), (status = 404, body = Problem)))]
+#[delete("/v1/me/webhooks/{id}")]
+pub async fn delete_webhook(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    path: web::Path<String>,
+) -> ApiResult<HttpResponse> {
+    let not_found = || ApiError::NotFound("webhook not found".into());
+    let id: uuid::Uuid = path.parse().map_err(|_| not_found())?;
+    if !state.outbox.remove_webhook(user.id, id).await? {
+        return Err(not_found());
+    }
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Decodes base64url (padded or not) to bytes.
+fn base64url(raw: &str) -> Option<Vec<u8>> {
+    let mut bits = 0u32;
+    let mut count = 0u8;
+    let mut out = Vec::with_capacity(raw.len() * 3 / 4);
+    for c in raw.trim_end_matches('=').bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'-' | b'+' => 62,
+            b'_' | b'/' => 63,
+            _ => return None,
+        };
+        bits = (bits << 6) | u32::from(v);
+        count += 6;
+        if count >= 8 {
+            count -= 8;
+            out.push((bits >> count) as u8);
+        }
+    }
+    Some(out)
+}
+
+/// Subscribes a browser to Web Push (the body is its `PushSubscription.toJSON()`): every
+/// notification of the caller is pushed to `endpoint`, encrypted (RFC 8291) and signed with the
+/// server's VAPID key (RFC 8292, `GET /v1/push/vapid-public-key`).
+#[utoipa::path(post, path = "/v1/me/push-subscriptions", tag = "notifications",
+    request_body = NewPushSubscription, security(("bearer" = [])),
+    responses((status = 201, body = PushSubscriptionOut), (status = 401, body = Problem), (status = 422, body = Problem)))]
+#[post("/v1/me/push-subscriptions")]
+pub async fn add_push_subscription(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    body: web::Json<NewPushSubscription>,
+) -> ApiResult<HttpResponse> {
+    let p256dh = base64url(&body.keys.p256dh);
+    if !p256dh.is_some_and(|k| k.len() == 65 && k[0] == 4) {
+        return Err(ApiError::Invalid(
+            "keys.p256dh: a base64url uncompressed P-256 point (65 bytes)".into(),
+        ));
+    }
+    if base64url(&body.keys.auth).is_none_or(|a| a.len() != 16) {
+        return Err(ApiError::Invalid(
+            "keys.auth: a base64url 16-byte secret".into(),
+        ));
+    }
+    let url = crate::application::delivery::check_destination(&body.endpoint, &state.notify)
+        .await
+        .map_err(|reason| ApiError::Invalid(format!("endpoint: {reason}")))?;
+    let sub = state
+        .outbox
+        .add_push(user.id, url.as_str(), &body.keys.p256dh, &body.keys.auth)
+        .await?;
+    Ok(HttpResponse::Created().json(PushSubscriptionOut {
+        id: sub.id,
+        endpoint: sub.endpoint,
+    }))
+}
+
+/// Unsubscribes the caller's browser at `endpoint`.
+#[utoipa::path(delete, path = "/v1/me/push-subscriptions", tag = "notifications",
+    params(EndpointQuery), security(("bearer" = [])),
+    responses((status = 204), (status = 401, body = Problem), (status = 404, body = Problem)))]
+#[delete("/v1/me/push-subscriptions")]
+pub async fn delete_push_subscription(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    query: web::Query<EndpointQuery>,
+) -> ApiResult<HttpResponse> {
+    // Registered endpoints are normalized URLs: normalize the same way to find them.
+    let endpoint = url::Url::parse(&query.endpoint)
+        .map(String::from)
+        .unwrap_or_else(|_| query.endpoint.clone());
+    if !state.outbox.remove_push(user.id, &endpoint).await? {
+        return Err(ApiError::NotFound("push subscription not found".into()));
+    }
+    Ok(HttpResponse::NoContent().finish())
+}
+
+fn feed_item(entry: infra::outbox::FeedEntry) -> FeedItem {
+    FeedItem {
+        seq: entry.seq,
+        notification: entry.payload,
+    }
+}
+
+/// The caller's notifications after `after`, oldest first: what an app reads to resync after a
+/// long sleep (then it opens the stream with `Last-Event-ID: <last_seq>`).
+#[utoipa::path(get, path = "/v1/me/notifications", tag = "notifications", params(FeedQuery),
+    security(("bearer" = [])),
+    responses((status = 200, body = Feed), (status = 401, body = Problem), (status = 422, body = Problem)))]
+#[get("/v1/me/notifications")]
+pub async fn notifications(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    query: web::Query<FeedQuery>,
+) -> ApiResult<HttpResponse> {
+    let limit = query.limit.unwrap_or(100);
+    if !(1..=500).contains(&limit) {
+        return Err(ApiError::Invalid("limit: 1 to 500".into()));
+    }
+    let after = i64::try_from(query.after)
+        .map_err(|_| ApiError::Invalid("after: out of range".into()))? as u64;
+    let entries = state.outbox.feed(user.id, after, limit).await?;
+    let last_seq = entries.last().map(|e| e.seq).unwrap_or(after);
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .json(Feed {
+            notifications: entries.into_iter().map(feed_item).collect(),
+            last_seq,
+        }))
+}
+
+/// The app's one stream (Server-Sent Events): the caller's notifications, `id` = the feed
+/// number, `event` = the type, `data` = the notification JSON. Resume with `Last-Event-ID`.
+/// Ends when the access behind it expires (refresh, reconnect with `Last-Event-ID`).
+#[utoipa::path(get, path = "/v1/me/events/stream", tag = "notifications",
+    params(("Last-Event-ID" = Option<u64>, Header, description = "resume after this feed number"),
+           ("ticket" = Option<String>, Query, description = "a stream ticket (`POST /v1/stream-tickets`) instead of the bearer token, for `EventSource`")),
+    security(("bearer" = []), ()),
+    responses((status = 200, content_type = "text/event-stream", body = Notification), (status = 401, body = Problem),
+              (status = 429, body = Problem)))]
+#[get("/v1/me/events/stream")]
+pub async fn stream(
+    state: web::Data<AppState>,
+    access: crate::routes::tickets::StreamAccess,
+    req: HttpRequest,
+) -> ApiResult<HttpResponse> {
+    let after = match req.headers().get("last-event-id") {
+        Some(v) => v
+            .to_str()
+            .ok()
+            .and_then(|s| s.trim().parse::<u64>().ok())
+            .filter(|n| i64::try_from(*n).is_ok())
+            .ok_or_else(|| ApiError::BadRequest("Last-Event-ID must be a feed number".into()))?,
+        None => 0,
+    };
+    let ip = crate::limits::client_ip(&req);
+    let body = feed_stream(state.into_inner(), access.user.id, ip, after)?;
+    let body = futures_util::StreamExt::take_until(body, tokio::time::sleep_until(access.until));
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, "text/event-stream"))
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .insert_header(("x-accel-buffering", "no"))
+        .streaming(body))
+}
+
+const KEEPALIVE: Duration = Duration::from_secs(15);
+
+struct FeedCursor {
+    state: Arc<AppState>,
+    user: UserId,
+    after: u64,
+    pending: VecDeque<Bytes>,
+    wake: tokio::sync::broadcast::Receiver<()>,
+    must_fetch: bool,
+    _slot: crate::sse::StreamSlot,
+}
+
+/// Catch up from the feed, then wake on the `pg_notify` of every instance's commits (the same
+/// machinery and stream limits as a game's stream, `crate::stream`).
+fn feed_stream(
+    state: Arc<AppState>,
+    user: UserId,
+    ip: IpKey,
+    after: u64,
+) -> Result<impl Stream<Item = Result<Bytes, actix_web::Error>>, ApiError> {
+    let slot = state.hub.open(user, ip, &state.limits.config)?;
+    // Subscribe before reading the backlog, so nothing committed in between is missed.
+    let wake = state.hub.subscribe_feed(user);
+    let cursor = FeedCursor {
+        _slot: slot,
+        state,
+        user,
+        after,
+        pending: VecDeque::from([Bytes::from_static(b"retry: 2000\n\n")]),
+        wake,
+        must_fetch: true,
+    };
+    Ok(futures_util::stream::unfold(cursor, |mut c| async move {
+        loop {
+            if let Some(chunk) = c.pending.pop_front() {
+                return Some((Ok(chunk), c));
+            }
+            if c.must_fetch {
+                match c.state.outbox.feed(c.user, c.after, 200).await {
+                    Ok(entries) => {
+                        c.must_fetch = entries.len() == 200;
+                        for entry in entries {
+                            c.after = entry.seq;
+                            let data = entry.payload.to_string();
+                            c.pending.push_back(Bytes::from(format!(
+                                "id: {}\nevent: {}\ndata: {}\n\n",
+                                entry.seq, entry.kind, data
+                            )));
+                        }
+                        continue;
+                    }
+                    Err(error) => {
+                        tracing::warn!(%error, "notification stream read failed; retrying");
+                        c.pending
+                            .push_back(Bytes::from_static(b": database unavailable, retrying\n\n"));
+                        tokio::time::sleep(Duration::from_secs(1)).await;
+                        continue;
+                    }
+                }
+            }
+            tokio::select! {
+                woke = c.wake.recv() => match woke {
+                    Ok(()) | Err(RecvError::Lagged(_)) => c.must_fetch = true,
+                    Err(RecvError::Closed) => return None,
+                },
+                _ = tokio::time::sleep(KEEPALIVE) => c.pending.push_back(Bytes::from_static(b": keepalive\n\n")),
+            }
+        }
+    }))
+}
