@@ -44,6 +44,8 @@ pub struct ServerConfig {
     pub registry: domain::Registry,
     /// Browser origins allowed by CORS (`HOMESTRETCH_CORS_ORIGINS`; default none).
     pub cors_origins: Vec<String>,
+    /// The clock and bot worker (issue 17; `None`: this instance fires no deadline).
+    pub clocks: Option<crate::application::ClockConfig>,
 }
 
 #[derive(Clone)]
@@ -60,6 +62,9 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
         hub.clone()
             .listen(pool.clone(), games.clone(), sessions.clone()),
     );
+    if let Some(clocks) = config.clocks.clone() {
+        tokio::spawn(games.clone().run_clocks(clocks));
+    }
     let limits = Arc::new(Limits::new(config.limits.clone()));
     let weak = Arc::downgrade(&limits);
     tokio::spawn(async move {

@@ -1,7 +1,7 @@
 //! The OpenAPI 3.1 document, generated from the handlers and types (no database needed).
 
 use crate::error::Problem;
-use crate::routes::{audit, auth, check, games, ops, problems, tickets};
+use crate::routes::{audit, auth, check, games, ops, problems, seats, tickets};
 use std::sync::OnceLock;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{RefOr, schema::Schema};
@@ -18,6 +18,7 @@ use utoipa::{Modify, OpenApi};
     paths(
         auth::register, auth::login, auth::guest, auth::refresh, auth::logout, auth::me,
         games::create_game, games::list_games, games::join_game, games::leave_game, games::start_game,
+        seats::add_bot, seats::resign, seats::cancel_game,
         games::get_game, games::prompts, games::send_command, check::check_command, games::events, games::stream, tickets::issue, games::state_at,
         audit::export, audit::audit, audit::audit_move, audit::open_dispute, audit::get_dispute, audit::resolve_dispute,
         ops::healthz, ops::readyz, ops::metrics, ops::openapi_json, ops::docs, problems::index, problems::problem,

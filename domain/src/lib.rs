@@ -11,6 +11,7 @@ pub mod choices;
 pub mod decider;
 pub mod engine;
 pub mod sim;
+pub mod timeout;
 
 pub mod mush;
 pub mod whisky_race;

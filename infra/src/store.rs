@@ -13,6 +13,10 @@ pub enum GameStatus {
     Lobby,
     Active,
     Finished,
+    /// The host cancelled the lobby (issue 17).
+    Cancelled,
+    /// Nobody started the lobby within `HOMESTRETCH_LOBBY_TTL` (issue 17).
+    Expired,
 }
 
 impl GameStatus {
@@ -21,6 +25,8 @@ impl GameStatus {
             GameStatus::Lobby => "lobby",
             GameStatus::Active => "active",
             GameStatus::Finished => "finished",
+            GameStatus::Cancelled => "cancelled",
+            GameStatus::Expired => "expired",
         }
     }
     pub fn parse(s: &str) -> Option<Self> {
@@ -28,6 +34,8 @@ impl GameStatus {
             "lobby" => Some(GameStatus::Lobby),
             "active" => Some(GameStatus::Active),
             "finished" => Some(GameStatus::Finished),
+            "cancelled" => Some(GameStatus::Cancelled),
+            "expired" => Some(GameStatus::Expired),
             _ => None,
         }
     }
@@ -52,6 +60,8 @@ pub struct GameRow {
     pub created_at: OffsetDateTime,
     pub started_at: Option<OffsetDateTime>,
     pub finished_at: Option<OffsetDateTime>,
+    /// The time control (`options.clock`, issue 17), if any.
+    pub clock: Option<Value>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -60,6 +70,8 @@ pub struct SeatRow {
     pub user_id: UserId,
     pub user_name: String,
     pub client_seed: String,
+    /// The server bot playing this seat (`random` | `greedy`), if any (issue 17).
+    pub bot: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -78,22 +90,31 @@ pub struct StoredEvent {
 /// The tag of the server's own log entry revealing the seed when a game ends.
 const SEED_REVEALED: &str = "server_seed_revealed";
 
-/// What a log entry records: one of the game's events, or the server's reveal of its seed
-/// (appended when a game ends). The reveal is not a game event: it is never folded into a
-/// state, and it is public (never redacted).
+/// The tag of the clock's entry before a timed-out seat's default move (issue 17).
+pub const SEAT_TIMED_OUT: &str = "seat_timed_out";
+/// The tag of the entry handing a seat to a bot (resigned, or timed out too often; issue 17).
+pub const SEAT_ABANDONED: &str = "seat_abandoned";
+
+/// What a log entry records: one of the game's events, the server's reveal of its seed
+/// (appended when a game ends), or a seat's timeout / abandonment (issue 17). The server's
+/// entries are not game events: they are never folded into a state, and they are public
+/// (never redacted).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Entry {
     Game,
     SeedRevealed,
+    SeatTimedOut,
+    SeatAbandoned,
 }
 
 impl Entry {
     /// The entry a stored `type` tag names.
     pub fn of(kind: &str) -> Entry {
-        if kind == SEED_REVEALED {
-            Entry::SeedRevealed
-        } else {
-            Entry::Game
+        match kind {
+            SEED_REVEALED => Entry::SeedRevealed,
+            SEAT_TIMED_OUT => Entry::SeatTimedOut,
+            SEAT_ABANDONED => Entry::SeatAbandoned,
+            _ => Entry::Game,
         }
     }
 
@@ -196,6 +217,7 @@ pub struct NewGame<'a> {
     pub seed_commitment: &'a str,
     pub rules_version: &'a str,
     pub host_client_seed: &'a str,
+    pub clock: Option<&'a Value>,
 }
 
 /// One command's append, decided against `expected` (the version it saw).
@@ -276,11 +298,12 @@ fn game_from_row(row: &sqlx::postgres::PgRow) -> Result<GameRow> {
         created_at: row.try_get("created_at")?,
         started_at: row.try_get("started_at")?,
         finished_at: row.try_get("finished_at")?,
+        clock: row.try_get("clock")?,
     })
 }
 
 const GAME_COLUMNS: &str = "id, kind, status, seat_count, options, host_id, fair, server_seed, seed_commitment, \
-     rules_version, version, head_hash, outcome, created_at, started_at, finished_at";
+     rules_version, version, head_hash, outcome, created_at, started_at, finished_at, clock";
 
 fn event_from_row(row: &sqlx::postgres::PgRow) -> Result<StoredEvent> {
     Ok(StoredEvent {
@@ -310,7 +333,7 @@ impl Store {
         let mut tx = self.pool.begin().await?;
         sqlx::query(
             "INSERT INTO games (id, kind, status, seat_count, options, host_id, fair, server_seed, \
-             seed_commitment, rules_version, head_hash) VALUES ($1,$2,'lobby',$3,$4,$5,$6,$7,$8,$9,$10)",
+             seed_commitment, rules_version, head_hash, clock) VALUES ($1,$2,'lobby',$3,$4,$5,$6,$7,$8,$9,$10,$11)",
         )
         .bind(game.id.0)
         .bind(game.kind)
@@ -322,6 +345,7 @@ impl Store {
         .bind(game.seed_commitment)
         .bind(game.rules_version)
         .bind(crate::hash::GENESIS)
+        .bind(game.clock)
         .execute(&mut *tx)
         .await?;
         sqlx::query(
@@ -362,7 +386,7 @@ impl Store {
 
     pub async fn seats(&self, id: GameId) -> Result<Vec<SeatRow>> {
         let rows = sqlx::query(
-            "SELECT s.seat, s.user_id, u.name, s.client_seed FROM game_seats s JOIN users u ON u.id = s.user_id \
+            "SELECT s.seat, s.user_id, u.name, s.client_seed, s.bot_policy FROM game_seats s JOIN users u ON u.id = s.user_id \
              WHERE s.game_id = $1 ORDER BY s.seat",
         )
         .bind(id.0)
@@ -375,6 +399,7 @@ impl Store {
                     user_id: UserId(r.try_get("user_id")?),
                     user_name: r.try_get("name")?,
                     client_seed: r.try_get("client_seed")?,
+                    bot: r.try_get("bot_policy")?,
                 })
             })
             .collect()
@@ -538,7 +563,7 @@ impl Store {
     /// Ids of every game that has started (lobbies have no log).
     pub async fn started_games(&self) -> Result<Vec<GameId>> {
         let ids: Vec<Uuid> =
-            sqlx::query_scalar("SELECT id FROM games WHERE status <> 'lobby' ORDER BY created_at")
+            sqlx::query_scalar("SELECT id FROM games WHERE status NOT IN ('lobby', 'cancelled', 'expired') ORDER BY created_at")
                 .fetch_all(&self.pool)
                 .await?;
         Ok(ids.into_iter().map(GameId).collect())

@@ -93,6 +93,13 @@ pub fn test_config() -> ServerConfig {
         workers: Some(2),
         registry: domain::registry(),
         cors_origins: Vec::new(),
+        // Bots move fast in tests (issue 17); lobbies never expire unless a test asks.
+        clocks: Some(api::application::ClockConfig {
+            bot_interval: std::time::Duration::from_millis(5),
+            tick: std::time::Duration::from_millis(20),
+            lobby_ttl: None,
+            ..Default::default()
+        }),
     }
 }
 

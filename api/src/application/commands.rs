@@ -7,7 +7,7 @@ type Decided = (Vec<domain::EventData>, Box<dyn AnyState>);
 /// The rules' answer to `command` from `seat`, drawing the command's own dice (keyed by the
 /// version it applies to). A finished game still goes through `decide`, which refuses with
 /// the game's own end-of-game rule (WR-132, …).
-fn decide(
+pub(super) fn decide(
     loaded: &Loaded,
     seat: Seat,
     command: &Value,
@@ -36,6 +36,12 @@ impl GameService {
             let seat = loaded
                 .seat_of(user)
                 .ok_or_else(|| StoreError::Forbidden("you have no seat in this game".into()))?;
+            // Issue 17: a seat handed to a bot (resigned, or timed out too often) is the bot's.
+            if loaded.abandoned(seat) {
+                return Err(StoreError::Forbidden(
+                    "your seat is played by a bot since you left it".into(),
+                ));
+            }
             match request.expected_version {
                 // The client has seen a newer version than our cache: catch up and re-check.
                 Some(expected) if expected > loaded.version => {
@@ -252,6 +258,10 @@ impl GameService {
                     .fetch_add(kinds.len() as u64, std::sync::atomic::Ordering::Relaxed);
                 loaded.state = next;
                 loaded.version = version;
+                loaded.head_at = Some(recorded_at);
+                for (kind, payload) in kinds.iter().zip(&payloads) {
+                    loaded.note_entry(kind, payload);
+                }
                 loaded.head_hash = prev;
                 loaded.finished = outcome.is_some();
                 loaded.row.status = status;

@@ -39,6 +39,7 @@ impl GameService {
                 status: row.status.as_str().into(),
                 version: row.version,
                 head_hash: row.head_hash.clone(),
+                clock: row.clock.clone(),
             },
             server_seed: None,
             commands: commands
@@ -87,7 +88,8 @@ impl GameService {
             let viewer = loaded.viewer(user);
             let mut hidden_seqs = std::collections::HashSet::new();
             for event in &mut bundle.events {
-                let shown = if event.entry() == Entry::SeedRevealed {
+                // The server's own entries are public (issue 17).
+                let shown = if event.entry() != Entry::Game {
                     Some(event.payload.clone())
                 } else {
                     loaded.state.redact(&event.payload, viewer)

@@ -11,6 +11,7 @@
 mod audit;
 mod cache;
 mod check;
+mod clocks;
 mod commands;
 pub mod disputes;
 mod export;
@@ -37,6 +38,7 @@ use std::sync::{Arc, Mutex};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+pub use clocks::{Clock, ClockConfig};
 pub use infra::random::fill_random;
 
 /// A snapshot of the state is stored every this many events (and when the game ends).
@@ -53,6 +55,8 @@ pub struct Loaded {
     pub head_hash: String,
     pub state: Box<dyn AnyState>,
     pub finished: bool,
+    /// `recorded_at` of the head event: a clocked game's deadlines count from it (issue 17).
+    pub head_at: Option<OffsetDateTime>,
 }
 
 impl Loaded {
@@ -79,9 +83,11 @@ impl Loaded {
             Some(seat) if !self.finished => (self.state.choices(seat), self.state.legal(seat)),
             _ => (Vec::new(), Vec::new()),
         };
+        let prompts = self.state.prompts();
         Prompts {
             version: self.version,
-            prompts: self.state.prompts(),
+            deadlines: self.deadlines(&prompts),
+            prompts,
             choices,
             legal,
         }
@@ -91,7 +97,8 @@ impl Loaded {
     }
     /// The caller's copy of a stored event, or `None` if hidden from them.
     pub fn redact(&self, event: &impl Logged, viewer: Viewer) -> Option<RecordedEvent> {
-        let payload = if event.entry() == Entry::SeedRevealed || viewer == Viewer::Omniscient {
+        // The server's own entries (seed reveal, timeouts, abandonment) are public.
+        let payload = if event.entry() != Entry::Game || viewer == Viewer::Omniscient {
             event.payload().clone()
         } else {
             self.state.redact(event.payload(), viewer)?
@@ -147,6 +154,8 @@ pub struct Prompts {
     pub prompts: Vec<Prompt>,
     pub choices: Vec<domain::choices::Family>,
     pub legal: Vec<Value>,
+    /// When each seat the game waits for runs out of time (clocked games, issue 17).
+    pub deadlines: Vec<(u8, OffsetDateTime)>,
 }
 
 pub struct CommandAnswer {

@@ -4,6 +4,7 @@ pub mod check;
 pub mod games;
 pub mod ops;
 pub mod problems;
+pub mod seats;
 pub mod tickets;
 
 use crate::error::ApiError;
@@ -45,6 +46,9 @@ pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
         .service(games::join_game)
         .service(games::leave_game)
         .service(games::start_game)
+        .service(seats::add_bot)
+        .service(seats::resign)
+        .service(seats::cancel_game)
         .service(tickets::issue)
         .service(games::stream)
         .service(games::events)
