@@ -46,6 +46,8 @@ pub struct ServerConfig {
     pub cors_origins: Vec<String>,
     /// Notification delivery (issue 18).
     pub notify: crate::application::delivery::NotifyConfig,
+    /// The clock and bot worker (issue 17; `None`: this instance fires no deadline).
+    pub clocks: Option<crate::application::ClockConfig>,
 }
 
 #[derive(Clone)]
@@ -70,6 +72,9 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
             config.notify.clone(),
             hub.outbox_wake.clone(),
         ));
+    }
+    if let Some(clocks) = config.clocks.clone() {
+        tokio::spawn(games.clone().run_clocks(clocks));
     }
     let limits = Arc::new(Limits::new(config.limits.clone()));
     let weak = Arc::downgrade(&limits);

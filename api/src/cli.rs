@@ -167,6 +167,25 @@ pub struct Settings {
         default_value = ""
     )]
     pub allow_http_hosts: String,
+    /// Milliseconds a server bot waits after the game's last event before it moves (issue 17:
+    /// a bot-only game plays at most 1000/N moves per second).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_BOT_INTERVAL_MS",
+        global = true,
+        default_value = "250",
+        value_name = "MS"
+    )]
+    pub bot_interval_ms: u64,
+    /// Seconds after its creation a lobby nobody started expires (0 = never).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_LOBBY_TTL",
+        global = true,
+        default_value = "604800",
+        value_name = "SECONDS"
+    )]
+    pub lobby_ttl: u64,
     #[command(flatten)]
     pub limits: LimitSettings,
 }
@@ -508,6 +527,12 @@ pub fn server_config(settings: &Settings) -> Result<ServerConfig, CliError> {
             ),
             ..Default::default()
         },
+        clocks: Some(crate::application::ClockConfig {
+            bot_interval: std::time::Duration::from_millis(settings.bot_interval_ms),
+            lobby_ttl: (settings.lobby_ttl > 0)
+                .then(|| std::time::Duration::from_secs(settings.lobby_ttl)),
+            ..Default::default()
+        }),
     })
 }
 

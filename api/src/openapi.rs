@@ -1,7 +1,7 @@
 //! The OpenAPI 3.1 document, generated from the handlers and types (no database needed).
 
 use crate::error::Problem;
-use crate::routes::{audit, auth, check, games, inbox, invites, me, ops, problems, tickets};
+use crate::routes::{audit, auth, check, games, inbox, invites, me, ops, problems, seats, tickets};
 use std::sync::OnceLock;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{RefOr, schema::Schema};
@@ -19,6 +19,7 @@ use utoipa::{Modify, OpenApi};
         auth::register, auth::login, auth::guest, auth::refresh, auth::logout, auth::me, auth::update_me, inbox::inbox,
         games::create_game, games::list_games, games::join_game, games::leave_game, games::start_game,
         invites::join_by_code, invites::rematch,
+        seats::add_bot, seats::resign, seats::cancel_game,
         games::get_game, games::prompts, games::send_command, check::check_command, games::events, games::stream, tickets::issue, games::state_at,
         audit::export, audit::audit, audit::audit_move, audit::open_dispute, audit::get_dispute, audit::resolve_dispute,
         me::add_webhook, me::list_webhooks, me::delete_webhook, me::add_push_subscription, me::delete_push_subscription,

@@ -108,6 +108,10 @@ pub trait AnyState: Send + Sync {
     /// The seat's legal commands as JSON Schema families (see [`crate::choices`]).
     fn choices(&self, seat: Seat) -> Vec<crate::choices::Family>;
     fn outcome(&self) -> Option<Outcome>;
+    /// The greedy bot's value of this state for `seat` ([`Game::heuristic`]).
+    fn heuristic(&self, seat: Seat) -> i64;
+    /// The command sent for `seat` when its clock runs out ([`Game::default_move`]).
+    fn default_move(&self, seat: Seat) -> Option<Value>;
     /// What `viewer` may see of a stored event; `None` when it is hidden from them.
     fn redact(&self, payload: &Value, viewer: Viewer) -> Option<Value>;
     fn to_json(&self) -> Value;
@@ -395,6 +399,12 @@ impl<G: Game> AnyState for ErasedState<G> {
     }
     fn choices(&self, seat: Seat) -> Vec<crate::choices::Family> {
         G::choices(&self.0, seat)
+    }
+    fn heuristic(&self, seat: Seat) -> i64 {
+        G::heuristic(&self.0, seat)
+    }
+    fn default_move(&self, seat: Seat) -> Option<Value> {
+        G::default_move(&self.0, seat).map(|c| serde_json::to_value(c).expect("commands serialize"))
     }
     fn outcome(&self) -> Option<Outcome> {
         G::outcome(&self.0)

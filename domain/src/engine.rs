@@ -449,6 +449,29 @@ pub trait Game: 'static {
         0
     }
 
+    /// The command the server sends for `seat` when its clock runs out (issue 17): the
+    /// cheapest legal choice. Default: [`crate::timeout::cheapest`] over [`Game::legal`]
+    /// (a pass, decline, skip or stop when one is legal, else the first legal command); a game
+    /// overrides it where "cheapest" needs game knowledge (`docs/rules/*.md` says which).
+    fn default_move(state: &Self::State, seat: Seat) -> Option<Self::Command> {
+        // Only the kinds the game waits for: an optional command (a veto, a trade) would not
+        // answer the decision that timed out.
+        let waited: Vec<String> = Self::prompts(state)
+            .into_iter()
+            .filter(|p| p.seat == seat && p.must)
+            .flat_map(|p| p.kinds.into_iter().map(|k| k.into_owned()))
+            .collect();
+        let all = Self::legal(state, seat);
+        let answering: Vec<Self::Command> = all
+            .iter()
+            .filter(|c| waited.contains(&Self::command_type(c)))
+            .cloned()
+            .collect();
+        let legal = if answering.is_empty() { all } else { answering };
+        let tags: Vec<String> = legal.iter().map(Self::command_type).collect();
+        crate::timeout::cheapest(&tags).map(|i| legal[i].clone())
+    }
+
     /// The `type` tag of a command (its snake_case name).
     fn command_type(command: &Self::Command) -> String {
         type_tag(command)

@@ -12,6 +12,7 @@ pub mod decider;
 pub mod engine;
 pub mod i18n;
 pub mod sim;
+pub mod timeout;
 
 pub mod mush;
 pub mod whisky_race;

@@ -36,6 +36,11 @@ pub struct BundleGame {
     /// The head the server claims: number of events.
     pub version: u64,
     pub head_hash: String,
+    /// The time control (`{"per_decision_s": N, "abandon_after": K}`), if any: every
+    /// `seat_timed_out` is checked against the deadline it derives (issue 17).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub clock: Option<Value>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
@@ -269,6 +274,26 @@ pub fn check_rules(bundle: &Bundle, seed: Option<&[u8; 32]>, report: &mut AuditR
                 e.seq >= command.first_seq && e.seq <= command.last_seq && e.entry() == Entry::Game
             })
             .collect();
+        // Issue 17: the server's own commands. A resignation records only `seat_abandoned`;
+        // a timeout must come at or after its deadline (derived from the log), then its
+        // default move is re-run like any command.
+        match server_command(bundle, command) {
+            Ok(ServerCommand::Resigned) => {
+                checked += 1;
+                continue;
+            }
+            Ok(ServerCommand::TimedOut | ServerCommand::Player) => {}
+            Err(why) => {
+                report.diverge(
+                    command.first_seq,
+                    why.clone(),
+                    command.command.clone(),
+                    Value::Null,
+                );
+                report.push("clock", false, why);
+                return;
+            }
+        }
         let version = command.first_seq - 1;
         let produced = match seed {
             Some(seed) => {
@@ -368,6 +393,62 @@ pub fn check_rules(bundle: &Bundle, seed: Option<&[u8; 32]>, report: &mut AuditR
         ),
     };
     report.push("rules", true, detail);
+}
+
+enum ServerCommand {
+    Player,
+    Resigned,
+    TimedOut,
+}
+
+/// What kind of command `command` is, checking the server's own entries among its events: a
+/// resignation is `seat_abandoned` for its seat alone; a timeout (`seat_timed_out` first) is
+/// recorded no earlier than the previous entry's time plus the clock's `per_decision_s`.
+fn server_command(bundle: &Bundle, command: &BundleCommand) -> Result<ServerCommand, String> {
+    let at = |seq: u64| bundle.events.iter().find(|e| e.seq == seq);
+    let Some(first) = at(command.first_seq) else {
+        return Ok(ServerCommand::Player);
+    };
+    let seat = command.seat.map(u64::from);
+    if command.command.get("type").and_then(Value::as_str) == Some("resign") {
+        let sole = command.first_seq == command.last_seq
+            && Entry::of(&first.kind) == Entry::SeatAbandoned
+            && first.payload.get("seat").and_then(Value::as_u64) == seat;
+        return if sole {
+            Ok(ServerCommand::Resigned)
+        } else {
+            Err(format!(
+                "the resignation at seq {} records more than its seat's hand-over",
+                command.first_seq
+            ))
+        };
+    }
+    if Entry::of(&first.kind) != Entry::SeatTimedOut {
+        return Ok(ServerCommand::Player);
+    }
+    let per_decision = bundle
+        .game
+        .clock
+        .as_ref()
+        .and_then(|c| c.get("per_decision_s"))
+        .and_then(Value::as_u64)
+        .ok_or_else(|| format!("a timeout at seq {} in a game without a clock", first.seq))?;
+    if first.payload.get("seat").and_then(Value::as_u64) != seat {
+        return Err(format!(
+            "the timeout at seq {} names another seat",
+            first.seq
+        ));
+    }
+    let before = at(first.seq - 1)
+        .ok_or_else(|| format!("no entry before the timeout at seq {}", first.seq))?;
+    let deadline = before.recorded_at + time::Duration::seconds(per_decision as i64);
+    if first.recorded_at < deadline {
+        return Err(format!(
+            "the timeout at seq {} was recorded before its deadline ({} < {})",
+            first.seq, first.recorded_at, deadline
+        ));
+    }
+    Ok(ServerCommand::TimedOut)
 }
 
 fn run(

@@ -53,22 +53,31 @@ impl StoredEvent {
 /// The tag of the server's own log entry revealing the seed when a game ends.
 const SEED_REVEALED: &str = "server_seed_revealed";
 
-/// What a log entry records: one of the game's events, or the server's reveal of its seed
-/// (appended when a game ends). The reveal is not a game event: it is never folded into a
-/// state, and it is public (never redacted).
+/// The tag of the clock's entry before a timed-out seat's default move (issue 17).
+pub const SEAT_TIMED_OUT: &str = "seat_timed_out";
+/// The tag of the entry handing a seat to a bot (resigned, or timed out too often; issue 17).
+pub const SEAT_ABANDONED: &str = "seat_abandoned";
+
+/// What a log entry records: one of the game's events, the server's reveal of its seed
+/// (appended when a game ends), or a seat's timeout / abandonment (issue 17). The server's
+/// entries are not game events: they are never folded into a state, and they are public
+/// (never redacted).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Entry {
     Game,
     SeedRevealed,
+    SeatTimedOut,
+    SeatAbandoned,
 }
 
 impl Entry {
     /// The entry a stored `type` tag names.
     pub fn of(kind: &str) -> Entry {
-        if kind == SEED_REVEALED {
-            Entry::SeedRevealed
-        } else {
-            Entry::Game
+        match kind {
+            SEED_REVEALED => Entry::SeedRevealed,
+            SEAT_TIMED_OUT => Entry::SeatTimedOut,
+            SEAT_ABANDONED => Entry::SeatAbandoned,
+            _ => Entry::Game,
         }
     }
 

@@ -5,6 +5,7 @@
 pub mod accounts;
 pub mod audit;
 pub mod db;
+pub mod deadlines;
 pub mod disputes;
 pub mod error;
 pub mod event;

@@ -14,6 +14,10 @@ pub enum GameStatus {
     Lobby,
     Active,
     Finished,
+    /// The host cancelled the lobby (issue 17).
+    Cancelled,
+    /// Nobody started the lobby within `HOMESTRETCH_LOBBY_TTL` (issue 17).
+    Expired,
 }
 
 impl GameStatus {
@@ -22,6 +26,8 @@ impl GameStatus {
             GameStatus::Lobby => "lobby",
             GameStatus::Active => "active",
             GameStatus::Finished => "finished",
+            GameStatus::Cancelled => "cancelled",
+            GameStatus::Expired => "expired",
         }
     }
     pub fn parse(s: &str) -> Option<Self> {
@@ -29,6 +35,8 @@ impl GameStatus {
             "lobby" => Some(GameStatus::Lobby),
             "active" => Some(GameStatus::Active),
             "finished" => Some(GameStatus::Finished),
+            "cancelled" => Some(GameStatus::Cancelled),
+            "expired" => Some(GameStatus::Expired),
             _ => None,
         }
     }
@@ -53,6 +61,8 @@ pub struct GameRow {
     pub created_at: OffsetDateTime,
     pub started_at: Option<OffsetDateTime>,
     pub finished_at: Option<OffsetDateTime>,
+    /// The time control (`options.clock`, issue 17), if any.
+    pub clock: Option<Value>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -61,6 +71,8 @@ pub struct SeatRow {
     pub user_id: UserId,
     pub user_name: String,
     pub client_seed: String,
+    /// The server bot playing this seat (`random` | `greedy`), if any (issue 17).
+    pub bot: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -85,6 +97,7 @@ pub struct NewGame<'a> {
     pub seed_commitment: &'a str,
     pub rules_version: &'a str,
     pub host_client_seed: &'a str,
+    pub clock: Option<&'a Value>,
 }
 
 /// One command's append, decided against `expected` (the version it saw).
@@ -193,11 +206,12 @@ fn game_from_row(row: &sqlx::postgres::PgRow) -> Result<GameRow> {
         created_at: row.try_get("created_at")?,
         started_at: row.try_get("started_at")?,
         finished_at: row.try_get("finished_at")?,
+        clock: row.try_get("clock")?,
     })
 }
 
 const GAME_COLUMNS: &str = "id, kind, status, seat_count, options, host_id, fair, server_seed, seed_commitment, \
-     rules_version, version, head_hash, outcome, created_at, started_at, finished_at";
+     rules_version, version, head_hash, outcome, created_at, started_at, finished_at, clock";
 
 fn event_from_row(row: &sqlx::postgres::PgRow) -> Result<StoredEvent> {
     Ok(StoredEvent {
@@ -257,7 +271,7 @@ impl Store {
 
     pub async fn seats(&self, id: GameId) -> Result<Vec<SeatRow>> {
         let rows = sqlx::query(
-            "SELECT s.seat, s.user_id, u.name, s.client_seed FROM game_seats s JOIN users u ON u.id = s.user_id \
+            "SELECT s.seat, s.user_id, u.name, s.client_seed, s.bot_policy FROM game_seats s JOIN users u ON u.id = s.user_id \
              WHERE s.game_id = $1 ORDER BY s.seat",
         )
         .bind(id.0)
@@ -270,6 +284,7 @@ impl Store {
                     user_id: UserId(r.try_get("user_id")?),
                     user_name: r.try_get("name")?,
                     client_seed: r.try_get("client_seed")?,
+                    bot: r.try_get("bot_policy")?,
                 })
             })
             .collect()
@@ -442,7 +457,7 @@ impl Store {
     /// Ids of every game that has started (lobbies have no log).
     pub async fn started_games(&self) -> Result<Vec<GameId>> {
         let ids: Vec<Uuid> =
-            sqlx::query_scalar("SELECT id FROM games WHERE status <> 'lobby' ORDER BY created_at")
+            sqlx::query_scalar("SELECT id FROM games WHERE status NOT IN ('lobby', 'cancelled', 'expired') ORDER BY created_at")
                 .fetch_all(&self.pool)
                 .await?;
         Ok(ids.into_iter().map(GameId).collect())
@@ -591,7 +606,7 @@ impl Store {
 pub(crate) async fn insert_game(conn: &mut sqlx::PgConnection, game: &NewGame<'_>) -> Result<()> {
     sqlx::query(
             "INSERT INTO games (id, kind, status, seat_count, options, host_id, fair, server_seed, \
-             seed_commitment, rules_version, head_hash) VALUES ($1,$2,'lobby',$3,$4,$5,$6,$7,$8,$9,$10)",
+             seed_commitment, rules_version, head_hash, clock) VALUES ($1,$2,'lobby',$3,$4,$5,$6,$7,$8,$9,$10,$11)",
         )
         .bind(game.id.0)
         .bind(game.kind)
@@ -603,6 +618,7 @@ pub(crate) async fn insert_game(conn: &mut sqlx::PgConnection, game: &NewGame<'_
         .bind(game.seed_commitment)
         .bind(game.rules_version)
         .bind(crate::hash::GENESIS)
+        .bind(game.clock)
         .execute(&mut *conn)
         .await?;
     sqlx::query(

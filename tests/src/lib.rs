@@ -99,6 +99,13 @@ pub fn test_config() -> ServerConfig {
             idle_poll: std::time::Duration::from_millis(500),
             ..Default::default()
         },
+        // Bots move fast in tests (issue 17); lobbies never expire unless a test asks.
+        clocks: Some(api::application::ClockConfig {
+            bot_interval: std::time::Duration::from_millis(5),
+            tick: std::time::Duration::from_millis(20),
+            lobby_ttl: None,
+            ..Default::default()
+        }),
     }
 }
 

@@ -65,8 +65,12 @@ impl GameService {
             return Ok(());
         }
         let row = self.store.game(id).await?;
-        if row.status == GameStatus::Lobby {
-            return Err(StoreError::Invalid("the game has not started yet".into()));
+        if row.started_at.is_none() {
+            // A lobby, or one that was cancelled or expired (issue 17): no log.
+            return Err(StoreError::Invalid(format!(
+                "the game has not started (it is {})",
+                row.status.as_str()
+            )));
         }
         let game = self.game_of(&row.kind)?;
         let seats = self.store.seats(id).await?;
@@ -77,6 +81,7 @@ impl GameService {
             head_hash: String::new(),
             state,
             finished: false,
+            head_at: None,
             seats,
             row,
         };

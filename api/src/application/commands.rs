@@ -42,7 +42,7 @@ fn chain(
 /// The rules' answer to `command` from `seat`, drawing the command's own dice (keyed by the
 /// version it applies to). A finished game still goes through `decide`, which refuses with
 /// the game's own end-of-game rule (WR-132, …).
-fn decide(
+pub(super) fn decide(
     loaded: &Loaded,
     seat: Seat,
     command: &Value,
@@ -71,6 +71,12 @@ impl GameService {
             let seat = loaded
                 .seat_of(user)
                 .ok_or_else(|| StoreError::Forbidden("you have no seat in this game".into()))?;
+            // Issue 17: a seat handed to a bot (resigned, or timed out too often) is the bot's.
+            if loaded.abandoned(seat) {
+                return Err(StoreError::Forbidden(
+                    "your seat is played by a bot since you left it".into(),
+                ));
+            }
             match request.expected_version {
                 // The client has seen a newer version than our cache: catch up and re-check.
                 Some(expected) if expected > loaded.version => {
@@ -268,6 +274,10 @@ impl GameService {
                 loaded.head_hash = entries
                     .last()
                     .map_or_else(|| loaded.head_hash.clone(), |e| e.hash.clone());
+                loaded.head_at = Some(recorded_at);
+                for entry in &entries {
+                    loaded.note_entry(&entry.kind, &entry.payload);
+                }
                 loaded.finished = outcome.is_some();
                 loaded.row.status = status;
                 let viewer = loaded.viewer(user);

@@ -39,6 +39,7 @@ impl GameService {
                 status: row.status.as_str().into(),
                 version: row.version,
                 head_hash: row.head_hash.clone(),
+                clock: row.clock.clone(),
             },
             server_seed: None,
             commands: commands

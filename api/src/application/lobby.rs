@@ -1,3 +1,4 @@
+use super::clocks;
 use super::*;
 
 impl GameService {
@@ -17,8 +18,10 @@ impl GameService {
                 range.end()
             )));
         }
+        // `options.clock` is the server's, valid for every kind (issue 17); the rest the game's.
+        let (options, clock) = clocks::split_clock(&request.options)?;
         let options = game
-            .normalize_options(&request.options)
+            .normalize_options(&options)
             .map_err(|e| StoreError::Invalid(format!("options: {e}")))?;
         let (server_seed, fair) = match &request.rng_seed {
             Some(_) if !is_admin => {
@@ -46,6 +49,7 @@ impl GameService {
                 seed_commitment: &commitment,
                 rules_version: game.rules_version(),
                 host_client_seed: &request.client_seed,
+                clock: clock.as_ref(),
             })
             .await?;
         Ok(id)
@@ -88,6 +92,7 @@ impl GameService {
             head_hash: row.head_hash.clone(),
             state: game.new_state(),
             finished: false,
+            head_at: None,
             seats,
             row,
         };
@@ -151,9 +156,9 @@ impl GameService {
             .any(|s| s.user_id == user))
     }
 
-    /// Leaves a lobby (the host's leaving closes it).
+    /// Leaves a lobby; the host's leaving hands it to the next seated person (issue 17).
     pub async fn leave(&self, id: GameId, user: UserId) -> Result<()> {
-        self.store.leave(id, user).await
+        self.store.leave_lobby(id, user).await
     }
 
     /// The head version of a game as stored.
@@ -266,6 +271,8 @@ impl GameService {
                     seed_commitment: &commitment,
                     rules_version: game.rules_version(),
                     host_client_seed: "",
+                    // The same time control as the finished game (issue 17).
+                    clock: row.clock.as_ref(),
                 },
                 &invited,
             )

@@ -11,6 +11,7 @@
 mod audit;
 mod cache;
 mod check;
+mod clocks;
 mod commands;
 pub mod delivery;
 pub mod disputes;
@@ -38,6 +39,7 @@ use std::sync::{Arc, Mutex};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+pub use clocks::{Clock, ClockConfig};
 pub use infra::random::fill_random;
 
 /// A snapshot of the state is stored every this many events (and when the game ends).
@@ -54,6 +56,8 @@ pub struct Loaded {
     pub head_hash: String,
     pub state: Box<dyn AnyState>,
     pub finished: bool,
+    /// `recorded_at` of the head event: a clocked game's deadlines count from it (issue 17).
+    pub head_at: Option<OffsetDateTime>,
 }
 
 impl Loaded {
@@ -80,9 +84,11 @@ impl Loaded {
             Some(seat) if !self.finished => (self.state.choices(seat), self.state.legal(seat)),
             _ => (Vec::new(), Vec::new()),
         };
+        let prompts = self.state.prompts();
         Prompts {
             version: self.version,
-            prompts: self.state.prompts(),
+            deadlines: self.deadlines(&prompts),
+            prompts,
             choices,
             legal,
         }
@@ -93,7 +99,8 @@ impl Loaded {
     /// The caller's copy of a stored event (payload redacted, flagged), or `None` if the
     /// event is hidden from them altogether.
     pub fn redact(&self, event: &StoredEvent, viewer: Viewer) -> Option<StoredEvent> {
-        if event.entry() == Entry::SeedRevealed || viewer == Viewer::Omniscient {
+        // The server's own entries (seed reveal, timeouts, abandonment) are public.
+        if event.entry() != Entry::Game || viewer == Viewer::Omniscient {
             return Some(event.clone());
         }
         let payload = self.state.redact(&event.payload, viewer)?;
@@ -130,6 +137,8 @@ pub struct Prompts {
     pub prompts: Vec<Prompt>,
     pub choices: Vec<domain::choices::Family>,
     pub legal: Vec<Value>,
+    /// When each seat the game waits for runs out of time (clocked games, issue 17).
+    pub deadlines: Vec<(u8, OffsetDateTime)>,
 }
 
 pub struct CommandAnswer {

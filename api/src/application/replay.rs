@@ -56,7 +56,11 @@ impl GameService {
                 break;
             }
             replay(loaded.state.as_mut(), &batch)?;
+            for event in &batch {
+                loaded.note_entry(&event.kind, &event.payload);
+            }
             let last = batch.last().expect("a non-empty batch");
+            loaded.head_at = Some(last.recorded_at);
             loaded.version = last.seq;
             loaded.head_hash = last.hash.clone();
         }
@@ -66,6 +70,14 @@ impl GameService {
         }
         if loaded.head_hash.is_empty() {
             loaded.head_hash = infra::hash::GENESIS.to_string();
+        }
+        if loaded.head_at.is_none() && loaded.version > 0 {
+            // Restored from a snapshot with no later events: the head event's time (clocks).
+            let head = self
+                .store
+                .events(id, loaded.version - 1, Some(loaded.version), 1)
+                .await?;
+            loaded.head_at = head.first().map(|e| e.recorded_at);
         }
         loaded.finished = loaded.state.outcome().is_some();
         Ok(())

@@ -16,7 +16,18 @@ impl From<crate::application::Prompts> for PromptsResponse {
     fn from(answer: crate::application::Prompts) -> Self {
         PromptsResponse {
             version: answer.version,
-            prompts: answer.prompts,
+            prompts: answer
+                .prompts
+                .into_iter()
+                .map(|prompt| crate::routes::games::PromptOut {
+                    deadline: answer
+                        .deadlines
+                        .iter()
+                        .find(|(seat, _)| prompt.must && *seat == prompt.seat.number())
+                        .map(|(_, at)| *at),
+                    prompt,
+                })
+                .collect(),
             choices: answer.choices,
             legal: answer.legal,
         }

@@ -35,6 +35,10 @@ pub enum Status {
     Lobby,
     Active,
     Finished,
+    /// The host cancelled the lobby.
+    Cancelled,
+    /// Nobody started the lobby in time (`HOMESTRETCH_LOBBY_TTL`).
+    Expired,
 }
 
 impl From<GameStatus> for Status {
@@ -43,6 +47,8 @@ impl From<GameStatus> for Status {
             GameStatus::Lobby => Status::Lobby,
             GameStatus::Active => Status::Active,
             GameStatus::Finished => Status::Finished,
+            GameStatus::Cancelled => Status::Cancelled,
+            GameStatus::Expired => Status::Expired,
         }
     }
 }
@@ -78,6 +84,27 @@ pub struct SeatInfo {
     #[schema(example = 1)]
     pub seat: u8,
     pub user: UserInfo,
+    /// The server bot playing this seat (`random` | `greedy`): given in the lobby, or since
+    /// its player resigned or timed out too often.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bot: Option<String>,
+    /// When this seat's clock runs out, while the game waits for it (clocked games only).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::serde::rfc3339::option"
+    )]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub deadline: Option<time::OffsetDateTime>,
+}
+
+/// A game's time control (`options.clock` at creation; see "Clocks" in the API guide).
+#[derive(Serialize, Deserialize, ToSchema, Clone, Copy)]
+pub struct ClockInfo {
+    /// Seconds per decision, counted from the event that asked for it.
+    pub per_decision_s: u64,
+    /// Timeouts in a row after which the seat passes to a bot.
+    pub abandon_after: u32,
 }
 
 /// A game as listed, and the header of a game's full answer.
@@ -99,6 +126,13 @@ pub struct GameSummary {
     #[schema(value_type = Object)]
     pub options: Value,
     pub outcome: Option<Outcome>,
+    /// Seats whose player left the game to a bot (resigned, or timed out `abandon_after` times
+    /// in a row): the outcome stands, marked with them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub abandoned: Vec<u8>,
+    /// The time control, if the game has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockInfo>,
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub created_at: time::OffsetDateTime,
@@ -138,8 +172,9 @@ pub struct GameDetail {
 pub struct PromptsResponse {
     pub version: u64,
     /// Who must or may act now, with which command types (`must`: the game waits for the
-    /// seat; otherwise the seat only may act, e.g. an optional trade).
-    pub prompts: Vec<Prompt>,
+    /// seat; otherwise the seat only may act, e.g. an optional trade), and in a clocked game
+    /// until when.
+    pub prompts: Vec<PromptOut>,
     /// The caller's legal commands now, exactly, as JSON Schema 2020-12 families (one per
     /// command family): every instance of a family is accepted, and nothing else is. Empty when
     /// the caller has nothing to send.
@@ -148,6 +183,22 @@ pub struct PromptsResponse {
     /// very many instances, such as trades, are sampled). Not the contract: `choices` is.
     #[schema(value_type = Vec<Object>)]
     pub legal: Vec<Value>,
+}
+
+/// A prompt, with its deadline in a clocked game.
+#[derive(Serialize, Deserialize, ToSchema, Clone)]
+pub struct PromptOut {
+    #[serde(flatten)]
+    pub prompt: Prompt,
+    /// When the seat's clock runs out (RFC 3339): present on every `must` prompt of a person's
+    /// seat in a clocked game. Past it the server sends the seat's default move.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::serde::rfc3339::option"
+    )]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub deadline: Option<time::OffsetDateTime>,
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -318,6 +369,8 @@ pub(crate) fn summary(row: &GameRow, seats: &[SeatRow]) -> GameSummary {
                     id: s.user_id.0,
                     name: s.user_name.clone(),
                 },
+                bot: s.bot.clone(),
+                deadline: None,
             })
             .collect(),
         host: row.host_id.0,
@@ -330,6 +383,15 @@ pub(crate) fn summary(row: &GameRow, seats: &[SeatRow]) -> GameSummary {
             .outcome
             .clone()
             .and_then(|o| serde_json::from_value(o).ok()),
+        abandoned: seats
+            .iter()
+            .filter(|s| s.bot.is_some() && !infra::deadlines::is_server_actor(s.user_id))
+            .map(|s| s.seat)
+            .collect(),
+        clock: row
+            .clock
+            .clone()
+            .and_then(|c| serde_json::from_value(c).ok()),
         created_at: row.created_at,
         join_code: None,
         join_url: None,
@@ -413,6 +475,8 @@ pub async fn list_games(
             Status::Lobby => GameStatus::Lobby,
             Status::Active => GameStatus::Active,
             Status::Finished => GameStatus::Finished,
+            Status::Cancelled => GameStatus::Cancelled,
+            Status::Expired => GameStatus::Expired,
         }),
         member: query.mine.then_some(user.id),
         before,
@@ -520,7 +584,7 @@ pub async fn start_game(
         }))
 }
 
-fn idempotency_key(req: &HttpRequest) -> ApiResult<Option<uuid::Uuid>> {
+pub(crate) fn idempotency_key(req: &HttpRequest) -> ApiResult<Option<uuid::Uuid>> {
     match req.headers().get("idempotency-key") {
         None => Ok(None),
         Some(v) => {
@@ -577,19 +641,26 @@ pub async fn get_game(
                 row,
                 loaded.seats.clone(),
                 loaded.state.view(loaded.viewer(user.id)),
+                loaded.deadlines(&loaded.state.prompts()),
             )
         })
         .await;
-    let (row, seats, view) = match cached {
+    let (row, seats, view, deadlines) = match cached {
         Ok(found) => found,
         Err(infra::StoreError::Invalid(_)) => {
             let (row, seats) = state.games.game_row(id).await?;
-            (row, seats, Value::Null)
+            (row, seats, Value::Null, Vec::new())
         }
         Err(other) => return Err(other.into()),
     };
     let your_seat = seats.iter().find(|s| s.user_id == user.id).map(|s| s.seat);
-    let summary = with_links(&state, &user, &row, &seats, summary(&row, &seats)).await?;
+    let mut summary = with_links(&state, &user, &row, &seats, summary(&row, &seats)).await?;
+    for seat in &mut summary.seats {
+        seat.deadline = deadlines
+            .iter()
+            .find(|(s, _)| *s == seat.seat)
+            .map(|(_, at)| *at);
+    }
     let version = row.version;
     // A rematch opened after the end changes the answer, not the version.
     let etag = match summary.rematch {

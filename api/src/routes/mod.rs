@@ -7,6 +7,7 @@ pub mod invites;
 pub mod me;
 pub mod ops;
 pub mod problems;
+pub mod seats;
 pub mod tickets;
 
 use crate::error::ApiError;
@@ -53,6 +54,9 @@ pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
         .service(games::join_game)
         .service(games::leave_game)
         .service(games::start_game)
+        .service(seats::add_bot)
+        .service(seats::resign)
+        .service(seats::cancel_game)
         .service(tickets::issue)
         .service(me::add_webhook)
         .service(me::list_webhooks)

@@ -5,6 +5,7 @@ mod audit;
 mod bandits_rules;
 mod bandits_upcast;
 mod choices;
+mod clocks;
 mod contract;
 mod errors;
 mod fuzz;

@@ -1,0 +1,483 @@
+//! Issue 17: clocks, timeouts, abandonment, bots in seats, lobbies that do not rot.
+//!
+//! Every timeout and every bot move goes through the same decide → append path as a player's
+//! command (`commands::decide`, `append_decided`), with its own actor: the clock's user for a
+//! timed-out seat's default move, a bot user for a bot's move. A background worker
+//! ([`GameService::run_clocks`], started in `app.rs`) claims the due rows of the `deadlines`
+//! table (kept by a trigger in every append's transaction) with `FOR UPDATE SKIP LOCKED`, so any
+//! instance may fire them, and each firing is appended against the version it was computed for,
+//! so it happens once.
+
+use super::commands::decide;
+use super::*;
+use infra::deadlines::{CLOCK_USER, Due, bot_user, is_server_actor};
+use infra::event::{SEAT_ABANDONED, SEAT_TIMED_OUT};
+use std::time::Duration;
+
+/// A game's time control, `options.clock` at creation (a server option, valid for every kind).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Clock {
+    /// Seconds each decision may take (counted from the event that asked for it).
+    pub per_decision_s: u64,
+    /// Timeouts in a row after which the seat passes to a bot.
+    #[serde(default = "default_abandon_after")]
+    pub abandon_after: u32,
+}
+
+fn default_abandon_after() -> u32 {
+    3
+}
+
+/// The longest decision a clock may allow: 30 days (correspondence play).
+const MAX_PER_DECISION_S: u64 = 30 * 24 * 3600;
+
+/// The bot that takes over an abandoned seat: plays for the seat's score, not at random.
+const ABANDONED_SEAT_POLICY: &str = "greedy";
+
+/// The bot policies a seat may be given (the simulation bots of `domain::sim`).
+pub const BOT_POLICIES: &[&str] = &["random", "greedy"];
+
+/// The greedy bot weighs at most this many candidate commands (a bounded cost per move).
+const GREEDY_CANDIDATES: usize = 48;
+
+/// Splits `options.clock` (validated) off a creation's options; the rest are the game's.
+pub(super) fn split_clock(options: &Value) -> Result<(Value, Option<Value>)> {
+    let mut options = options.clone();
+    let Some(raw) = options.as_object_mut().and_then(|o| o.remove("clock")) else {
+        return Ok((options, None));
+    };
+    if raw.is_null() {
+        return Ok((options, None));
+    }
+    let clock: Clock = serde_json::from_value(raw)
+        .map_err(|e| StoreError::Invalid(format!("options.clock: {e}")))?;
+    if clock.per_decision_s == 0 || clock.per_decision_s > MAX_PER_DECISION_S {
+        return Err(StoreError::Invalid(format!(
+            "options.clock.per_decision_s must be 1 to {MAX_PER_DECISION_S} seconds"
+        )));
+    }
+    if clock.abandon_after == 0 || clock.abandon_after > 100 {
+        return Err(StoreError::Invalid(
+            "options.clock.abandon_after must be 1 to 100".into(),
+        ));
+    }
+    Ok((
+        options,
+        Some(serde_json::to_value(clock).expect("clock serializes")),
+    ))
+}
+
+/// How the background worker runs (`HOMESTRETCH_BOT_INTERVAL_MS`, `HOMESTRETCH_LOBBY_TTL`).
+#[derive(Clone, Debug)]
+pub struct ClockConfig {
+    /// How often the worker looks for due deadlines.
+    pub tick: Duration,
+    /// A bot moves at least this long after the game's last event: a bot-only game plays on
+    /// at a bounded rate (a few moves per second at most).
+    pub bot_interval: Duration,
+    /// A lobby nobody started expires this long after its creation (`None`: never).
+    pub lobby_ttl: Option<Duration>,
+    /// How long a claimed deadline is reserved for the instance that claimed it.
+    pub lease: Duration,
+    /// Deadlines claimed per tick.
+    pub batch: u32,
+}
+
+impl Default for ClockConfig {
+    fn default() -> Self {
+        ClockConfig {
+            tick: Duration::from_millis(100),
+            bot_interval: Duration::from_millis(250),
+            lobby_ttl: Some(Duration::from_secs(7 * 24 * 3600)),
+            lease: Duration::from_secs(10),
+            batch: 16,
+        }
+    }
+}
+
+impl Loaded {
+    /// The game's time control, if it has one.
+    pub fn clock(&self) -> Option<Clock> {
+        self.row
+            .clock
+            .as_ref()
+            .and_then(|c| serde_json::from_value(c.clone()).ok())
+    }
+
+    /// The bot policy playing `seat`, if a bot plays it.
+    pub fn bot_policy(&self, seat: Seat) -> Option<&str> {
+        self.seats
+            .iter()
+            .find(|s| s.seat == seat.number())
+            .and_then(|s| s.bot.as_deref())
+    }
+
+    /// True when `seat` was a person's and passed to a bot (resigned or timed out).
+    pub fn abandoned(&self, seat: Seat) -> bool {
+        self.seats
+            .iter()
+            .any(|s| s.seat == seat.number() && s.bot.is_some() && !is_server_actor(s.user_id))
+    }
+
+    /// Keeps the seats in step with a log entry: `seat_abandoned` hands a seat to a bot.
+    pub(super) fn note_entry(&mut self, kind: &str, payload: &Value) {
+        if kind != SEAT_ABANDONED {
+            return;
+        }
+        let seat = payload.get("seat").and_then(Value::as_u64);
+        let policy = payload.get("policy").and_then(Value::as_str);
+        if let (Some(seat), Some(policy)) = (seat, policy) {
+            for s in self.seats.iter_mut().filter(|s| u64::from(s.seat) == seat) {
+                s.bot = Some(policy.to_string());
+            }
+        }
+    }
+
+    /// The deadline of every seat the game waits for, in a clocked game (bots have none).
+    pub fn deadlines(&self, prompts: &[Prompt]) -> Vec<(u8, OffsetDateTime)> {
+        let (Some(clock), Some(head_at)) = (self.clock(), self.head_at) else {
+            return Vec::new();
+        };
+        if self.finished {
+            return Vec::new();
+        }
+        let deadline = head_at + Duration::from_secs(clock.per_decision_s);
+        prompts
+            .iter()
+            .filter(|p| p.must && self.bot_policy(p.seat).is_none())
+            .map(|p| (p.seat.number(), deadline))
+            .collect()
+    }
+}
+
+/// The bot's command for `seat`: among its legal commands of the kinds the game waits for
+/// (optional ones only when nothing else is listed), a random one (a random kind, then a
+/// random command of it) or the one whose result scores best for the seat. Deterministic given the log: `rng` is keyed by the game's seed
+/// and version.
+fn bot_move(
+    state: &dyn AnyState,
+    prompt: &Prompt,
+    policy: &str,
+    rng: &mut ChaChaRng,
+    evaluation: &mut dyn FnMut() -> ChaChaRng,
+) -> Option<Value> {
+    use domain::engine::RngExt;
+    let legal = state.legal(prompt.seat);
+    let waited: Vec<Value> = legal
+        .iter()
+        .filter(|c| {
+            let tag = c.get("type").and_then(Value::as_str).unwrap_or("");
+            prompt.kinds.iter().any(|k| k == tag)
+        })
+        .cloned()
+        .collect();
+    let candidates = if waited.is_empty() { legal } else { waited };
+    if candidates.is_empty() {
+        return None;
+    }
+    if policy != "greedy" {
+        // Uniform over the kinds first, then within the kind: a family with very many
+        // instances (trade offers) does not crowd out ending the turn.
+        let tag = |c: &Value| {
+            c.get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        let mut kinds: Vec<String> = candidates.iter().map(tag).collect();
+        kinds.dedup();
+        kinds.sort();
+        kinds.dedup();
+        let kind = &kinds[rng.index(kinds.len())];
+        let of_kind: Vec<&Value> = candidates.iter().filter(|c| &tag(c) == kind).collect();
+        return Some(of_kind[rng.index(of_kind.len())].clone());
+    }
+    // Greedy: a bounded sample of candidates, each tried with throwaway dice (never the game's
+    // own next draws).
+    let mut pool = candidates;
+    while pool.len() > GREEDY_CANDIDATES {
+        let i = rng.index(pool.len());
+        pool.swap_remove(i);
+    }
+    let mut best: Option<(i64, usize)> = None;
+    for (i, command) in pool.iter().enumerate() {
+        let mut dice = evaluation();
+        if let Ok((_, next)) = state.decide_next(prompt.seat, command, &mut dice) {
+            let value = next.heuristic(prompt.seat);
+            if best.is_none_or(|(b, _)| value > b) {
+                best = Some((value, i));
+            }
+        }
+    }
+    best.map(|(_, i)| pool[i].clone())
+}
+
+/// A server entry's payload (`seat_timed_out`, `seat_abandoned`).
+fn entry(kind: &str, fields: Value) -> domain::EventData {
+    let mut payload = json!({ "type": kind });
+    if let (Some(out), Some(fields)) = (payload.as_object_mut(), fields.as_object()) {
+        out.extend(fields.clone());
+    }
+    domain::EventData {
+        kind: kind.to_string(),
+        payload,
+    }
+}
+
+fn rfc3339(at: OffsetDateTime) -> String {
+    at.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}
+
+impl GameService {
+    /// The background worker: fires due deadlines and bot turns, expires old lobbies. Runs
+    /// until the process ends; any number of instances may run it on one database.
+    pub async fn run_clocks(self: Arc<Self>, config: ClockConfig) {
+        let mut last_expiry: Option<std::time::Instant> = None;
+        loop {
+            if let Some(ttl) = config.lobby_ttl
+                && last_expiry.is_none_or(|at| at.elapsed() >= Duration::from_secs(5))
+            {
+                last_expiry = Some(std::time::Instant::now());
+                if let Err(error) = self.store.expire_lobbies(ttl).await {
+                    tracing::warn!(%error, "expiring lobbies failed");
+                }
+            }
+            match self.clock_tick(&config).await {
+                Ok(fired) if fired > 0 => continue,
+                Ok(_) => {}
+                Err(error) => tracing::warn!(%error, "the clock worker failed; retrying"),
+            }
+            tokio::time::sleep(config.tick).await;
+        }
+    }
+
+    /// One round of the worker: claims due deadlines and handles each; how many it claimed.
+    pub async fn clock_tick(&self, config: &ClockConfig) -> Result<usize> {
+        let due = self.store.claim_due(config.batch, config.lease).await?;
+        for d in &due {
+            if let Err(error) = self.fire(d, config).await {
+                tracing::warn!(game = %d.game.0, %error, "a deadline did not fire; it will again");
+            }
+        }
+        Ok(due.len())
+    }
+
+    /// Handles one due game: a bot whose turn it is moves; else a seat past its deadline
+    /// times out; else the deadline moves to when something will be due.
+    async fn fire(&self, due: &Due, config: &ClockConfig) -> Result<()> {
+        let id = due.game;
+        let slot = self.slot(id);
+        let mut guard = slot.lock().await;
+        self.ensure_fresh(id, &mut guard, Some(due.version)).await?;
+        let loaded = guard.as_mut().expect("loaded");
+        if loaded.version != due.version || loaded.finished {
+            // The log moved on: the trigger already set the new deadline.
+            return Ok(());
+        }
+        // Seats as stored now (a bot given in the lobby; the log's hand-overs are applied too).
+        loaded.seats = self.store.seats(id).await?;
+        let now = OffsetDateTime::now_utc();
+        let prompts = guarded(|| loaded.state.prompts())?;
+        let waited: Vec<&Prompt> = prompts.iter().filter(|p| p.must).collect();
+        if let Some(prompt) = waited.iter().find(|p| loaded.bot_policy(p.seat).is_some()) {
+            let at = due.head_at + config.bot_interval;
+            if now < at {
+                return self.store.reschedule(id, due.version, Some(at)).await;
+            }
+            return self.bot_act(loaded, prompt).await;
+        }
+        if let Some(clock) = loaded.clock()
+            && let Some(prompt) = waited.first()
+        {
+            let deadline = due.head_at + Duration::from_secs(clock.per_decision_s);
+            if now < deadline {
+                return self.store.reschedule(id, due.version, Some(deadline)).await;
+            }
+            return self.time_out(loaded, prompt.seat, clock, deadline).await;
+        }
+        self.store.reschedule(id, due.version, None).await
+    }
+
+    /// A bot's move for the seat `prompt` waits for, through the command path.
+    async fn bot_act(&self, loaded: &mut Loaded, prompt: &Prompt) -> Result<()> {
+        let seat = prompt.seat;
+        let policy = loaded.bot_policy(seat).unwrap_or("random").to_string();
+        let seed = loaded.row.server_seed;
+        let version = loaded.version;
+        // Keyed apart from the game's dice (client seeds "bot" / "bot-eval"), so a bot never
+        // plays on the game's coming draws, and an audit can re-derive its choice.
+        let mut rng = ChaChaRng::for_command(&seed, &["bot".to_string()], version);
+        let mut evaluation = || ChaChaRng::for_command(&seed, &["bot-eval".to_string()], version);
+        let chosen = guarded(|| {
+            bot_move(
+                loaded.state.as_ref(),
+                prompt,
+                &policy,
+                &mut rng,
+                &mut evaluation,
+            )
+        })?;
+        let fallback = guarded(|| loaded.state.default_move(seat))?;
+        let Some(command) = chosen.or(fallback) else {
+            tracing::error!(game = %loaded.row.id.0, %seat, "a bot's seat has no legal command");
+            return self.store.reschedule(loaded.row.id, version, None).await;
+        };
+        let decided = match decide(loaded, seat, &command)? {
+            Ok(decided) => decided,
+            Err(rejection) => {
+                tracing::error!(game = %loaded.row.id.0, %seat, %rejection, "a bot's legal command was refused");
+                return self.store.reschedule(loaded.row.id, version, None).await;
+            }
+        };
+        let user = loaded
+            .seats
+            .iter()
+            .find(|s| s.seat == seat.number() && is_server_actor(s.user_id))
+            .map(|s| s.user_id)
+            .unwrap_or_else(|| bot_user(seat.number()));
+        // The same id on every instance: a second firing is a duplicate, never a second move.
+        let command_id = Uuid::new_v5(&loaded.row.id.0, format!("bot:{version}").as_bytes());
+        let (events, next) = decided;
+        self.append_decided(
+            loaded,
+            user,
+            Some(seat),
+            command_id,
+            &command,
+            events,
+            Some(next),
+        )
+        .await?
+        .ok();
+        Ok(())
+    }
+
+    /// `seat` ran out of time: `seat_timed_out`, then its default move (sent by the clock),
+    /// and after `abandon_after` timeouts in a row, `seat_abandoned` hands it to a bot.
+    async fn time_out(
+        &self,
+        loaded: &mut Loaded,
+        seat: Seat,
+        clock: Clock,
+        deadline: OffsetDateTime,
+    ) -> Result<()> {
+        let id = loaded.row.id;
+        let version = loaded.version;
+        let Some(command) = guarded(|| loaded.state.default_move(seat))? else {
+            tracing::error!(game = %id.0, %seat, "a timed-out seat has no legal command");
+            return self.store.reschedule(id, version, None).await;
+        };
+        let (events, next) = match decide(loaded, seat, &command)? {
+            Ok(decided) => decided,
+            Err(rejection) => {
+                tracing::error!(game = %id.0, %seat, %rejection, "a default move was refused");
+                return self.store.reschedule(id, version, None).await;
+            }
+        };
+        let in_a_row = self.store.consecutive_timeouts(id, seat.number()).await? + 1;
+        let mut entries = vec![entry(
+            SEAT_TIMED_OUT,
+            json!({
+                "seat": seat.number(),
+                "deadline": rfc3339(deadline),
+                "in_a_row": in_a_row,
+            }),
+        )];
+        entries.extend(events);
+        if in_a_row >= clock.abandon_after && next.outcome().is_none() {
+            entries.push(entry(
+                SEAT_ABANDONED,
+                json!({
+                    "seat": seat.number(),
+                    "reason": "timeouts",
+                    "policy": ABANDONED_SEAT_POLICY,
+                }),
+            ));
+        }
+        let command_id = Uuid::new_v5(&id.0, format!("timeout:{version}").as_bytes());
+        self.append_decided(
+            loaded,
+            CLOCK_USER,
+            Some(seat),
+            command_id,
+            &command,
+            entries,
+            Some(next),
+        )
+        .await?
+        .ok();
+        Ok(())
+    }
+
+    /// The caller resigns: their seat passes to a bot for the rest of the game (the log says
+    /// so with `seat_abandoned`). Idempotent per `command_id`.
+    pub async fn resign(&self, id: GameId, user: UserId, command_id: Uuid) -> Result<u64> {
+        let slot = self.slot(id);
+        let mut guard = slot.lock().await;
+        self.ensure_fresh(id, &mut guard, None).await?;
+        let loaded = guard.as_mut().expect("loaded");
+        let seat = loaded
+            .seat_of(user)
+            .ok_or_else(|| StoreError::Forbidden("you have no seat in this game".into()))?;
+        let command = json!({ "type": "resign" });
+        if let Some((_, _, last)) = self.store.command(id, user, command_id).await? {
+            return Ok(last);
+        }
+        if loaded.finished {
+            return Err(StoreError::Invalid("the game is over".into()));
+        }
+        if loaded.abandoned(seat) {
+            return Err(StoreError::Invalid(
+                "your seat is already played by a bot".into(),
+            ));
+        }
+        let abandoned = entry(
+            SEAT_ABANDONED,
+            json!({ "seat": seat.number(), "reason": "resigned", "policy": ABANDONED_SEAT_POLICY }),
+        );
+        let unchanged = loaded.state.clone_box();
+        match self
+            .append_decided(
+                loaded,
+                user,
+                Some(seat),
+                command_id,
+                &command,
+                vec![abandoned],
+                Some(unchanged),
+            )
+            .await?
+        {
+            Ok(answer) => Ok(answer.version),
+            Err(current) => Err(StoreError::Conflict { current }),
+        }
+    }
+
+    /// The host gives the lowest free lobby seat to a server bot; the seat.
+    pub async fn add_bot(&self, id: GameId, user: UserId, policy: &str) -> Result<u8> {
+        if !BOT_POLICIES.contains(&policy) {
+            return Err(StoreError::Invalid(format!(
+                "unknown bot policy `{policy}`; known: {}",
+                BOT_POLICIES.join(", ")
+            )));
+        }
+        let row = self.store.game(id).await?;
+        if row.host_id != user {
+            return Err(StoreError::Forbidden("only the host may seat a bot".into()));
+        }
+        self.store.add_bot(id, policy).await
+    }
+
+    /// The host cancels their lobby: its status becomes `cancelled`.
+    pub async fn cancel(&self, id: GameId, user: UserId) -> Result<()> {
+        let row = self.store.game(id).await?;
+        if row.host_id != user {
+            return Err(StoreError::Forbidden(
+                "only the host may cancel the game".into(),
+            ));
+        }
+        self.store.cancel_lobby(id).await
+    }
+}

@@ -1,0 +1,253 @@
+//! Issue 17 in PostgreSQL: the due deadlines of clocked games and bot seats (claimed with
+//! `FOR UPDATE SKIP LOCKED` and a short lease, so whichever instance gets there first fires
+//! them), bot seats, and lobbies that are cancelled, handed over or expire.
+//!
+//! The `deadlines` table is kept by a trigger on `games` in each append's own transaction
+//! (`migrations/0005_clocks.sql`): a deadline can never be lost by a crash. Firing one is
+//! exactly-once because the fired command is appended against the version the deadline was
+//! computed for (a second instance gets a version conflict, or the same deterministic command
+//! id back as a duplicate).
+
+use crate::error::{Result, StoreError};
+use crate::ids::{GameId, UserId};
+use crate::store::Store;
+use sqlx::Row;
+use std::time::Duration;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+/// The clock's own user: a timed-out seat's default move is recorded as sent by it.
+pub const CLOCK_USER: UserId = UserId(Uuid::from_u128(0x00000000_0000_7000_8000_00000000c10c));
+
+/// The bot users (`bot:1` … `bot:6`): a bot seat given in the lobby is held by one of them
+/// (a user holds one seat per game), and every bot move is recorded as sent by the seat's one.
+pub fn bot_user(n: u8) -> UserId {
+    UserId(Uuid::from_u128(
+        0x00000000_0000_7000_8000_000000000b00 + u128::from(n),
+    ))
+}
+
+/// Whether `user` is one of the server's own actors (the clock or a bot).
+pub fn is_server_actor(user: UserId) -> bool {
+    user == CLOCK_USER || (1..=6).any(|n| bot_user(n) == user)
+}
+
+/// A claimed deadline: the game needs the server as of its log head `version`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Due {
+    pub game: GameId,
+    pub version: u64,
+    /// `recorded_at` of the head event: every deadline is counted from it.
+    pub head_at: OffsetDateTime,
+}
+
+fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}
+
+impl Store {
+    /// Claims up to `limit` due deadlines for `lease` (another instance skips them while the
+    /// lease runs; a crashed instance's claims come back when it ends).
+    pub async fn claim_due(&self, limit: u32, lease: Duration) -> Result<Vec<Due>> {
+        let rows = sqlx::query(
+            "UPDATE deadlines d SET leased_until = now() + make_interval(secs => $2) \
+             WHERE d.game_id IN (SELECT game_id FROM deadlines \
+                 WHERE due_at <= now() AND (leased_until IS NULL OR leased_until < now()) \
+                 ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED) \
+             RETURNING d.game_id, d.version, d.head_at",
+        )
+        .bind(i64::from(limit))
+        .bind(secs(lease))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(Due {
+                    game: GameId(r.try_get("game_id")?),
+                    version: r.try_get::<i64, _>("version")? as u64,
+                    head_at: r.try_get("head_at")?,
+                })
+            })
+            .collect()
+    }
+
+    /// Nothing to fire yet at `version`: wake at `at` (never when `None`), lease released.
+    /// (No-op when the log moved on: the trigger already set the new deadline.)
+    pub async fn reschedule(
+        &self,
+        game: GameId,
+        version: u64,
+        at: Option<OffsetDateTime>,
+    ) -> Result<()> {
+        sqlx::query(
+            "UPDATE deadlines SET due_at = coalesce($3, 'infinity'::timestamptz), leased_until = NULL \
+             WHERE game_id = $1 AND version = $2",
+        )
+        .bind(game.0)
+        .bind(version as i64)
+        .bind(at)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// The deadline row of a game, if any: (version, due_at).
+    pub async fn deadline(&self, game: GameId) -> Result<Option<(u64, OffsetDateTime)>> {
+        let row = sqlx::query("SELECT version, due_at FROM deadlines WHERE game_id = $1")
+            .bind(game.0)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|r| Ok((r.try_get::<i64, _>("version")? as u64, r.try_get("due_at")?)))
+            .transpose()
+    }
+
+    /// How many timeouts in a row `seat` has had: the clock's commands for it since the last
+    /// command anyone else sent for it.
+    pub async fn consecutive_timeouts(&self, game: GameId, seat: u8) -> Result<u32> {
+        let n: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM commands c WHERE c.game_id = $1 AND c.seat = $2 AND c.user_id = $3 \
+               AND c.first_seq > coalesce((SELECT max(o.first_seq) FROM commands o \
+                   WHERE o.game_id = $1 AND o.seat = $2 AND o.user_id <> $3), 0)",
+        )
+        .bind(game.0)
+        .bind(i16::from(seat))
+        .bind(CLOCK_USER.0)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(n as u32)
+    }
+
+    /// Gives the lowest free seat of a lobby to a server bot playing `policy`; the seat.
+    pub async fn add_bot(&self, id: GameId, policy: &str) -> Result<u8> {
+        let mut tx = self.pool.begin().await?;
+        let row = sqlx::query("SELECT status, seat_count FROM games WHERE id = $1 FOR UPDATE")
+            .bind(id.0)
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or(StoreError::NotFound("game"))?;
+        let status: String = row.try_get("status")?;
+        if status != "lobby" {
+            return Err(StoreError::Invalid(format!(
+                "bots take seats in a lobby; this game is {status}"
+            )));
+        }
+        let seat_count = row.try_get::<i16, _>("seat_count")?;
+        let taken: Vec<(i16, Uuid)> =
+            sqlx::query_as("SELECT seat, user_id FROM game_seats WHERE game_id = $1")
+                .bind(id.0)
+                .fetch_all(&mut *tx)
+                .await?;
+        let seat = (1..=seat_count)
+            .find(|s| !taken.iter().any(|(t, _)| t == s))
+            .ok_or_else(|| StoreError::Invalid("every seat is taken".into()))?;
+        let user = (1..=6u8)
+            .map(bot_user)
+            .find(|u| !taken.iter().any(|(_, t)| *t == u.0))
+            .ok_or_else(|| StoreError::Invalid("every seat is taken".into()))?;
+        sqlx::query(
+            "INSERT INTO game_seats (game_id, seat, user_id, client_seed, bot_policy) VALUES ($1,$2,$3,'',$4)",
+        )
+        .bind(id.0)
+        .bind(seat)
+        .bind(user.0)
+        .bind(policy)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(seat as u8)
+    }
+
+    /// Leaves a lobby; later seats move down so seats stay numbered in joining order. The
+    /// host's leaving hands the lobby to the next seated person; with nobody left but bots it
+    /// cancels the lobby.
+    pub async fn leave_lobby(&self, id: GameId, user: UserId) -> Result<()> {
+        let mut tx = self.pool.begin().await?;
+        let row = sqlx::query("SELECT status, host_id FROM games WHERE id = $1 FOR UPDATE")
+            .bind(id.0)
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or(StoreError::NotFound("game"))?;
+        let status: String = row.try_get("status")?;
+        if status != "lobby" {
+            return Err(StoreError::Invalid(format!(
+                "seats can only be left in a lobby; this game is {status} \
+                 (resign instead: POST /v1/games/{{id}}/seats/me/resign)"
+            )));
+        }
+        let host: Uuid = row.try_get("host_id")?;
+        let seat: Option<i16> = sqlx::query_scalar(
+            "DELETE FROM game_seats WHERE game_id = $1 AND user_id = $2 RETURNING seat",
+        )
+        .bind(id.0)
+        .bind(user.0)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(seat) = seat else {
+            return Err(StoreError::NotFound("seat"));
+        };
+        sqlx::query("UPDATE game_seats SET seat = seat - 1 WHERE game_id = $1 AND seat > $2")
+            .bind(id.0)
+            .bind(seat)
+            .execute(&mut *tx)
+            .await?;
+        if host == user.0 {
+            let next: Option<Uuid> = sqlx::query_scalar(
+                "SELECT user_id FROM game_seats WHERE game_id = $1 AND bot_policy IS NULL \
+                 ORDER BY seat LIMIT 1",
+            )
+            .bind(id.0)
+            .fetch_optional(&mut *tx)
+            .await?;
+            match next {
+                Some(next) => {
+                    sqlx::query("UPDATE games SET host_id = $2, updated_at = now() WHERE id = $1")
+                        .bind(id.0)
+                        .bind(next)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                None => {
+                    // The host is kept (a game always has one); the seats too, for the record.
+                    sqlx::query(
+                        "UPDATE games SET status = 'cancelled', updated_at = now() WHERE id = $1",
+                    )
+                    .bind(id.0)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+            }
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Cancels a lobby (the caller checked it is the host's).
+    pub async fn cancel_lobby(&self, id: GameId) -> Result<()> {
+        let done = sqlx::query(
+            "UPDATE games SET status = 'cancelled', updated_at = now() WHERE id = $1 AND status = 'lobby'",
+        )
+        .bind(id.0)
+        .execute(&self.pool)
+        .await?;
+        if done.rows_affected() == 0 {
+            let (_, status) = self.head(id).await?;
+            return Err(StoreError::Invalid(format!(
+                "only a lobby can be cancelled; this game is {}",
+                status.as_str()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Marks `expired` every lobby created more than `ttl` ago; how many.
+    pub async fn expire_lobbies(&self, ttl: Duration) -> Result<u64> {
+        let done = sqlx::query(
+            "UPDATE games SET status = 'expired', updated_at = now() \
+             WHERE status = 'lobby' AND created_at < now() - make_interval(secs => $1)",
+        )
+        .bind(secs(ttl))
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected())
+    }
+}
