@@ -63,7 +63,7 @@ pub fn event_stream(
                         c.must_fetch = last > c.after && events.len() == 500;
                         c.after = last;
                         for event in events {
-                            if Entry::of(&event.kind) == Entry::SeedRevealed {
+                            if event.entry() == Entry::SeedRevealed {
                                 c.finished = true;
                             }
                             let out = EventOut::from(event);

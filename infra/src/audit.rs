@@ -4,8 +4,8 @@
 //! Verification is pure (no database, no network): `homestretch verify BUNDLE.json` runs it
 //! offline; `GET /v1/games/{id}/audit` runs it on the live log.
 
-use crate::hash::{ChainedEvent, GENESIS, event_hash};
-use crate::store::Entry;
+use crate::event::{Entry, StoredEvent};
+use crate::hash::{GENESIS, event_hash};
 use domain::Seat;
 use domain::engine::{ChaChaRng, seed_commitment};
 use serde::{Deserialize, Serialize};
@@ -54,27 +54,6 @@ pub struct BundleCommand {
     pub recorded_at: time::OffsetDateTime,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-pub struct BundleEvent {
-    pub seq: u64,
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// Null in an export before the end when the event is hidden from the caller.
-    #[schema(value_type = Option<Object>)]
-    pub payload: Value,
-    pub schema_version: u32,
-    pub command_id: uuid::Uuid,
-    pub actor: Option<u8>,
-    #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
-    pub recorded_at: time::OffsetDateTime,
-    pub prev_hash: String,
-    pub hash: String,
-    /// True when the payload was redacted for the caller (the chain cannot be checked there).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub redacted: bool,
-}
-
 /// A self-contained record of a game.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 #[schema(as = ExportBundle)]
@@ -85,7 +64,7 @@ pub struct Bundle {
     /// Hex of the 32-byte server seed, present once the game has ended.
     pub server_seed: Option<String>,
     pub commands: Vec<BundleCommand>,
-    pub events: Vec<BundleEvent>,
+    pub events: Vec<StoredEvent>,
 }
 
 /// One check and its result.
@@ -177,18 +156,7 @@ pub fn check_chain(bundle: &Bundle, report: &mut AuditReport) {
             );
             break;
         }
-        let recomputed = event_hash(
-            &prev,
-            &ChainedEvent {
-                game_id: bundle.game.id,
-                seq: event.seq,
-                kind: &event.kind,
-                schema_version: event.schema_version,
-                command_id: event.command_id,
-                actor: event.actor,
-                payload: &event.payload,
-            },
-        );
+        let recomputed = event_hash(bundle.game.id, event);
         if recomputed != event.hash {
             broken = Some((
                 event.seq,
@@ -294,13 +262,11 @@ pub fn check_rules(bundle: &Bundle, seed: Option<&[u8; 32]>, report: &mut AuditR
     commands.sort_by_key(|c| c.first_seq);
     let mut checked = 0usize;
     for command in &commands {
-        let recorded: Vec<&BundleEvent> = bundle
+        let recorded: Vec<&StoredEvent> = bundle
             .events
             .iter()
             .filter(|e| {
-                e.seq >= command.first_seq
-                    && e.seq <= command.last_seq
-                    && Entry::of(&e.kind) == Entry::Game
+                e.seq >= command.first_seq && e.seq <= command.last_seq && e.entry() == Entry::Game
             })
             .collect();
         let version = command.first_seq - 1;
@@ -492,5 +458,3 @@ pub fn verify_with_seed(bundle: &Bundle, seed: &[u8; 32]) -> AuditReport {
     check_rules(bundle, Some(seed), &mut report);
     report
 }
-
-crate::store::logged_by_fields!(BundleEvent);

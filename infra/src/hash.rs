@@ -1,21 +1,11 @@
 //! The per-game hash chain: `hash = SHA-256(prev_hash ‖ canonical event bytes)`.
 
+use crate::event::StoredEvent;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 /// `prev_hash` of a game's first event.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
-
-/// The fields of an event that the chain covers.
-pub struct ChainedEvent<'a> {
-    pub game_id: uuid::Uuid,
-    pub seq: u64,
-    pub kind: &'a str,
-    pub schema_version: u32,
-    pub command_id: uuid::Uuid,
-    pub actor: Option<u8>,
-    pub payload: &'a Value,
-}
 
 /// Canonical JSON: objects with keys sorted by byte order, no whitespace. PostgreSQL's jsonb
 /// reorders keys, so the chain must not depend on key order.
@@ -49,20 +39,22 @@ pub fn canonical_json(value: &Value, out: &mut String) {
     }
 }
 
-pub fn event_hash(prev_hash: &str, event: &ChainedEvent<'_>) -> String {
+/// The hash of `event` in game `game_id`'s chain, linked to `event.prev_hash`. It covers the
+/// entry's content, not how it is shown (`redacted` is not hashed).
+pub fn event_hash(game_id: uuid::Uuid, event: &StoredEvent) -> String {
     let mut text = String::with_capacity(256);
     text.push_str(&format!(
         "{}|{}|{}|{}|{}|{}|",
-        event.game_id,
+        game_id,
         event.seq,
         event.kind,
         event.schema_version,
         event.command_id,
         event.actor.map(|a| a.to_string()).unwrap_or_default()
     ));
-    canonical_json(event.payload, &mut text);
+    canonical_json(&event.payload, &mut text);
     let mut hasher = Sha256::new();
-    hasher.update(prev_hash.as_bytes());
+    hasher.update(event.prev_hash.as_bytes());
     hasher.update(text.as_bytes());
     hex::encode(hasher.finalize())
 }
@@ -87,33 +79,47 @@ mod tests {
 
     #[test]
     fn any_change_changes_the_hash() {
-        let payload = json!({"type": "x", "n": 1});
-        let event = ChainedEvent {
-            game_id: uuid::Uuid::nil(),
+        let event = StoredEvent {
             seq: 1,
-            kind: "x",
+            kind: "x".into(),
+            payload: json!({"type": "x", "n": 1}),
             schema_version: 1,
             command_id: uuid::Uuid::nil(),
             actor: Some(1),
-            payload: &payload,
+            recorded_at: time::OffsetDateTime::UNIX_EPOCH,
+            prev_hash: GENESIS.into(),
+            hash: String::new(),
+            redacted: false,
         };
-        let h = event_hash(GENESIS, &event);
-        let other = json!({"type": "x", "n": 2});
-        assert_ne!(
-            h,
-            event_hash(
-                GENESIS,
-                &ChainedEvent {
-                    payload: &other,
-                    ..event
-                }
-            )
-        );
-        let event = ChainedEvent {
-            payload: &payload,
-            seq: 2,
-            ..event
+        let game = uuid::Uuid::nil();
+        let h = event_hash(game, &event);
+        let changed = [
+            StoredEvent {
+                payload: json!({"type": "x", "n": 2}),
+                ..event.clone()
+            },
+            StoredEvent {
+                seq: 2,
+                ..event.clone()
+            },
+            StoredEvent {
+                prev_hash: "1".repeat(64),
+                ..event.clone()
+            },
+            StoredEvent {
+                actor: None,
+                ..event.clone()
+            },
+        ];
+        for other in &changed {
+            assert_ne!(h, event_hash(game, other), "{other:?}");
+        }
+        assert_ne!(h, event_hash(uuid::Uuid::from_u128(1), &event));
+        // How an entry is shown is not part of it.
+        let shown = StoredEvent {
+            redacted: true,
+            ..event.clone()
         };
-        assert_ne!(h, event_hash(GENESIS, &event));
+        assert_eq!(h, event_hash(game, &shown));
     }
 }

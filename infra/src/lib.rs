@@ -7,6 +7,7 @@ pub mod audit;
 pub mod db;
 pub mod disputes;
 pub mod error;
+pub mod event;
 pub mod hash;
 pub mod ids;
 pub mod lobby;

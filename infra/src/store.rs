@@ -1,6 +1,7 @@
 //! The event store: games, seats, the append-only log, snapshots and idempotency records.
 
 use crate::error::{Result, StoreError};
+pub use crate::event::{Entry, StoredEvent, replay};
 use crate::ids::{GameId, UserId};
 use serde_json::Value;
 use sqlx::{PgPool, Row};
@@ -63,118 +64,6 @@ pub struct SeatRow {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct StoredEvent {
-    pub seq: u64,
-    pub kind: String,
-    pub payload: Value,
-    pub schema_version: u32,
-    pub command_id: Uuid,
-    pub actor: Option<u8>,
-    pub recorded_at: OffsetDateTime,
-    pub prev_hash: String,
-    pub hash: String,
-}
-
-/// The tag of the server's own log entry revealing the seed when a game ends.
-const SEED_REVEALED: &str = "server_seed_revealed";
-
-/// What a log entry records: one of the game's events, or the server's reveal of its seed
-/// (appended when a game ends). The reveal is not a game event: it is never folded into a
-/// state, and it is public (never redacted).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Entry {
-    Game,
-    SeedRevealed,
-}
-
-impl Entry {
-    /// The entry a stored `type` tag names.
-    pub fn of(kind: &str) -> Entry {
-        if kind == SEED_REVEALED {
-            Entry::SeedRevealed
-        } else {
-            Entry::Game
-        }
-    }
-
-    /// The `type` tag and payload of the seed reveal.
-    pub fn seed_reveal(server_seed: &[u8; 32]) -> (String, Value) {
-        let payload = serde_json::json!({
-            "type": SEED_REVEALED,
-            "server_seed": hex::encode(server_seed),
-        });
-        (SEED_REVEALED.to_string(), payload)
-    }
-}
-
-/// A log entry, whichever record carries it (the store's rows, an export bundle's events).
-pub trait Logged {
-    fn seq(&self) -> u64;
-    fn kind(&self) -> &str;
-    fn payload(&self) -> &Value;
-    fn schema_version(&self) -> u32;
-    fn actor(&self) -> Option<u8>;
-    fn recorded_at(&self) -> OffsetDateTime;
-    fn hash(&self) -> &str;
-    fn entry(&self) -> Entry {
-        Entry::of(self.kind())
-    }
-}
-
-/// `Logged` for a record whose fields carry the entry under the trait's own names (the store's
-/// `StoredEvent`, an export's `BundleEvent`): one definition instead of a copy per record.
-macro_rules! logged_by_fields {
-    ($record:ty) => {
-        impl $crate::store::Logged for $record {
-            fn seq(&self) -> u64 {
-                self.seq
-            }
-            fn kind(&self) -> &str {
-                &self.kind
-            }
-            fn payload(&self) -> &serde_json::Value {
-                &self.payload
-            }
-            fn schema_version(&self) -> u32 {
-                self.schema_version
-            }
-            fn actor(&self) -> Option<u8> {
-                self.actor
-            }
-            fn recorded_at(&self) -> time::OffsetDateTime {
-                self.recorded_at
-            }
-            fn hash(&self) -> &str {
-                &self.hash
-            }
-        }
-    };
-}
-pub(crate) use logged_by_fields;
-
-logged_by_fields!(StoredEvent);
-
-/// The one replay fold: applies `entries` (in log order) to `state`, skipping the seed
-/// reveal; returns the seq of the last entry seen (`None` when there was none).
-pub fn replay<'a, E: Logged + 'a>(
-    state: &mut dyn domain::AnyState,
-    entries: impl IntoIterator<Item = &'a E>,
-) -> Result<Option<u64>> {
-    let mut last = None;
-    for event in entries {
-        if event.entry() == Entry::Game {
-            state
-                .apply(event.payload(), event.schema_version())
-                .map_err(|e| {
-                    StoreError::Corrupt(format!("event {} does not replay: {e}", event.seq()))
-                })?;
-        }
-        last = Some(event.seq());
-    }
-    Ok(last)
-}
-
-#[derive(Clone, Debug, PartialEq)]
 pub struct StoredCommand {
     pub command_id: Uuid,
     pub seat: Option<u8>,
@@ -207,10 +96,9 @@ pub struct Append<'a> {
     pub seat: Option<u8>,
     pub body_hash: &'a str,
     pub command: &'a Value,
-    pub kinds: Vec<String>,
-    pub payloads: Vec<Value>,
-    pub schema_version: u32,
-    pub hashes: Vec<String>,
+    /// The command's entries, chained after the head at `expected` (seq `expected + 1`…; the
+    /// hash covers the seq, so the entries are complete before they are written).
+    pub events: &'a [StoredEvent],
     pub status: GameStatus,
     pub outcome: Option<Value>,
     pub snapshot: Option<Value>,
@@ -218,6 +106,30 @@ pub struct Append<'a> {
     /// The seats the game waits for after this append, `[{seat, kinds, deadline}]`: the inbox,
     /// rewritten in the same statement (`crate::lobby::INBOX_SET`).
     pub waiting: Value,
+}
+
+impl Append<'_> {
+    /// The entries must be what `append_command` writes: seq after `expected`, this command's
+    /// id, seat, time and schema version. A mismatch is a bug, refused before any write.
+    fn check_entries(&self) -> Result<()> {
+        let schema = self.events.first().map(|e| e.schema_version);
+        for (i, e) in self.events.iter().enumerate() {
+            let fits = e.seq == self.expected + 1 + i as u64
+                && e.command_id == self.command_id
+                && e.actor == self.seat
+                && e.recorded_at == self.recorded_at
+                && Some(e.schema_version) == schema
+                && !e.redacted
+                && (i == 0 || e.prev_hash == self.events[i - 1].hash);
+            if !fits {
+                return Err(StoreError::Corrupt(format!(
+                    "entry {} does not fit its append",
+                    e.seq
+                )));
+            }
+        }
+        Ok(())
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -296,6 +208,7 @@ fn event_from_row(row: &sqlx::postgres::PgRow) -> Result<StoredEvent> {
         recorded_at: row.try_get("recorded_at")?,
         prev_hash: row.try_get("prev_hash")?,
         hash: row.try_get("hash")?,
+        redacted: false,
     })
 }
 
@@ -599,6 +512,13 @@ impl Store {
 
     /// One command in one round trip (the `append_command` function of the schema).
     pub async fn append(&self, append: Append<'_>) -> Result<AppendResult> {
+        append.check_entries()?;
+        let events = append.events;
+        let kinds: Vec<&str> = events.iter().map(|e| e.kind.as_str()).collect();
+        let payloads: Vec<&Value> = events.iter().map(|e| &e.payload).collect();
+        let hashes: Vec<&str> = events.iter().map(|e| e.hash.as_str()).collect();
+        // One schema version per command (all its events come from one engine).
+        let schema_version = events.first().map_or(0, |e| e.schema_version);
         // Only static fragments are interpolated; values are bound.
         let row = sqlx::query(sqlx::AssertSqlSafe(format!(
             "SELECT a.result, a.version, a.first_seq, a.last_seq, {} AS inbox \
@@ -612,10 +532,10 @@ impl Store {
         .bind(append.seat.map(i16::from))
         .bind(append.body_hash)
         .bind(append.command)
-        .bind(&append.kinds)
-        .bind(&append.payloads)
-        .bind(append.schema_version as i32)
-        .bind(&append.hashes)
+        .bind(&kinds)
+        .bind(&payloads)
+        .bind(schema_version as i32)
+        .bind(&hashes)
         .bind(append.status.as_str())
         .bind(&append.outcome)
         .bind(&append.snapshot)
@@ -677,4 +597,62 @@ pub(crate) async fn insert_game(conn: &mut sqlx::PgConnection, game: &NewGame<'_
     .execute(&mut *conn)
     .await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn append_of(events: &[StoredEvent]) -> Append<'_> {
+        Append {
+            game: GameId(Uuid::nil()),
+            expected: 4,
+            command_id: Uuid::from_u128(9),
+            user: UserId(Uuid::nil()),
+            seat: Some(2),
+            body_hash: "b",
+            command: &Value::Null,
+            events,
+            status: GameStatus::Active,
+            outcome: None,
+            snapshot: None,
+            recorded_at: OffsetDateTime::UNIX_EPOCH,
+            waiting: Value::Null,
+        }
+    }
+
+    fn entries() -> Vec<StoredEvent> {
+        (5..=6)
+            .map(|seq| StoredEvent {
+                seq,
+                kind: "x".into(),
+                payload: serde_json::json!({"type": "x"}),
+                schema_version: 1,
+                command_id: Uuid::from_u128(9),
+                actor: Some(2),
+                recorded_at: OffsetDateTime::UNIX_EPOCH,
+                prev_hash: format!("h{}", seq - 1),
+                hash: format!("h{seq}"),
+                redacted: false,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_append_refuses_entries_that_do_not_fit_it() {
+        let good = entries();
+        assert!(append_of(&good).check_entries().is_ok());
+        let breakages: [fn(&mut StoredEvent); 5] = [
+            |e| e.seq += 1,
+            |e| e.actor = None,
+            |e| e.command_id = Uuid::nil(),
+            |e| e.prev_hash = "elsewhere".into(),
+            |e| e.redacted = true,
+        ];
+        for breakage in breakages {
+            let mut bad = entries();
+            breakage(&mut bad[1]);
+            assert!(append_of(&bad).check_entries().is_err(), "{:?}", bad[1]);
+        }
+    }
 }

@@ -4,6 +4,41 @@ use std::sync::atomic::Ordering;
 
 type Decided = (Vec<domain::EventData>, Box<dyn AnyState>);
 
+/// The log entries of one command's `events`, chained after `loaded`'s head: the hash covers
+/// the seq, the command, the seat and the schema, so they are complete before the append.
+fn chain(
+    loaded: &Loaded,
+    command_id: Uuid,
+    seat: Option<Seat>,
+    schema_version: u32,
+    recorded_at: OffsetDateTime,
+    events: Vec<domain::EventData>,
+) -> Vec<StoredEvent> {
+    let mut prev_hash = loaded.head_hash.clone();
+    let mut seq = loaded.version;
+    events
+        .into_iter()
+        .map(|event| {
+            seq += 1;
+            let mut entry = StoredEvent {
+                seq,
+                kind: event.kind,
+                payload: event.payload,
+                schema_version,
+                command_id,
+                actor: seat.map(Seat::number),
+                recorded_at,
+                prev_hash: std::mem::take(&mut prev_hash),
+                hash: String::new(),
+                redacted: false,
+            };
+            entry.hash = event_hash(loaded.row.id.0, &entry);
+            prev_hash = entry.hash.clone();
+            entry
+        })
+        .collect()
+}
+
 /// The rules' answer to `command` from `seat`, drawing the command's own dice (keyed by the
 /// version it applies to). A finished game still goes through `decide`, which refuses with
 /// the game's own end-of-game rule (WR-132, …).
@@ -166,7 +201,7 @@ impl GameService {
         seat: Option<Seat>,
         command_id: Uuid,
         command: &Value,
-        events: Vec<domain::EventData>,
+        mut events: Vec<domain::EventData>,
         next: Option<Box<dyn AnyState>>,
     ) -> Result<std::result::Result<CommandAnswer, u64>> {
         // The state after the events (computed by `decide_next`, or applied here to a copy):
@@ -184,33 +219,12 @@ impl GameService {
             }
         };
         let outcome: Option<Outcome> = next.outcome();
-        let mut kinds: Vec<String> = events.iter().map(|e| e.kind.clone()).collect();
-        let mut payloads: Vec<Value> = events.into_iter().map(|e| e.payload).collect();
         if outcome.is_some() {
-            let (kind, payload) = Entry::seed_reveal(&loaded.row.server_seed);
-            kinds.push(kind);
-            payloads.push(payload);
+            events.push(Entry::seed_reveal(&loaded.row.server_seed));
         }
         let recorded_at = now_micros();
-        let mut hashes = Vec::with_capacity(kinds.len());
-        let mut prev = loaded.head_hash.clone();
-        for (i, (kind, payload)) in kinds.iter().zip(&payloads).enumerate() {
-            let hash = event_hash(
-                &prev,
-                &ChainedEvent {
-                    game_id: loaded.row.id.0,
-                    seq: loaded.version + 1 + i as u64,
-                    kind,
-                    schema_version: schema,
-                    command_id,
-                    actor: seat.map(Seat::number),
-                    payload,
-                },
-            );
-            prev = hash.clone();
-            hashes.push(hash);
-        }
-        let new_version = loaded.version + kinds.len() as u64;
+        let entries = chain(loaded, command_id, seat, schema, recorded_at, events);
+        let new_version = loaded.version + entries.len() as u64;
         let crosses_snapshot = new_version / SNAPSHOT_EVERY > loaded.version / SNAPSHOT_EVERY;
         let snapshot = (crosses_snapshot || outcome.is_some()).then(|| next.to_json());
         let waiting = super::inbox::waiting(next.as_ref())?;
@@ -229,10 +243,7 @@ impl GameService {
                 seat: seat.map(Seat::number),
                 body_hash: &body_hash(command),
                 command,
-                kinds: kinds.clone(),
-                payloads: payloads.clone(),
-                schema_version: schema,
-                hashes: hashes.clone(),
+                events: &entries,
                 status,
                 outcome: outcome
                     .as_ref()
@@ -243,39 +254,22 @@ impl GameService {
             })
             .await?;
         match result {
-            AppendResult::Appended {
-                version, first_seq, ..
-            } => {
+            AppendResult::Appended { version, .. } => {
                 self.counters
                     .commands_appended
                     .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 self.counters
                     .events_appended
-                    .fetch_add(kinds.len() as u64, std::sync::atomic::Ordering::Relaxed);
+                    .fetch_add(entries.len() as u64, std::sync::atomic::Ordering::Relaxed);
                 loaded.state = next;
                 loaded.version = version;
-                loaded.head_hash = prev;
+                loaded.head_hash = entries
+                    .last()
+                    .map_or_else(|| loaded.head_hash.clone(), |e| e.hash.clone());
                 loaded.finished = outcome.is_some();
                 loaded.row.status = status;
                 let viewer = loaded.viewer(user);
-                let stored: Vec<StoredEvent> = kinds
-                    .into_iter()
-                    .zip(payloads)
-                    .zip(hashes)
-                    .enumerate()
-                    .map(|(i, ((kind, payload), hash))| StoredEvent {
-                        seq: first_seq + i as u64,
-                        kind,
-                        payload,
-                        schema_version: schema,
-                        command_id,
-                        actor: seat.map(Seat::number),
-                        recorded_at,
-                        prev_hash: String::new(),
-                        hash,
-                    })
-                    .collect();
-                let events = stored
+                let events = entries
                     .iter()
                     .filter_map(|e| loaded.redact(e, viewer))
                     .collect();

@@ -53,21 +53,7 @@ impl GameService {
                     recorded_at: c.recorded_at,
                 })
                 .collect(),
-            events: events
-                .into_iter()
-                .map(|e| BundleEvent {
-                    seq: e.seq,
-                    kind: e.kind,
-                    payload: e.payload,
-                    schema_version: e.schema_version,
-                    command_id: e.command_id,
-                    actor: e.actor,
-                    recorded_at: e.recorded_at,
-                    prev_hash: e.prev_hash,
-                    hash: e.hash,
-                    redacted: false,
-                })
-                .collect(),
+            events,
         };
         Ok((bundle, row))
     }
@@ -87,14 +73,11 @@ impl GameService {
             let viewer = loaded.viewer(user);
             let mut hidden_seqs = std::collections::HashSet::new();
             for event in &mut bundle.events {
-                let shown = if event.entry() == Entry::SeedRevealed {
-                    Some(event.payload.clone())
-                } else {
-                    loaded.state.redact(&event.payload, viewer)
-                };
-                if shown.as_ref() != Some(&event.payload) {
-                    event.payload = shown.unwrap_or(Value::Null);
-                    event.redacted = true;
+                // An event hidden altogether keeps its place, with a null payload.
+                *event = loaded
+                    .redact(event, viewer)
+                    .unwrap_or_else(|| event.shown_as(Value::Null));
+                if event.redacted {
                     hidden_seqs.insert(event.seq);
                 }
             }

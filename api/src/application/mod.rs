@@ -21,14 +21,12 @@ mod replay;
 
 use domain::engine::{ChaChaRng, seed_commitment};
 use domain::{AnyGame, AnyState, Outcome, Prompt, Registry, Seat, Viewer};
-use infra::audit::{
-    self as bundles, AuditReport, Bundle, BundleCommand, BundleEvent, BundleGame, BundleSeat,
-};
+use infra::audit::{self as bundles, AuditReport, Bundle, BundleCommand, BundleGame, BundleSeat};
 use infra::error::{Result, StoreError};
-use infra::hash::{ChainedEvent, canonical_json, event_hash};
+use infra::hash::{canonical_json, event_hash};
 use infra::ids::{GameId, UserId};
 use infra::store::{
-    Append, AppendResult, Entry, GameRow, GameStatus, ListFilter, Logged, NewGame, SeatRow, Store,
+    Append, AppendResult, Entry, GameRow, GameStatus, ListFilter, NewGame, SeatRow, Store,
     StoredEvent, replay,
 };
 use serde_json::{Value, json};
@@ -90,33 +88,15 @@ impl Loaded {
     fn client_seeds(&self) -> Vec<String> {
         self.seats.iter().map(|s| s.client_seed.clone()).collect()
     }
-    /// The caller's copy of a stored event, or `None` if hidden from them.
-    pub fn redact(&self, event: &impl Logged, viewer: Viewer) -> Option<RecordedEvent> {
-        let payload = if event.entry() == Entry::SeedRevealed || viewer == Viewer::Omniscient {
-            event.payload().clone()
-        } else {
-            self.state.redact(event.payload(), viewer)?
-        };
-        Some(RecordedEvent {
-            seq: event.seq(),
-            kind: event.kind().to_string(),
-            payload,
-            actor: event.actor(),
-            recorded_at: event.recorded_at(),
-            hash: event.hash().to_string(),
-        })
+    /// The caller's copy of a stored event (payload redacted, flagged), or `None` if the
+    /// event is hidden from them altogether.
+    pub fn redact(&self, event: &StoredEvent, viewer: Viewer) -> Option<StoredEvent> {
+        if event.entry() == Entry::SeedRevealed || viewer == Viewer::Omniscient {
+            return Some(event.clone());
+        }
+        let payload = self.state.redact(&event.payload, viewer)?;
+        Some(event.shown_as(payload))
     }
-}
-
-/// An event as a caller sees it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RecordedEvent {
-    pub seq: u64,
-    pub kind: String,
-    pub payload: Value,
-    pub actor: Option<u8>,
-    pub recorded_at: OffsetDateTime,
-    pub hash: String,
 }
 
 /// One move explained (see `audit_move`).
@@ -131,7 +111,7 @@ pub struct MoveAudit {
     pub state_before: Value,
     pub checks: Vec<bundles::Check>,
     pub sound: bool,
-    pub events: Vec<RecordedEvent>,
+    pub events: Vec<StoredEvent>,
 }
 
 pub struct CommandRequest {
@@ -152,7 +132,7 @@ pub struct Prompts {
 
 pub struct CommandAnswer {
     pub version: u64,
-    pub events: Vec<RecordedEvent>,
+    pub events: Vec<StoredEvent>,
     /// True when this was a repeat of an accepted command id.
     pub replayed: bool,
     /// After the command: the version, who must or may act, the caller's legal commands

@@ -13,7 +13,7 @@ impl GameService {
         user: UserId,
         after: u64,
         limit: u32,
-    ) -> Result<(u64, Vec<RecordedEvent>)> {
+    ) -> Result<(u64, Vec<StoredEvent>)> {
         let stored = self.store.events(id, after, None, limit).await?;
         self.with_game(id, |loaded| {
             let viewer = loaded.viewer(user);

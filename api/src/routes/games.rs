@@ -1,6 +1,6 @@
 //! `/v1/games/*`: lobby, commands, views, prompts, the event feed, its live stream, replay.
 
-use crate::application::{CommandRequest, CreateGame, RecordedEvent};
+use crate::application::{CommandRequest, CreateGame};
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::routes::GamePath;
@@ -10,6 +10,7 @@ use crate::state::AppState;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 use domain::{Outcome, Prompt};
+use infra::store::StoredEvent;
 use infra::store::{GameRow, GameStatus, ListFilter, SeatRow};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -180,8 +181,8 @@ pub struct EventOut {
     pub data: Value,
 }
 
-impl From<RecordedEvent> for EventOut {
-    fn from(e: RecordedEvent) -> Self {
+impl From<StoredEvent> for EventOut {
+    fn from(e: StoredEvent) -> Self {
         EventOut {
             seq: e.seq,
             kind: e.kind,

@@ -94,18 +94,7 @@ async fn a_consistently_forged_event_is_caught_by_the_rules_re_run() {
     let mut prev = bundle.events[target].prev_hash.clone();
     for event in bundle.events.iter_mut().skip(target) {
         event.prev_hash = prev.clone();
-        event.hash = infra::hash::event_hash(
-            &prev,
-            &infra::hash::ChainedEvent {
-                game_id: bundle.game.id,
-                seq: event.seq,
-                kind: &event.kind,
-                schema_version: event.schema_version,
-                command_id: event.command_id,
-                actor: event.actor,
-                payload: &event.payload,
-            },
-        );
+        event.hash = infra::hash::event_hash(bundle.game.id, event);
         prev = event.hash.clone();
     }
     bundle.game.head_hash = prev;

@@ -265,18 +265,7 @@ async fn a_schema1_log_replays_exports_verifies_and_audits() {
     let mut prev = forged.events[i].prev_hash.clone();
     for event in forged.events.iter_mut().skip(i) {
         event.prev_hash = prev.clone();
-        event.hash = infra::hash::event_hash(
-            &prev,
-            &infra::hash::ChainedEvent {
-                game_id: forged.game.id,
-                seq: event.seq,
-                kind: &event.kind,
-                schema_version: event.schema_version,
-                command_id: event.command_id,
-                actor: event.actor,
-                payload: &event.payload,
-            },
-        );
+        event.hash = infra::hash::event_hash(forged.game.id, event);
         prev = event.hash.clone();
     }
     forged.game.head_hash = prev;

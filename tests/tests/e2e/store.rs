@@ -42,18 +42,7 @@ async fn the_hash_chain_links_every_event() {
     let mut prev = infra::hash::GENESIS.to_string();
     for e in &events {
         assert_eq!(e.prev_hash, prev, "seq {}", e.seq);
-        let recomputed = infra::hash::event_hash(
-            &prev,
-            &infra::hash::ChainedEvent {
-                game_id: game.0,
-                seq: e.seq,
-                kind: &e.kind,
-                schema_version: e.schema_version,
-                command_id: e.command_id,
-                actor: e.actor,
-                payload: &e.payload,
-            },
-        );
+        let recomputed = infra::hash::event_hash(game.0, e);
         assert_eq!(recomputed, e.hash, "seq {}", e.seq);
         prev = e.hash.clone();
     }
