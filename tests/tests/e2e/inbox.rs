@@ -42,6 +42,8 @@ struct Table {
     kind: String,
     /// The players in seat order.
     seats: Vec<usize>,
+    /// Every seat's prompts now (`GET …/prompts`, then each command's `next`).
+    prompts: Value,
     finished: bool,
 }
 
@@ -64,7 +66,8 @@ async fn the_inbox_lists_exactly_the_games_each_seat_must_act_in_at_every_step()
         ("mush", vec![2, 0, 1]),
     ];
     let mut expected: Vec<HashMap<String, Waiting>> = vec![HashMap::new(); players.len()];
-    let mut etags: Vec<Option<String>> = vec![None; players.len()];
+    // Per player: the last ETag and the inbox it was checked to stand for.
+    let mut etags: Vec<Option<(String, Value)>> = vec![None; players.len()];
     let mut tables = Vec::new();
     let mut step = 0usize;
     let mut rng = 0x9e37_79b9_7f4a_7c15u64;
@@ -77,36 +80,27 @@ async fn the_inbox_lists_exactly_the_games_each_seat_must_act_in_at_every_step()
     for (kind, order) in plans {
         let seated: Vec<Player> = order.iter().map(|&i| players[i].clone()).collect();
         let id = app.started_game(kind, &seated, json!({}), None).await;
+        let prompts = app
+            .get(&format!("/v1/games/{id}/prompts"), &players[0].token)
+            .await
+            .ok();
         tables.push(Table {
             id,
             kind: kind.to_string(),
             seats: order,
+            prompts,
             finished: false,
         });
         let table = tables.last().expect("table");
-        let prompts = app
-            .get(
-                &format!("/v1/games/{}/prompts", table.id),
-                &players[0].token,
-            )
-            .await
-            .ok();
         step += 1;
-        update(&mut expected, table, &prompts, step);
+        update(&mut expected, table, &table.prompts, step);
         check(&app, &players, &expected, &mut etags).await;
     }
     let mut commands = 0;
     while tables.iter().any(|t| !t.finished) {
         let open: Vec<usize> = (0..tables.len()).filter(|&t| !tables[t].finished).collect();
         let table = &mut tables[open[next(open.len())]];
-        let prompts = app
-            .get(
-                &format!("/v1/games/{}/prompts", table.id),
-                &players[0].token,
-            )
-            .await
-            .ok();
-        let seats: Vec<u64> = prompts["prompts"]
+        let seats: Vec<u64> = table.prompts["prompts"]
             .as_array()
             .expect("prompts")
             .iter()
@@ -127,12 +121,15 @@ async fn the_inbox_lists_exactly_the_games_each_seat_must_act_in_at_every_step()
         commands += 1;
         assert!(commands < 20_000, "the games do not end");
         // The command's answer carries every seat's prompts after it (`next.prompts`).
-        let after = &answer.body["next"];
-        table.finished = after["prompts"].as_array().is_some_and(Vec::is_empty);
+        table.prompts = answer.body["next"].clone();
+        table.finished = table.prompts["prompts"]
+            .as_array()
+            .is_some_and(Vec::is_empty);
         step += 1;
-        update(&mut expected, table, after, step);
+        update(&mut expected, table, &table.prompts, step);
         check(&app, &players, &expected, &mut etags).await;
     }
+    println!("{commands} commands over three games, the inboxes checked after each");
     // Every game is over: every inbox is empty.
     for player in &players {
         let empty = inbox(&app, player, None).await.ok();
@@ -168,7 +165,7 @@ async fn check(
     app: &TestApp,
     players: &[Player],
     expected: &[HashMap<String, Waiting>],
-    etags: &mut [Option<String>],
+    etags: &mut [Option<(String, Value)>],
 ) {
     for (i, player) in players.iter().enumerate() {
         let mut games: Vec<(&String, &Waiting)> = expected[i].iter().collect();
@@ -179,23 +176,21 @@ async fn check(
                 "id": id, "kind": w.kind, "version": w.version, "kinds": w.kinds, "deadline": null,
             })).collect::<Vec<_>>(),
         });
-        let answer = inbox(app, player, etags[i].as_deref()).await;
+        let last = etags[i].as_ref().map(|(etag, _)| etag.as_str());
+        let answer = inbox(app, player, last).await;
         let etag = answer.etag.clone().expect("the inbox has an ETag");
         match answer.status {
-            // Unchanged: only right if the ETag is the one of exactly this inbox.
+            // "Unchanged": right only if the inbox that ETag was checked to be is still the one
+            // due (a game moved on without the caller, say).
             304 => {
-                let fresh = inbox(app, player, None).await.ok();
-                assert_eq!(
-                    fresh, want,
-                    "304 while the inbox of {} changed",
-                    player.name
-                );
-                assert_eq!(Some(&etag), etags[i].as_ref());
+                let (last, was) = etags[i].as_ref().expect("a 304 answers an ETag sent");
+                assert_eq!(&etag, last);
+                assert_eq!(was, &want, "304 while the inbox of {} changed", player.name);
             }
             200 => assert_eq!(answer.body, want, "inbox of {}", player.name),
             other => panic!("inbox answered {other}: {}", answer.text),
         }
-        etags[i] = Some(etag);
+        etags[i] = Some((etag, want));
     }
 }
 

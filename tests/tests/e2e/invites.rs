@@ -376,3 +376,24 @@ async fn a_rematch_opens_one_lobby_like_the_finished_game_for_every_player() {
         .unwrap();
     assert_eq!(rows, 1);
 }
+
+#[actix_web::test]
+async fn two_players_pressing_rematch_at_once_open_one_lobby() {
+    let app = spawn_app_with(|config| config.registry = registry_with_countdown()).await;
+    let players = [app.register("ann").await, app.register("bob").await];
+    let old = finished_countdown(&app, &players).await;
+    let (path, empty) = (format!("/v1/games/{old}/rematch"), json!({}));
+    let (a, b) = tokio::join!(
+        app.post(&path, &players[0].token, &empty),
+        app.post(&path, &players[1].token, &empty),
+    );
+    assert_eq!(a.body["id"], b.body["id"], "{} / {}", a.text, b.text);
+    let mut statuses = [a.status, b.status];
+    statuses.sort();
+    assert_eq!(statuses, [200, 201]);
+    let lobbies: i64 = sqlx::query_scalar("SELECT count(*) FROM games WHERE status = 'lobby'")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(lobbies, 1);
+}
