@@ -7,6 +7,7 @@ pub mod auth;
 pub mod cli;
 pub mod cors;
 pub mod error;
+pub mod extract;
 pub mod limits;
 pub mod metrics;
 pub mod openapi;
