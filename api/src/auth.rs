@@ -130,6 +130,8 @@ pub struct AuthUser {
     pub name: String,
     /// The caller's session (refresh-token family).
     pub family: Uuid,
+    /// When the access token expires (its `exp`, Unix seconds): an event stream ends then.
+    pub expires: i64,
 }
 
 /// The bearer token's verification, done once per request by the request middleware (which
@@ -159,6 +161,7 @@ pub fn verify_request(req: &HttpRequest, jwt: &JwtKeys) -> Result<AuthUser, ApiE
         id,
         name: claims.name,
         family: claims.fam,
+        expires: claims.exp,
     })
 }
 

@@ -7,6 +7,7 @@ pub mod auth;
 pub mod cli;
 pub mod cors;
 pub mod error;
+pub mod extract;
 pub mod i18n;
 pub mod limits;
 pub mod metrics;

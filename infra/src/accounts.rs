@@ -5,11 +5,11 @@
 use crate::error::{Result, StoreError};
 use crate::ids::UserId;
 use sha2::{Digest, Sha256};
-use sqlx::{PgPool, Row};
+use sqlx::PgPool;
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct User {
     pub id: UserId,
     pub name: String,
@@ -63,14 +63,16 @@ pub fn token_hash(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
 
-fn user_from_row(row: &sqlx::postgres::PgRow) -> Result<User> {
-    Ok(User {
-        id: UserId(row.try_get("id")?),
-        name: row.try_get("name")?,
-        password_hash: row.try_get("password_hash")?,
-        is_guest: row.try_get("is_guest")?,
-        is_admin: row.try_get("is_admin")?,
-    })
+/// A refresh token as `spend_refresh` reads it (with its family's revocation).
+#[derive(sqlx::FromRow)]
+struct RefreshRow {
+    user_id: UserId,
+    family_id: Uuid,
+    expires_at: OffsetDateTime,
+    spent_at: Option<OffsetDateTime>,
+    revoked_at: Option<OffsetDateTime>,
+    within_leeway: bool,
+    family_revoked: bool,
 }
 
 impl Accounts {
@@ -86,7 +88,7 @@ impl Accounts {
         is_guest: bool,
     ) -> Result<Option<User>> {
         let id = UserId::new();
-        let inserted = sqlx::query(
+        let inserted = sqlx::query_as(
             "INSERT INTO users (id, name, password_hash, is_guest) VALUES ($1, $2, $3, $4) \
              ON CONFLICT DO NOTHING RETURNING id, name, password_hash, is_guest, is_admin",
         )
@@ -96,7 +98,7 @@ impl Accounts {
         .bind(is_guest)
         .fetch_optional(&self.pool)
         .await?;
-        inserted.as_ref().map(user_from_row).transpose()
+        Ok(inserted)
     }
 
     /// Turns guest `id` into a named account in place (issue 18): same id, so its seats,
@@ -120,7 +122,7 @@ impl Accounts {
             Some(false) => return Ok(Upgrade::NotAGuest),
             Some(true) => {}
         }
-        let updated = sqlx::query(
+        let updated = sqlx::query_as::<_, User>(
             "UPDATE users SET name = $2, password_hash = $3, is_guest = false WHERE id = $1 \
              RETURNING id, name, password_hash, is_guest, is_admin",
         )
@@ -129,34 +131,31 @@ impl Accounts {
         .bind(password_hash)
         .fetch_one(&mut *tx)
         .await;
-        let row = match updated {
-            Ok(row) => row,
+        let user = match updated {
+            Ok(user) => user,
             Err(sqlx::Error::Database(db)) if db.is_unique_violation() => {
                 return Ok(Upgrade::NameTaken);
             }
             Err(other) => return Err(other.into()),
         };
-        let user = user_from_row(&row)?;
         tx.commit().await?;
         Ok(Upgrade::Upgraded(user))
     }
 
     pub async fn by_name(&self, name: &str) -> Result<Option<User>> {
-        let row = sqlx::query("SELECT id, name, password_hash, is_guest, is_admin FROM users WHERE lower(name) = lower($1)")
+        Ok(sqlx::query_as("SELECT id, name, password_hash, is_guest, is_admin FROM users WHERE lower(name) = lower($1)")
             .bind(name)
             .fetch_optional(&self.pool)
-            .await?;
-        row.as_ref().map(user_from_row).transpose()
+            .await?)
     }
 
     pub async fn by_id(&self, id: UserId) -> Result<Option<User>> {
-        let row = sqlx::query(
+        Ok(sqlx::query_as(
             "SELECT id, name, password_hash, is_guest, is_admin FROM users WHERE id = $1",
         )
         .bind(id.0)
         .fetch_optional(&self.pool)
-        .await?;
-        row.as_ref().map(user_from_row).transpose()
+        .await?)
     }
 
     /// The user's stored language preference (`en`, `fr`), if any (issue 18).
@@ -210,12 +209,11 @@ impl Accounts {
 
     /// Users with the admin flag.
     pub async fn admins(&self) -> Result<Vec<User>> {
-        let rows = sqlx::query(
+        Ok(sqlx::query_as(
             "SELECT id, name, password_hash, is_guest, is_admin FROM users WHERE is_admin ORDER BY name",
         )
         .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(user_from_row).collect()
+        .await?)
     }
 
     /// Stores a new refresh token of `family`.
@@ -248,7 +246,7 @@ impl Accounts {
     ) -> Result<RefreshOutcome> {
         let mut tx = self.pool.begin().await?;
         // The row lock orders concurrent duplicates: the second sees the first one's spend.
-        let row = sqlx::query(
+        let row: Option<RefreshRow> = sqlx::query_as(
             "SELECT t.user_id, t.family_id, t.expires_at, t.spent_at, t.revoked_at, \
                     t.spent_at IS NOT NULL AND now() - t.spent_at <= make_interval(secs => $2) AS within_leeway, \
                     EXISTS (SELECT 1 FROM revoked_families f WHERE f.family_id = t.family_id) AS family_revoked \
@@ -261,16 +259,20 @@ impl Accounts {
         let Some(row) = row else {
             return Ok(RefreshOutcome::Invalid);
         };
-        let user = UserId(row.try_get("user_id")?);
-        let family: Uuid = row.try_get("family_id")?;
-        let spent: Option<OffsetDateTime> = row.try_get("spent_at")?;
-        let revoked: Option<OffsetDateTime> = row.try_get("revoked_at")?;
-        let expires: OffsetDateTime = row.try_get("expires_at")?;
-        if revoked.is_some() || row.try_get::<bool, _>("family_revoked")? {
+        let RefreshRow {
+            user_id: user,
+            family_id: family,
+            expires_at: expires,
+            spent_at: spent,
+            revoked_at: revoked,
+            within_leeway,
+            family_revoked,
+        } = row;
+        if revoked.is_some() || family_revoked {
             return Ok(RefreshOutcome::Invalid);
         }
         if let Some(rotated_at) = spent {
-            if row.try_get::<bool, _>("within_leeway")? {
+            if within_leeway {
                 // The client's own race (two requests refreshing at once): same answer.
                 return Ok(RefreshOutcome::Rotated {
                     user,

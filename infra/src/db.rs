@@ -20,3 +20,29 @@ pub async fn connect(url: &str, max_connections: u32) -> Result<PgPool, sqlx::Er
 pub async fn migrate(pool: &PgPool) -> Result<(), sqlx::migrate::MigrateError> {
     MIGRATOR.run(pool).await
 }
+
+/// A nullable `smallint` seat column (a command's seat, an event's actor) read as a seat
+/// number: `#[sqlx(try_from = "SeatColumn")]` on an `Option<u8>` field of a `FromRow` row.
+pub struct SeatColumn(Option<i16>);
+
+impl sqlx::Type<sqlx::Postgres> for SeatColumn {
+    fn type_info() -> sqlx::postgres::PgTypeInfo {
+        <i16 as sqlx::Type<sqlx::Postgres>>::type_info()
+    }
+    fn compatible(ty: &sqlx::postgres::PgTypeInfo) -> bool {
+        <i16 as sqlx::Type<sqlx::Postgres>>::compatible(ty)
+    }
+}
+
+impl<'r> sqlx::Decode<'r, sqlx::Postgres> for SeatColumn {
+    fn decode(value: sqlx::postgres::PgValueRef<'r>) -> Result<Self, sqlx::error::BoxDynError> {
+        <Option<i16> as sqlx::Decode<sqlx::Postgres>>::decode(value).map(SeatColumn)
+    }
+}
+
+impl TryFrom<SeatColumn> for Option<u8> {
+    type Error = std::num::TryFromIntError;
+    fn try_from(column: SeatColumn) -> Result<Self, Self::Error> {
+        column.0.map(u8::try_from).transpose()
+    }
+}

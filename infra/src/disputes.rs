@@ -9,13 +9,14 @@ use crate::error::{Result, StoreError};
 use crate::ids::{GameId, UserId};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use sqlx::{PgPool, Row};
+use sqlx::PgPool;
 use uuid::Uuid;
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, sqlx::FromRow)]
 pub struct Dispute {
     pub id: Uuid,
     pub game_id: GameId,
+    #[sqlx(try_from = "i64")]
     pub seq: u64,
     pub opened_by: UserId,
     pub reason: String,
@@ -27,6 +28,7 @@ pub struct Dispute {
     pub created_at: time::OffsetDateTime,
     pub resolved_at: Option<time::OffsetDateTime>,
     /// The dispute's own log.
+    #[sqlx(skip)]
     pub history: Vec<Value>,
 }
 
@@ -58,6 +60,17 @@ pub fn public_audit(audit: &Value) -> Value {
 #[derive(Clone)]
 pub struct Disputes {
     pool: PgPool,
+}
+
+/// One entry of a dispute's own log.
+#[derive(sqlx::FromRow)]
+struct DisputeEventRow {
+    seq: i32,
+    #[sqlx(rename = "type")]
+    kind: String,
+    payload: Value,
+    actor: Uuid,
+    recorded_at: time::OffsetDateTime,
 }
 
 impl Disputes {
@@ -150,7 +163,7 @@ impl Disputes {
     }
 
     pub async fn get(&self, id: Uuid) -> Result<Dispute> {
-        let row = sqlx::query(
+        let mut dispute: Dispute = sqlx::query_as(
             "SELECT id, game_id, seq, opened_by, reason, status, audit, note, resolved_by, created_at, resolved_at \
              FROM disputes WHERE id = $1",
         )
@@ -158,41 +171,29 @@ impl Disputes {
         .fetch_optional(&self.pool)
         .await?
         .ok_or(StoreError::NotFound("dispute"))?;
-        let history = sqlx::query("SELECT seq, type, payload, actor, recorded_at FROM dispute_events WHERE dispute_id = $1 ORDER BY seq")
+        let history: Vec<DisputeEventRow> = sqlx::query_as("SELECT seq, type, payload, actor, recorded_at FROM dispute_events WHERE dispute_id = $1 ORDER BY seq")
             .bind(id)
             .fetch_all(&self.pool)
-            .await?
-            .iter()
+            .await?;
+        dispute.audit = public_audit(&dispute.audit);
+        dispute.history = history
+            .into_iter()
             .map(|r| {
-                let at: time::OffsetDateTime = r.try_get("recorded_at")?;
-                let mut payload: Value = r.try_get("payload")?;
+                let mut payload = r.payload;
                 // Disputes opened before issue 11 stored the filer's whole audit: serve only
                 // its public part.
                 if let Some(audit) = payload.get_mut("audit") {
                     *audit = public_audit(audit);
                 }
-                Ok(json!({
-                    "seq": r.try_get::<i32, _>("seq")?,
-                    "type": r.try_get::<String, _>("type")?,
+                json!({
+                    "seq": r.seq,
+                    "type": r.kind,
                     "payload": payload,
-                    "actor": r.try_get::<Uuid, _>("actor")?,
-                    "recorded_at": at.format(&time::format_description::well_known::Rfc3339).unwrap_or_default(),
-                }))
+                    "actor": r.actor,
+                    "recorded_at": r.recorded_at.format(&time::format_description::well_known::Rfc3339).unwrap_or_default(),
+                })
             })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Dispute {
-            id: row.try_get("id")?,
-            game_id: GameId(row.try_get("game_id")?),
-            seq: row.try_get::<i64, _>("seq")? as u64,
-            opened_by: UserId(row.try_get("opened_by")?),
-            reason: row.try_get("reason")?,
-            status: row.try_get("status")?,
-            audit: public_audit(&row.try_get::<Value, _>("audit")?),
-            note: row.try_get("note")?,
-            resolved_by: row.try_get::<Option<Uuid>, _>("resolved_by")?.map(UserId),
-            created_at: row.try_get("created_at")?,
-            resolved_at: row.try_get("resolved_at")?,
-            history,
-        })
+            .collect();
+        Ok(dispute)
     }
 }

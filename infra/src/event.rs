@@ -11,17 +11,21 @@ use uuid::Uuid;
 
 // The serde and schema attributes keep the export format `homestretch-export/1` byte for byte
 // (old bundles must still verify offline) and the OpenAPI component name `BundleEvent`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema, sqlx::FromRow)]
 #[schema(as = BundleEvent)]
 pub struct StoredEvent {
+    #[sqlx(try_from = "i64")]
     pub seq: u64,
     #[serde(rename = "type")]
+    #[sqlx(rename = "type")]
     pub kind: String,
     /// Null in an export before the end when the event is hidden from the caller.
     #[schema(value_type = Option<Object>)]
     pub payload: Value,
+    #[sqlx(try_from = "i32")]
     pub schema_version: u32,
     pub command_id: Uuid,
+    #[sqlx(try_from = "crate::db::SeatColumn")]
     pub actor: Option<u8>,
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
@@ -30,6 +34,7 @@ pub struct StoredEvent {
     pub hash: String,
     /// True when the payload was redacted for the caller (the chain cannot be checked there).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[sqlx(skip)]
     pub redacted: bool,
 }
 

@@ -7,9 +7,20 @@ macro_rules! uuid_id {
     ($name:ident, $what:literal) => {
         #[doc = concat!("The id of a ", $what, ".")]
         #[derive(
-            Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+            Clone,
+            Copy,
+            Debug,
+            PartialEq,
+            Eq,
+            Hash,
+            PartialOrd,
+            Ord,
+            Serialize,
+            Deserialize,
+            sqlx::Type,
         )]
         #[serde(transparent)]
+        #[sqlx(transparent)]
         pub struct $name(pub Uuid);
 
         impl $name {

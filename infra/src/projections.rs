@@ -6,7 +6,6 @@ use crate::hash::GENESIS;
 use crate::ids::GameId;
 use crate::store::{GameStatus, Store, replay};
 use serde_json::Value;
-use sqlx::Row;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct HeadProjection {
@@ -68,14 +67,11 @@ pub struct RebuildReport {
 
 /// Recomputes every game's head projection from its events and rewrites rows that differ.
 pub async fn rebuild_all(store: &Store) -> Result<RebuildReport> {
-    let ids: Vec<uuid::Uuid> = sqlx::query("SELECT id FROM games ORDER BY created_at")
+    let ids: Vec<GameId> = sqlx::query_scalar("SELECT id FROM games ORDER BY created_at")
         .fetch_all(&store.pool)
-        .await?
-        .iter()
-        .map(|r| r.try_get("id"))
-        .collect::<std::result::Result<_, _>>()?;
+        .await?;
     let mut report = RebuildReport::default();
-    for id in ids.into_iter().map(GameId) {
+    for id in ids {
         report.games += 1;
         let folded = fold_head(store, id).await?;
         if folded != stored_head(store, id).await? {

@@ -4,7 +4,7 @@ use crate::error::{Result, StoreError};
 pub use crate::event::{Entry, StoredEvent, replay};
 use crate::ids::{GameId, UserId};
 use serde_json::Value;
-use sqlx::{PgPool, Row};
+use sqlx::PgPool;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -42,19 +42,31 @@ impl GameStatus {
     }
 }
 
+/// A stored status that is not one of ours.
+impl TryFrom<String> for GameStatus {
+    type Error = String;
+    fn try_from(status: String) -> std::result::Result<Self, String> {
+        GameStatus::parse(&status).ok_or_else(|| format!("unknown game status {status}"))
+    }
+}
+
 /// A game's row: metadata and the inline projection of its log head.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, sqlx::FromRow)]
 pub struct GameRow {
     pub id: GameId,
     pub kind: String,
+    #[sqlx(try_from = "String")]
     pub status: GameStatus,
+    #[sqlx(try_from = "i16")]
     pub seat_count: u8,
     pub options: Value,
     pub host_id: UserId,
     pub fair: bool,
+    #[sqlx(try_from = "Vec<u8>")]
     pub server_seed: [u8; 32],
     pub seed_commitment: String,
     pub rules_version: String,
+    #[sqlx(try_from = "i64")]
     pub version: u64,
     pub head_hash: String,
     pub outcome: Option<Value>,
@@ -65,23 +77,28 @@ pub struct GameRow {
     pub clock: Option<Value>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct SeatRow {
+    #[sqlx(try_from = "i16")]
     pub seat: u8,
     pub user_id: UserId,
+    #[sqlx(rename = "name")]
     pub user_name: String,
     pub client_seed: String,
     /// The server bot playing this seat (`random` | `greedy`), if any (issue 17).
     pub bot: Option<String>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct StoredCommand {
     pub command_id: Uuid,
+    #[sqlx(try_from = "crate::db::SeatColumn")]
     pub seat: Option<u8>,
     pub user_id: UserId,
     pub command: Value,
+    #[sqlx(try_from = "i64")]
     pub first_seq: u64,
+    #[sqlx(try_from = "i64")]
     pub last_seq: u64,
     pub recorded_at: OffsetDateTime,
 }
@@ -180,53 +197,8 @@ pub struct Store {
     pub pool: PgPool,
 }
 
-fn seed_from(bytes: Vec<u8>) -> Result<[u8; 32]> {
-    bytes
-        .try_into()
-        .map_err(|_| StoreError::Corrupt("server seed is not 32 bytes".into()))
-}
-
-fn game_from_row(row: &sqlx::postgres::PgRow) -> Result<GameRow> {
-    let status: String = row.try_get("status")?;
-    Ok(GameRow {
-        id: GameId(row.try_get("id")?),
-        kind: row.try_get("kind")?,
-        status: GameStatus::parse(&status)
-            .ok_or_else(|| StoreError::Corrupt(format!("status {status}")))?,
-        seat_count: row.try_get::<i16, _>("seat_count")? as u8,
-        options: row.try_get("options")?,
-        host_id: UserId(row.try_get("host_id")?),
-        fair: row.try_get("fair")?,
-        server_seed: seed_from(row.try_get("server_seed")?)?,
-        seed_commitment: row.try_get("seed_commitment")?,
-        rules_version: row.try_get("rules_version")?,
-        version: row.try_get::<i64, _>("version")? as u64,
-        head_hash: row.try_get("head_hash")?,
-        outcome: row.try_get("outcome")?,
-        created_at: row.try_get("created_at")?,
-        started_at: row.try_get("started_at")?,
-        finished_at: row.try_get("finished_at")?,
-        clock: row.try_get("clock")?,
-    })
-}
-
 const GAME_COLUMNS: &str = "id, kind, status, seat_count, options, host_id, fair, server_seed, seed_commitment, \
      rules_version, version, head_hash, outcome, created_at, started_at, finished_at, clock";
-
-fn event_from_row(row: &sqlx::postgres::PgRow) -> Result<StoredEvent> {
-    Ok(StoredEvent {
-        seq: row.try_get::<i64, _>("seq")? as u64,
-        kind: row.try_get("type")?,
-        payload: row.try_get("payload")?,
-        schema_version: row.try_get::<i32, _>("schema_version")? as u32,
-        command_id: row.try_get("command_id")?,
-        actor: row.try_get::<Option<i16>, _>("actor")?.map(|a| a as u8),
-        recorded_at: row.try_get("recorded_at")?,
-        prev_hash: row.try_get("prev_hash")?,
-        hash: row.try_get("hash")?,
-        redacted: false,
-    })
-}
 
 impl Store {
     pub fn new(pool: PgPool) -> Self {
@@ -246,48 +218,38 @@ impl Store {
     }
 
     pub async fn game(&self, id: GameId) -> Result<GameRow> {
-        let row = // Only static fragments are interpolated; values are bound.
-        sqlx::query(sqlx::AssertSqlSafe(format!("SELECT {GAME_COLUMNS} FROM games WHERE id = $1")))
-            .bind(id.0)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or(StoreError::NotFound("game"))?;
-        game_from_row(&row)
+        sqlx::QueryBuilder::<sqlx::Postgres>::new(format!(
+            "SELECT {GAME_COLUMNS} FROM games WHERE id = "
+        ))
+        .push_bind(id.0)
+        .build_query_as::<GameRow>()
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or(StoreError::NotFound("game"))
     }
 
     /// The head of the log: (version, status). One small indexed read.
     pub async fn head(&self, id: GameId) -> Result<(u64, GameStatus)> {
-        let row = sqlx::query("SELECT version, status FROM games WHERE id = $1")
-            .bind(id.0)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or(StoreError::NotFound("game"))?;
-        let status: String = row.try_get("status")?;
+        let (version, status): (i64, String) =
+            sqlx::query_as("SELECT version, status FROM games WHERE id = $1")
+                .bind(id.0)
+                .fetch_optional(&self.pool)
+                .await?
+                .ok_or(StoreError::NotFound("game"))?;
         Ok((
-            row.try_get::<i64, _>("version")? as u64,
-            GameStatus::parse(&status).ok_or_else(|| StoreError::Corrupt(status))?,
+            version as u64,
+            GameStatus::try_from(status).map_err(StoreError::Corrupt)?,
         ))
     }
 
     pub async fn seats(&self, id: GameId) -> Result<Vec<SeatRow>> {
-        let rows = sqlx::query(
-            "SELECT s.seat, s.user_id, u.name, s.client_seed, s.bot_policy FROM game_seats s JOIN users u ON u.id = s.user_id \
+        Ok(sqlx::query_as(
+            "SELECT s.seat, s.user_id, u.name, s.client_seed, s.bot_policy AS bot FROM game_seats s JOIN users u ON u.id = s.user_id \
              WHERE s.game_id = $1 ORDER BY s.seat",
         )
         .bind(id.0)
         .fetch_all(&self.pool)
-        .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(SeatRow {
-                    seat: r.try_get::<i16, _>("seat")? as u8,
-                    user_id: UserId(r.try_get("user_id")?),
-                    user_name: r.try_get("name")?,
-                    client_seed: r.try_get("client_seed")?,
-                    bot: r.try_get("bot_policy")?,
-                })
-            })
-            .collect()
+        .await?)
     }
 
     /// Takes the lowest free seat of a game in its lobby; `notify(seat, others)` names the
@@ -300,16 +262,15 @@ impl Store {
         notify: impl FnOnce(u8, &[UserId]) -> Vec<crate::outbox::NewNotification>,
     ) -> Result<u8> {
         let mut tx = self.pool.begin().await?;
-        let row = sqlx::query("SELECT status, seat_count FROM games WHERE id = $1 FOR UPDATE")
-            .bind(id.0)
-            .fetch_optional(&mut *tx)
-            .await?
-            .ok_or(StoreError::NotFound("game"))?;
-        let status: String = row.try_get("status")?;
+        let (status, seat_count): (String, i16) =
+            sqlx::query_as("SELECT status, seat_count FROM games WHERE id = $1 FOR UPDATE")
+                .bind(id.0)
+                .fetch_optional(&mut *tx)
+                .await?
+                .ok_or(StoreError::NotFound("game"))?;
         if status != "lobby" {
             return Err(StoreError::Invalid("the game has already started".into()));
         }
-        let seat_count = row.try_get::<i16, _>("seat_count")?;
         let taken: Vec<(i16, Uuid)> =
             sqlx::query_as("SELECT seat, user_id FROM game_seats WHERE game_id = $1")
                 .bind(id.0)
@@ -341,18 +302,17 @@ impl Store {
     /// Leaves a lobby; later seats move down so seats stay numbered in joining order.
     pub async fn leave(&self, id: GameId, user: UserId) -> Result<()> {
         let mut tx = self.pool.begin().await?;
-        let row = sqlx::query("SELECT status, host_id FROM games WHERE id = $1 FOR UPDATE")
-            .bind(id.0)
-            .fetch_optional(&mut *tx)
-            .await?
-            .ok_or(StoreError::NotFound("game"))?;
-        let status: String = row.try_get("status")?;
+        let (status, host): (String, Uuid) =
+            sqlx::query_as("SELECT status, host_id FROM games WHERE id = $1 FOR UPDATE")
+                .bind(id.0)
+                .fetch_optional(&mut *tx)
+                .await?
+                .ok_or(StoreError::NotFound("game"))?;
         if status != "lobby" {
             return Err(StoreError::Invalid(
                 "seats cannot be left once the game has started".into(),
             ));
         }
-        let host: Uuid = row.try_get("host_id")?;
         if host == user.0 {
             return Err(StoreError::Invalid(
                 "the host cannot leave their own game".into(),
@@ -404,8 +364,7 @@ impl Store {
         query
             .push(" ORDER BY created_at DESC, id DESC LIMIT ")
             .push_bind(i64::from(filter.limit));
-        let rows = query.build().fetch_all(&self.pool).await?;
-        rows.iter().map(game_from_row).collect()
+        Ok(query.build_query_as().fetch_all(&self.pool).await?)
     }
 
     /// Events with `after < seq <= upto`, in order, at most `limit`.
@@ -416,7 +375,7 @@ impl Store {
         upto: Option<u64>,
         limit: u32,
     ) -> Result<Vec<StoredEvent>> {
-        let rows = sqlx::query(
+        Ok(sqlx::query_as(
             "SELECT seq, type, payload, schema_version, command_id, actor, recorded_at, prev_hash, hash \
              FROM events WHERE game_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4",
         )
@@ -425,33 +384,33 @@ impl Store {
         .bind(upto.map(|u| u as i64).unwrap_or(i64::MAX))
         .bind(i64::from(limit))
         .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(event_from_row).collect()
+        .await?)
     }
 
     /// The newest snapshot at or before `at`.
     pub async fn snapshot(&self, id: GameId, at: u64) -> Result<Option<(u64, Value)>> {
-        let row = sqlx::query(
+        let row: Option<(i64, Value)> = sqlx::query_as(
             "SELECT version, state FROM snapshots WHERE game_id = $1 AND version <= $2 ORDER BY version DESC LIMIT 1",
         )
         .bind(id.0)
         .bind(at as i64)
         .fetch_optional(&self.pool)
         .await?;
-        row.map(|r| Ok((r.try_get::<i64, _>("version")? as u64, r.try_get("state")?)))
-            .transpose()
+        Ok(row.map(|(version, state)| (version as u64, state)))
     }
 
     /// Every snapshot of a game, oldest first.
     pub async fn snapshots(&self, id: GameId) -> Result<Vec<(u64, Value)>> {
-        let rows =
-            sqlx::query("SELECT version, state FROM snapshots WHERE game_id = $1 ORDER BY version")
-                .bind(id.0)
-                .fetch_all(&self.pool)
-                .await?;
-        rows.iter()
-            .map(|r| Ok((r.try_get::<i64, _>("version")? as u64, r.try_get("state")?)))
-            .collect()
+        let rows: Vec<(i64, Value)> = sqlx::query_as(
+            "SELECT version, state FROM snapshots WHERE game_id = $1 ORDER BY version",
+        )
+        .bind(id.0)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(version, state)| (version as u64, state))
+            .collect())
     }
 
     /// Ids of every game that has started (lobbies have no log).
@@ -485,46 +444,26 @@ impl Store {
         user: UserId,
         command_id: Uuid,
     ) -> Result<Option<(String, u64, u64)>> {
-        let row = sqlx::query(
+        let row: Option<(String, i64, i64)> = sqlx::query_as(
             "SELECT body_hash, first_seq, last_seq FROM commands WHERE game_id = $1 AND user_id = $2 AND command_id = $3",
         )
-            .bind(id.0)
-            .bind(user.0)
-            .bind(command_id)
-            .fetch_optional(&self.pool)
-            .await?;
-        row.map(|r| {
-            Ok((
-                r.try_get("body_hash")?,
-                r.try_get::<i64, _>("first_seq")? as u64,
-                r.try_get::<i64, _>("last_seq")? as u64,
-            ))
-        })
-        .transpose()
+        .bind(id.0)
+        .bind(user.0)
+        .bind(command_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(|(hash, first, last)| (hash, first as u64, last as u64)))
     }
 
     /// Every accepted command of a game, in log order.
     pub async fn commands(&self, id: GameId) -> Result<Vec<StoredCommand>> {
-        let rows = sqlx::query(
+        Ok(sqlx::query_as(
             "SELECT command_id, seat, user_id, command, first_seq, last_seq, recorded_at FROM commands \
              WHERE game_id = $1 ORDER BY first_seq",
         )
         .bind(id.0)
         .fetch_all(&self.pool)
-        .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(StoredCommand {
-                    command_id: r.try_get("command_id")?,
-                    seat: r.try_get::<Option<i16>, _>("seat")?.map(|s| s as u8),
-                    user_id: UserId(r.try_get("user_id")?),
-                    command: r.try_get("command")?,
-                    first_seq: r.try_get::<i64, _>("first_seq")? as u64,
-                    last_seq: r.try_get::<i64, _>("last_seq")? as u64,
-                    recorded_at: r.try_get("recorded_at")?,
-                })
-            })
-            .collect()
+        .await?)
     }
 
     /// The command that produced event `seq`.
@@ -547,38 +486,37 @@ impl Store {
         let hashes: Vec<&str> = events.iter().map(|e| e.hash.as_str()).collect();
         // One schema version per command (all its events come from one engine).
         let schema_version = events.first().map_or(0, |e| e.schema_version);
-        // Only static fragments are interpolated; values are bound.
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "SELECT a.result, a.version, a.first_seq, a.last_seq, {} AS inbox \
-             FROM append_command($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15) a",
-            crate::lobby::INBOX_SET
-        )))
-        .bind(append.game.0)
-        .bind(append.expected as i64)
-        .bind(append.command_id)
-        .bind(append.user.0)
-        .bind(append.seat.map(i16::from))
-        .bind(append.body_hash)
-        .bind(append.command)
-        .bind(&kinds)
-        .bind(&payloads)
-        .bind(schema_version as i32)
-        .bind(&hashes)
-        .bind(append.status.as_str())
-        .bind(&append.outcome)
-        .bind(&append.snapshot)
-        .bind(append.recorded_at)
-        .bind(&append.waiting)
-        .fetch_one(&mut *tx)
-        .await?;
-        let result: String = row.try_get("result")?;
+        // Only static fragments are interpolated; values are bound. The inbox is rewritten in
+        // the same statement (its column is not read).
+        let (result, version, first_seq, last_seq): (String, i64, i64, i64) =
+            sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                "SELECT a.result, a.version, a.first_seq, a.last_seq, {} AS inbox \
+                 FROM append_command($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15) a",
+                crate::lobby::INBOX_SET
+            )))
+            .bind(append.game.0)
+            .bind(append.expected as i64)
+            .bind(append.command_id)
+            .bind(append.user.0)
+            .bind(append.seat.map(i16::from))
+            .bind(append.body_hash)
+            .bind(append.command)
+            .bind(&kinds)
+            .bind(&payloads)
+            .bind(schema_version as i32)
+            .bind(&hashes)
+            .bind(append.status.as_str())
+            .bind(&append.outcome)
+            .bind(&append.snapshot)
+            .bind(append.recorded_at)
+            .bind(&append.waiting)
+            .fetch_one(&mut *tx)
+            .await?;
         if result == "ok" {
             crate::outbox::enqueue(&mut tx, &append.outbox).await?;
         }
         tx.commit().await?;
-        let version = row.try_get::<i64, _>("version")? as u64;
-        let first_seq = row.try_get::<i64, _>("first_seq")? as u64;
-        let last_seq = row.try_get::<i64, _>("last_seq")? as u64;
+        let (version, first_seq, last_seq) = (version as u64, first_seq as u64, last_seq as u64);
         Ok(match result.as_str() {
             "ok" => AppendResult::Appended {
                 version,

@@ -13,15 +13,9 @@ impl GameService {
         expected_version: Option<u64>,
     ) -> Result<()> {
         self.with_game(id, move |loaded| {
-            let seat = loaded
-                .seat_of(user)
-                .ok_or_else(|| StoreError::Forbidden("you have no seat in this game".into()))?;
-            if let Some(expected) = expected_version
-                && expected != loaded.version
-            {
-                return Err(StoreError::Conflict {
-                    current: loaded.version,
-                });
+            let seat = loaded.seat_for(user)?;
+            if expected_version.is_some_and(|expected| expected != loaded.version) {
+                return Err(loaded.conflict());
             }
             let mut rng = domain::engine::seeded(0);
             loaded

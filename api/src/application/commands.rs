@@ -68,9 +68,7 @@ impl GameService {
         for _attempt in 0..=MAX_RETRIES {
             self.ensure_fresh(id, &mut guard, known_head).await?;
             let loaded = guard.as_mut().expect("loaded");
-            let seat = loaded
-                .seat_of(user)
-                .ok_or_else(|| StoreError::Forbidden("you have no seat in this game".into()))?;
+            let seat = loaded.seat_for(user)?;
             // Issue 17: a seat handed to a bot (resigned, or timed out too often) is the bot's.
             if loaded.abandoned(seat) {
                 return Err(StoreError::Forbidden(
@@ -84,9 +82,7 @@ impl GameService {
                     continue;
                 }
                 Some(expected) if expected < loaded.version => {
-                    let stale = StoreError::Conflict {
-                        current: loaded.version,
-                    };
+                    let stale = loaded.conflict();
                     return self.refuse(loaded, user, &request, stale).await;
                 }
                 _ => {}

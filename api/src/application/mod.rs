@@ -67,6 +67,17 @@ impl Loaded {
             .find(|s| s.user_id == user)
             .and_then(|s| Seat::new(s.seat).ok())
     }
+    /// `user`'s seat: sending or checking a command needs one (403 otherwise).
+    pub fn seat_for(&self, user: UserId) -> Result<Seat> {
+        self.seat_of(user)
+            .ok_or_else(|| StoreError::Forbidden("you have no seat in this game".into()))
+    }
+    /// The version conflict of a command decided against `expected` (409 naming the current).
+    fn conflict(&self) -> StoreError {
+        StoreError::Conflict {
+            current: self.version,
+        }
+    }
     /// What `user` may see: everything once the game is over.
     pub fn viewer(&self, user: UserId) -> Viewer {
         if self.finished {

@@ -1,6 +1,34 @@
 use super::*;
 
 impl GameService {
+    /// A game's row, seats and `user`'s view: a started game from the cache (no database round
+    /// trip while the listener is connected), a lobby from the database (no view yet).
+    pub async fn detail(&self, id: GameId, user: UserId) -> Result<(GameRow, Vec<SeatRow>, Value)> {
+        let cached = self
+            .with_game(id, |loaded| {
+                let mut row = loaded.row.clone();
+                row.version = loaded.version;
+                if loaded.finished {
+                    row.status = GameStatus::Finished;
+                    row.outcome = loaded
+                        .state
+                        .outcome()
+                        .and_then(|o| serde_json::to_value(o).ok());
+                }
+                let view = loaded.state.view(loaded.viewer(user));
+                (row, loaded.seats.clone(), view)
+            })
+            .await;
+        match cached {
+            // Not started: `with_game` refuses a lobby.
+            Err(StoreError::Invalid(_)) => {
+                let (row, seats) = self.game_row(id).await?;
+                Ok((row, seats, Value::Null))
+            }
+            other => other,
+        }
+    }
+
     /// The caller's view, prompts and legal commands of a started game.
     pub async fn prompts(&self, id: GameId, user: UserId) -> Result<Prompts> {
         self.with_game(id, |loaded| loaded.prompts_for(user)).await

@@ -3,7 +3,7 @@
 //! it.
 
 use crate::auth::AuthUser;
-use crate::error::{ApiError, ApiResult, Problem};
+use crate::error::{ApiResult, Problem};
 use crate::routes::GamePath;
 use crate::routes::games::PromptsResponse;
 use crate::state::AppState;
@@ -72,11 +72,7 @@ pub async fn check_command(
         command,
         expected_version,
     } = body.into_inner();
-    if !command.is_object() {
-        return Err(ApiError::Invalid(
-            "command must be an object with a `type`".into(),
-        ));
-    }
+    crate::routes::games::command_object(&command)?;
     let expected_version = expected_version
         .map(|v| crate::routes::games::int64("expected_version", v))
         .transpose()?;

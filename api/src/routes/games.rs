@@ -1,8 +1,9 @@
 //! `/v1/games/*`: lobby, commands, views, prompts, the event feed, its live stream, replay.
 
-use crate::application::{CommandRequest, CreateGame};
+use crate::application::{CommandAnswer, CommandRequest, CreateGame};
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, Problem};
+use crate::extract::{IdempotencyKey, IfMatch, LastEventId};
 use crate::routes::GamePath;
 use crate::routes::auth::UserInfo;
 use crate::routes::invites::with_links;
@@ -298,6 +299,62 @@ pub struct ListQuery {
     pub cursor: Option<String>,
 }
 
+impl ListQuery {
+    /// The store's filter (one more row than the page, to know if another follows) and the
+    /// page size.
+    fn filter(&self, state: &AppState, user: infra::UserId) -> ApiResult<(ListFilter, u32)> {
+        let limit = self.limit.unwrap_or(20);
+        if !(1..=100).contains(&limit) {
+            return Err(ApiError::Invalid("limit must be between 1 and 100".into()));
+        }
+        let before = match &self.cursor {
+            None => None,
+            Some(cursor) => Some(
+                decode_cursor(cursor).ok_or_else(|| ApiError::Invalid("invalid cursor".into()))?,
+            ),
+        };
+        let kind = match &self.kind {
+            Some(kind) => Some(state.games.known_kind(kind.tag())?.to_string()),
+            None => None,
+        };
+        let filter = ListFilter {
+            kind,
+            status: self.status.map(|s| match s {
+                Status::Lobby => GameStatus::Lobby,
+                Status::Active => GameStatus::Active,
+                Status::Finished => GameStatus::Finished,
+                Status::Cancelled => GameStatus::Cancelled,
+                Status::Expired => GameStatus::Expired,
+            }),
+            member: self.mine.then_some(user),
+            before,
+            limit: limit + 1,
+        };
+        Ok((filter, limit))
+    }
+
+    /// The `Link` to the page after `cursor`, with the same filters.
+    fn next_link(&self, limit: u32, cursor: &str) -> String {
+        let mut link = format!("/v1/games?limit={limit}&cursor={cursor}");
+        if let Some(kind) = &self.kind {
+            link += &format!("&kind={}", kind.tag());
+        }
+        if let Some(status) = self.status {
+            link += &format!(
+                "&status={}",
+                serde_json::to_value(status)
+                    .ok()
+                    .and_then(|v| v.as_str().map(String::from))
+                    .unwrap_or_default()
+            );
+        }
+        if self.mine {
+            link += "&mine=true";
+        }
+        format!("<{link}>; rel=\"next\"")
+    }
+}
+
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct EventsQuery {
@@ -407,6 +464,21 @@ pub(crate) fn client_seed(seed: Option<String>) -> ApiResult<String> {
     Ok(seed)
 }
 
+impl CreateGameRequest {
+    fn into_create(self) -> ApiResult<CreateGame> {
+        if self.rng_seed.as_ref().is_some_and(|s| s.len() > 256) {
+            return Err(ApiError::Invalid("rng_seed is at most 256 bytes".into()));
+        }
+        Ok(CreateGame {
+            kind: self.kind.0,
+            seats: self.seats,
+            options: self.options,
+            rng_seed: self.rng_seed,
+            client_seed: client_seed(self.client_seed)?,
+        })
+    }
+}
+
 /// Create a game (the caller takes seat 1 and is the host).
 #[utoipa::path(post, path = "/v1/games", tag = "games", request_body = CreateGameRequest, security(("bearer" = [])),
     responses((status = 201, body = GameSummary), (status = 401, body = Problem), (status = 403, body = Problem),
@@ -417,29 +489,10 @@ pub async fn create_game(
     user: AuthUser,
     body: web::Json<CreateGameRequest>,
 ) -> ApiResult<HttpResponse> {
-    let body = body.into_inner();
-    if body.rng_seed.as_ref().is_some_and(|s| s.len() > 256) {
-        return Err(ApiError::Invalid("rng_seed is at most 256 bytes".into()));
-    }
-    let is_admin = if body.rng_seed.is_some() {
-        state.is_admin(&user).await?
-    } else {
-        false
-    };
-    let id = state
-        .games
-        .create(
-            user.id,
-            CreateGame {
-                kind: body.kind.0,
-                seats: body.seats,
-                options: body.options,
-                rng_seed: body.rng_seed,
-                client_seed: client_seed(body.client_seed)?,
-            },
-            is_admin,
-        )
-        .await?;
+    let create = body.into_inner().into_create()?;
+    // Only an admin may fix the seed (checked by the use case).
+    let is_admin = create.rng_seed.is_some() && state.is_admin(&user).await?;
+    let id = state.games.create(user.id, create, is_admin).await?;
     let (row, seats) = state.games.game_row(id).await?;
     let answer = with_links(&state, &user, &row, &seats, summary(&row, &seats)).await?;
     Ok(HttpResponse::Created()
@@ -456,64 +509,23 @@ pub async fn list_games(
     user: AuthUser,
     query: web::Query<ListQuery>,
 ) -> ApiResult<HttpResponse> {
-    let limit = query.limit.unwrap_or(20);
-    if !(1..=100).contains(&limit) {
-        return Err(ApiError::Invalid("limit must be between 1 and 100".into()));
-    }
-    let before = match &query.cursor {
-        None => None,
-        Some(cursor) => {
-            Some(decode_cursor(cursor).ok_or_else(|| ApiError::Invalid("invalid cursor".into()))?)
-        }
-    };
-    let filter = ListFilter {
-        kind: match &query.kind {
-            Some(kind) => Some(state.games.known_kind(kind.tag())?.to_string()),
-            None => None,
-        },
-        status: query.status.map(|s| match s {
-            Status::Lobby => GameStatus::Lobby,
-            Status::Active => GameStatus::Active,
-            Status::Finished => GameStatus::Finished,
-            Status::Cancelled => GameStatus::Cancelled,
-            Status::Expired => GameStatus::Expired,
-        }),
-        member: query.mine.then_some(user.id),
-        before,
-        limit: limit + 1,
-    };
+    let (filter, limit) = query.filter(&state, user.id)?;
     let mut rows = state.games.list(&filter).await?;
     let more = rows.len() > limit as usize;
     rows.truncate(limit as usize);
-    let games = rows
-        .iter()
-        .map(|(row, seats)| summary(row, seats))
-        .collect();
     let next_cursor = more
         .then(|| {
             rows.last()
                 .map(|(r, _)| encode_cursor(r.created_at, r.id.0))
         })
         .flatten();
+    let games = rows
+        .iter()
+        .map(|(row, seats)| summary(row, seats))
+        .collect();
     let mut response = HttpResponse::Ok();
     if let Some(cursor) = &next_cursor {
-        let mut link = format!("/v1/games?limit={limit}&cursor={cursor}");
-        if let Some(kind) = &query.kind {
-            link += &format!("&kind={}", kind.tag());
-        }
-        if let Some(status) = query.status {
-            link += &format!(
-                "&status={}",
-                serde_json::to_value(status)
-                    .ok()
-                    .and_then(|v| v.as_str().map(String::from))
-                    .unwrap_or_default()
-            );
-        }
-        if query.mine {
-            link += "&mine=true";
-        }
-        response.insert_header((header::LINK, format!("<{link}>; rel=\"next\"")));
+        response.insert_header((header::LINK, query.next_link(limit, cursor)));
     }
     Ok(response.json(GameList { games, next_cursor }))
 }
@@ -569,48 +581,13 @@ pub async fn start_game(
     state: web::Data<AppState>,
     user: AuthUser,
     GamePath(id): GamePath,
-    req: HttpRequest,
+    IdempotencyKey(key): IdempotencyKey,
 ) -> ApiResult<HttpResponse> {
     // Starting is idempotent per Idempotency-Key; without one, per game.
-    let command_id = idempotency_key(&req)?.unwrap_or_else(|| uuid::Uuid::new_v5(&id.0, b"start"));
-    let answer = state.games.start(id, user.id, command_id).await?;
-    let next = PromptsResponse::from(answer.next);
-    Ok(HttpResponse::Ok()
-        .insert_header((header::ETAG, format!("\"{}\"", answer.version)))
-        .json(CommandResponse {
-            version: answer.version,
-            events: answer.events.into_iter().map(EventOut::from).collect(),
-            next,
-        }))
-}
-
-pub(crate) fn idempotency_key(req: &HttpRequest) -> ApiResult<Option<uuid::Uuid>> {
-    match req.headers().get("idempotency-key") {
-        None => Ok(None),
-        Some(v) => {
-            let text = v
-                .to_str()
-                .map_err(|_| ApiError::BadRequest("invalid Idempotency-Key".into()))?;
-            uuid::Uuid::parse_str(text.trim())
-                .map(Some)
-                .map_err(|_| ApiError::BadRequest("Idempotency-Key must be a UUID".into()))
-        }
-    }
-}
-
-fn if_match(req: &HttpRequest) -> ApiResult<Option<u64>> {
-    match req.headers().get(header::IF_MATCH) {
-        None => Ok(None),
-        Some(v) => {
-            let text = v
-                .to_str()
-                .map_err(|_| ApiError::BadRequest("invalid If-Match".into()))?;
-            let text = text.trim().trim_start_matches("W/").trim_matches('"');
-            text.parse()
-                .map(Some)
-                .map_err(|_| ApiError::BadRequest("If-Match must be a version ETag".into()))
-        }
-    }
+    let command_id = key.unwrap_or_else(|| uuid::Uuid::new_v5(&id.0, b"start"));
+    Ok(command_answer(
+        state.games.start(id, user.id, command_id).await?,
+    ))
 }
 
 /// A game: summary and the caller's view (`ETag` = version). Spectators get the public view.
@@ -707,6 +684,63 @@ pub async fn prompts(
     ))
 }
 
+/// A command is a JSON object (its `type` and fields are the game's to check).
+pub(crate) fn command_object(command: &Value) -> ApiResult<()> {
+    if !command.is_object() {
+        return Err(ApiError::Invalid(
+            "command must be an object with a `type`".into(),
+        ));
+    }
+    Ok(())
+}
+
+impl CommandBody {
+    /// The command with its id and expected version, each from the body or its header
+    /// (`Idempotency-Key`, `If-Match`); both given and different is a 422.
+    fn into_request(
+        self,
+        key: Option<uuid::Uuid>,
+        if_match: Option<u64>,
+    ) -> ApiResult<CommandRequest> {
+        command_object(&self.command)?;
+        let command_id = match (self.command_id, key) {
+            (Some(a), Some(b)) if a != b => {
+                return Err(ApiError::Invalid(
+                    "command_id and Idempotency-Key differ".into(),
+                ));
+            }
+            (Some(a), _) | (None, Some(a)) => a,
+            (None, None) => uuid::Uuid::now_v7(),
+        };
+        let expected_version = match (self.expected_version, if_match) {
+            (Some(a), Some(b)) if a != b => {
+                return Err(ApiError::Invalid(
+                    "expected_version and If-Match differ".into(),
+                ));
+            }
+            (a, b) => a.or(b),
+        };
+        Ok(CommandRequest {
+            command_id,
+            expected_version: expected_version
+                .map(|v| int64("expected_version", v))
+                .transpose()?,
+            command: self.command,
+        })
+    }
+}
+
+/// A command's answer (send or start): the events and `next`, `ETag` = the version.
+fn command_answer(answer: CommandAnswer) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header((header::ETAG, format!("\"{}\"", answer.version)))
+        .json(CommandResponse {
+            version: answer.version,
+            events: answer.events.into_iter().map(EventOut::from).collect(),
+            next: PromptsResponse::from(answer.next),
+        })
+}
+
 /// Send a command for the caller's seat.
 #[utoipa::path(post, path = "/v1/games/{id}/commands", tag = "games", request_body = CommandBody,
     params(("id" = uuid::Uuid, Path)), security(("bearer" = [])),
@@ -719,55 +753,14 @@ pub async fn send_command(
     state: web::Data<AppState>,
     user: AuthUser,
     GamePath(id): GamePath,
-    req: HttpRequest,
+    IdempotencyKey(key): IdempotencyKey,
+    IfMatch(if_match): IfMatch,
     body: web::Json<CommandBody>,
 ) -> ApiResult<HttpResponse> {
-    let body = body.into_inner();
-    if !body.command.is_object() {
-        return Err(ApiError::Invalid(
-            "command must be an object with a `type`".into(),
-        ));
-    }
-    let command_id = match (body.command_id, idempotency_key(&req)?) {
-        (Some(a), Some(b)) if a != b => {
-            return Err(ApiError::Invalid(
-                "command_id and Idempotency-Key differ".into(),
-            ));
-        }
-        (Some(a), _) | (None, Some(a)) => a,
-        (None, None) => uuid::Uuid::now_v7(),
-    };
-    let expected_version = match (body.expected_version, if_match(&req)?) {
-        (Some(a), Some(b)) if a != b => {
-            return Err(ApiError::Invalid(
-                "expected_version and If-Match differ".into(),
-            ));
-        }
-        (a, b) => a.or(b),
-    };
-    let expected_version = expected_version
-        .map(|v| int64("expected_version", v))
-        .transpose()?;
-    let answer = state
-        .games
-        .command(
-            id,
-            user.id,
-            CommandRequest {
-                command_id,
-                expected_version,
-                command: body.command,
-            },
-        )
-        .await?;
-    let next = PromptsResponse::from(answer.next);
-    Ok(HttpResponse::Ok()
-        .insert_header((header::ETAG, format!("\"{}\"", answer.version)))
-        .json(CommandResponse {
-            version: answer.version,
-            events: answer.events.into_iter().map(EventOut::from).collect(),
-            next,
-        }))
+    let request = body.into_inner().into_request(key, if_match)?;
+    Ok(command_answer(
+        state.games.command(id, user.id, request).await?,
+    ))
 }
 
 /// The event log as the caller may see it (hidden events are left out; `seq` stays global).
@@ -825,17 +818,10 @@ pub async fn stream(
     state: web::Data<AppState>,
     access: crate::routes::tickets::StreamAccess,
     GamePath(id): GamePath,
+    LastEventId(after): LastEventId,
     req: HttpRequest,
 ) -> ApiResult<HttpResponse> {
-    let after = match req.headers().get("last-event-id") {
-        Some(v) => v
-            .to_str()
-            .ok()
-            .and_then(|s| s.trim().parse::<u64>().ok())
-            .ok_or_else(|| ApiError::BadRequest("Last-Event-ID must be a seq number".into()))?,
-        None => 0,
-    };
-    let after = int64("Last-Event-ID", after)?;
+    let after = after.unwrap_or(0);
     // Fail early (404, not started) before committing to a stream.
     state.games.with_game(id, |_| ()).await?;
     let ip = crate::limits::client_ip(&req);

@@ -2,10 +2,11 @@
 
 use crate::auth::AuthUser;
 use crate::error::{ApiResult, Problem};
+use crate::extract::IdempotencyKey;
 use crate::routes::GamePath;
-use crate::routes::games::{GameSummary, idempotency_key, summary};
+use crate::routes::games::{GameSummary, summary};
 use crate::state::AppState;
-use actix_web::{HttpRequest, HttpResponse, delete, post, web};
+use actix_web::{HttpResponse, delete, post, web};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -69,9 +70,9 @@ pub async fn resign(
     state: web::Data<AppState>,
     user: AuthUser,
     GamePath(id): GamePath,
-    req: HttpRequest,
+    IdempotencyKey(key): IdempotencyKey,
 ) -> ApiResult<HttpResponse> {
-    let command_id = idempotency_key(&req)?
+    let command_id = key
         .unwrap_or_else(|| uuid::Uuid::new_v5(&id.0, format!("resign:{}", user.id.0).as_bytes()));
     let version = state.games.resign(id, user.id, command_id).await?;
     Ok(HttpResponse::Ok().json(ResignAnswer { version }))

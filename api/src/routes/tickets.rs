@@ -11,7 +11,6 @@
 
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, Problem};
-use crate::state::AppState;
 use actix_web::dev::Payload;
 use actix_web::{FromRequest, HttpRequest, HttpResponse, post, web};
 use futures_util::future::LocalBoxFuture;
@@ -52,31 +51,22 @@ pub struct StreamTicket {
     pub expires_in: u64,
 }
 
-/// The expiry (unix seconds) of the request's bearer token.
-fn bearer_expiry(req: &HttpRequest, state: &AppState) -> ApiResult<i64> {
-    let token = req
-        .headers()
-        .get(actix_web::http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| {
-            v.strip_prefix("Bearer ")
-                .or_else(|| v.strip_prefix("bearer "))
-        })
-        .ok_or_else(|| ApiError::Unauthorized("missing bearer token".into()))?;
-    Ok(state.jwt.verify(token.trim())?.exp)
-}
-
 /// A short-lived, single-use ticket to open one event stream without a token in its URL
 /// (`EventSource`). The stream it opens ends when the access token that bought it expires.
 #[utoipa::path(post, path = "/v1/stream-tickets", tag = "games", security(("bearer" = [])),
     responses((status = 201, body = StreamTicket), (status = 401, body = Problem)))]
 #[post("/v1/stream-tickets")]
-pub async fn issue(
-    state: web::Data<AppState>,
-    user: AuthUser,
-    req: HttpRequest,
-) -> ApiResult<HttpResponse> {
-    let access_until = bearer_expiry(&req, &state)?;
+pub async fn issue(user: AuthUser) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Created()
+        .insert_header((actix_web::http::header::CACHE_CONTROL, "no-store"))
+        .json(StreamTicket {
+            ticket: new_ticket(user),
+            expires_in: TICKET_TTL.as_secs(),
+        }))
+}
+
+/// Records a fresh ticket for `user`'s stream (forgetting the expired ones).
+fn new_ticket(user: AuthUser) -> String {
     let mut bytes = [0u8; 32];
     infra::random::fill_random(&mut bytes);
     let ticket = hex::encode(bytes);
@@ -86,17 +76,13 @@ pub async fn issue(
     map.insert(
         ticket.clone(),
         Issued {
+            // The token was verified once, by the request gate: `AuthUser` carries its expiry.
+            access_until: user.expires,
             user,
-            access_until,
             expires: now + TICKET_TTL,
         },
     );
-    Ok(HttpResponse::Created()
-        .insert_header((actix_web::http::header::CACHE_CONTROL, "no-store"))
-        .json(StreamTicket {
-            ticket,
-            expires_in: TICKET_TTL.as_secs(),
-        }))
+    ticket
 }
 
 /// Who opens a stream and until when: from `?ticket=` (used up here) or the bearer token.
@@ -135,17 +121,12 @@ impl FromRequest for StreamAccess {
                 }
             });
         }
-        let state = req.app_data::<web::Data<AppState>>().cloned();
-        let expiry = state
-            .as_ref()
-            .ok_or_else(|| ApiError::Internal("app state missing".into()))
-            .and_then(|s| bearer_expiry(req, s));
         let user = AuthUser::from_request(req, payload);
         Box::pin(async move {
             let user = user.await?;
             Ok(StreamAccess {
+                until: left(user.expires),
                 user,
-                until: left(expiry?),
             })
         })
     }
