@@ -39,6 +39,9 @@ pub async fn fold_head(store: &Store, id: GameId) -> Result<HeadProjection> {
     }
     if head.version > 0 {
         head.status = GameStatus::Active;
+    } else if matches!(row.status, GameStatus::Cancelled | GameStatus::Expired) {
+        // A lobby has no log: its cancellation or expiry (issue 17) is the row's alone.
+        head.status = row.status;
     }
     if let Some(outcome) = state.outcome() {
         head.status = GameStatus::Finished;

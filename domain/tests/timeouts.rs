@@ -1,0 +1,74 @@
+//! Issue 17, the timeout policy of every game: over random games of every kind, at every
+//! decision the game waits for, the seat's default move (`AnyState::default_move`, what the
+//! server sends when the seat's clock runs out) exists, answers the decision (its kind is one
+//! the game waits for) and is accepted by `decide`. Prints the policy observed per decision
+//! with `--nocapture` (the tables in `docs/rules/*.md`).
+
+use domain::engine::{RngExt, seeded};
+use domain::games;
+use std::collections::BTreeMap;
+
+#[test]
+fn every_waited_for_decision_has_an_accepted_default_move() {
+    for game in games() {
+        let mut policy: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+        for g in 0..3u64 {
+            let seats = *game.seat_range().start() + (g % 2) as u8;
+            let mut rng = seeded(0x7173 + g);
+            let options = game.option_samples(seats)[0].clone();
+            let mut state = game.new_state();
+            for event in game.setup(&options, seats, &mut rng).expect("setup") {
+                state
+                    .apply(&event.payload, game.event_schema_version())
+                    .expect("applies");
+            }
+            for _step in 0..2000 {
+                if state.outcome().is_some() {
+                    break;
+                }
+                let prompts = state.prompts();
+                for prompt in prompts.iter().filter(|p| p.must) {
+                    let default = state.default_move(prompt.seat).unwrap_or_else(|| {
+                        panic!("{}: no default move for {prompt:?}", game.kind())
+                    });
+                    let tag = default["type"].as_str().unwrap_or("").to_string();
+                    assert!(
+                        prompt.kinds.iter().any(|k| *k == tag),
+                        "{}: default {default} does not answer {prompt:?}",
+                        game.kind()
+                    );
+                    let mut dice = seeded(g);
+                    state
+                        .decide(prompt.seat, &default, &mut dice)
+                        .unwrap_or_else(|e| {
+                            panic!("{}: default {default} refused: {e}", game.kind())
+                        });
+                    let mut kinds: Vec<String> =
+                        prompt.kinds.iter().map(|k| k.to_string()).collect();
+                    kinds.sort();
+                    *policy
+                        .entry(kinds.join("|"))
+                        .or_default()
+                        .entry(tag)
+                        .or_default() += 1;
+                }
+                // Play on: a random prompted seat, a random kind, a random command of it.
+                let prompt = &prompts[rng.index(prompts.len())];
+                let legal = state.legal(prompt.seat);
+                if legal.is_empty() {
+                    continue;
+                }
+                let command = legal[rng.index(legal.len())].clone();
+                let (events, next) = state
+                    .decide_next(prompt.seat, &command, &mut rng)
+                    .expect("a legal command is accepted");
+                let _ = events;
+                state = next;
+            }
+        }
+        println!("{}:", game.kind());
+        for (kinds, defaults) in &policy {
+            println!("  waits for {kinds} -> {defaults:?}");
+        }
+    }
+}
