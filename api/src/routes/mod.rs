@@ -54,6 +54,7 @@ pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
         .service(me::delete_push_subscription)
         .service(me::notifications)
         .service(me::stream)
+        .service(me::vapid_public_key)
         .service(games::stream)
         .service(games::events)
         .service(games::state_at)
