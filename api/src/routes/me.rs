@@ -310,7 +310,7 @@ pub async fn notifications(
     responses((status = 200, content_type = "text/event-stream", body = Notification), (status = 401, body = Problem),
               (status = 429, body = Problem)))]
 #[get("/v1/me/events/stream")]
-pub async fn stream(
+pub async fn notification_stream(
     state: web::Data<AppState>,
     access: crate::routes::tickets::StreamAccess,
     req: HttpRequest,

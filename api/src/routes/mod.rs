@@ -53,7 +53,7 @@ pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
         .service(me::add_push_subscription)
         .service(me::delete_push_subscription)
         .service(me::notifications)
-        .service(me::stream)
+        .service(me::notification_stream)
         .service(me::vapid_public_key)
         .service(games::stream)
         .service(games::events)
