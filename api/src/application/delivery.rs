@@ -205,7 +205,9 @@ pub async fn run(
     vapid: Arc<Vapid>,
     wake: Arc<tokio::sync::Notify>,
 ) {
+    let connector = awc::Connector::new().rustls_0_23(tls());
     let client = awc::Client::builder()
+        .connector(connector)
         // A redirect could lead anywhere (a private address): never follow one.
         .disable_redirects()
         .timeout(config.timeout)
@@ -235,6 +237,23 @@ pub async fn run(
         });
         futures_util::future::join_all(deliveries).await;
     }
+}
+
+/// TLS for deliveries: rustls on ring, verifying against Mozilla's roots (`webpki-roots`), so
+/// the server trusts the same authorities wherever it runs.
+fn tls() -> Arc<rustls::ClientConfig> {
+    let roots = rustls::RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+    };
+    let mut config = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .expect("ring supports the default TLS versions")
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    Arc::new(config)
 }
 
 async fn report(outbox: &Outbox, config: &NotifyConfig, due: &Due, result: Delivered) {

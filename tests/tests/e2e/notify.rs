@@ -961,3 +961,31 @@ async fn the_vapid_public_key_is_an_uncompressed_p256_point() {
     assert_eq!(key.len(), 87, "65 bytes in unpadded base64url: {key}");
     assert!(key.starts_with('B'), "0x04 prefix: {key}");
 }
+
+/// Deliveries speak TLS to an `https` destination: to a plain-HTTP listener the handshake
+/// fails (and is retried), nothing is delivered in clear.
+#[actix_web::test]
+async fn https_destinations_are_reached_over_tls_only() {
+    let app = spawn_app_with(|config| config.registry = registry_with_countdown()).await;
+    let receiver = Receiver::default();
+    let base = receiver.start().replace("http://", "https://");
+    let (ann, bob) = (app.register("ann").await, app.register("bob").await);
+    register_webhooks(&app, &base, &[bob.clone()]).await;
+    app.started_game("countdown", &[ann.clone(), bob.clone()], json!({}), None)
+        .await;
+    let mut error = None;
+    for _ in 0..200 {
+        error = sqlx::query_scalar::<_, Option<String>>("SELECT last_error FROM outbox")
+            .fetch_optional(&app.pool)
+            .await
+            .unwrap()
+            .flatten();
+        if error.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let error = error.expect("a failed attempt");
+    assert!(!error.contains("not supported"), "TLS is built in: {error}");
+    assert!(receiver.got.lock().unwrap().is_empty(), "nothing in clear");
+}
