@@ -970,7 +970,7 @@ async fn https_destinations_are_reached_over_tls_only() {
     let receiver = Receiver::default();
     let base = receiver.start().replace("http://", "https://");
     let (ann, bob) = (app.register("ann").await, app.register("bob").await);
-    register_webhooks(&app, &base, &[bob.clone()]).await;
+    register_webhooks(&app, &base, std::slice::from_ref(&bob)).await;
     app.started_game("countdown", &[ann.clone(), bob.clone()], json!({}), None)
         .await;
     let mut error = None;
