@@ -163,11 +163,16 @@ pub async fn check_destination(raw: &str, config: &NotifyConfig) -> Result<url::
         .to_string();
     let addresses: Vec<IpAddr> = match bare.parse::<IpAddr>() {
         Ok(ip) => vec![ip],
-        Err(_) => tokio::net::lookup_host((bare.as_str(), port))
-            .await
-            .map_err(|e| format!("the host {host} does not resolve: {e}"))?
-            .map(|a| a.ip())
-            .collect(),
+        // Bounded: a registration must not hang on a slow resolver.
+        Err(_) => tokio::time::timeout(
+            Duration::from_secs(5),
+            tokio::net::lookup_host((bare.as_str(), port)),
+        )
+        .await
+        .map_err(|_| format!("the host {host} did not resolve within 5 s"))?
+        .map_err(|e| format!("the host {host} does not resolve: {e}"))?
+        .map(|a| a.ip())
+        .collect(),
     };
     if addresses.is_empty() {
         return Err(format!("the host {host} does not resolve"));
