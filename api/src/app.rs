@@ -65,11 +65,19 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
             .listen(pool.clone(), games.clone(), sessions.clone()),
     );
     let outbox = infra::outbox::Outbox::new(pool.clone());
+    let vapid = Arc::new(
+        crate::application::webpush::Vapid::new(
+            &config.notify.vapid_private_key,
+            &config.notify.vapid_subject,
+        )
+        .expect("a valid VAPID key (checked when the configuration is read)"),
+    );
     if config.notify.deliver {
         // The worker's HTTP client lives on this thread (actix's `awc`).
         actix_web::rt::spawn(crate::application::delivery::run(
             outbox.clone(),
             config.notify.clone(),
+            vapid.clone(),
             hub.outbox_wake.clone(),
         ));
     }
@@ -99,6 +107,7 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
         refresh_leeway: config.refresh_leeway,
         outbox,
         notify: config.notify.clone(),
+        vapid,
     })
 }
 

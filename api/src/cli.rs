@@ -137,6 +137,15 @@ pub struct Settings {
         hide_env_values = true
     )]
     pub jwt_secret: Option<String>,
+    /// Web Push VAPID private key: a raw P-256 scalar, base64url (default: generated once, kept
+    /// in the data folder). Every instance must share it: subscriptions are tied to its key.
+    #[arg(
+        long,
+        env = "HOMESTRETCH_VAPID_PRIVATE_KEY",
+        global = true,
+        hide_env_values = true
+    )]
+    pub vapid_private_key: Option<String>,
     /// Comma-separated user IDS that are admins (names are refused: anyone can register a
     /// name; grant by name with `admin grant`).
     #[arg(long, env = "HOMESTRETCH_ADMINS", global = true, default_value = "")]
@@ -493,6 +502,39 @@ fn jwt_secret(settings: &Settings) -> Result<Vec<u8>, CliError> {
     Ok(secret)
 }
 
+/// The VAPID private key: from the settings, else the one kept in the data folder (made once).
+fn vapid_private_key(settings: &Settings) -> Result<Vec<u8>, CliError> {
+    use crate::application::webpush::{Vapid, b64url_decode};
+    let usage = || {
+        CliError::Usage(
+            "HOMESTRETCH_VAPID_PRIVATE_KEY must be a base64url P-256 private key (32 bytes)".into(),
+        )
+    };
+    let encoded = match settings.vapid_private_key.clone() {
+        Some(key) => key,
+        None => {
+            let dir = &settings.data;
+            std::fs::create_dir_all(dir)?;
+            let path = dir.join("vapid-private-key");
+            match std::fs::read_to_string(&path) {
+                Ok(key) => key.trim().to_string(),
+                Err(_) => {
+                    let key = Vapid::generate();
+                    std::fs::write(&path, &key)?;
+                    use std::os::unix::fs::PermissionsExt;
+                    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
+                    key
+                }
+            }
+        }
+    };
+    let raw = b64url_decode(&encoded)
+        .filter(|k| k.len() == 32)
+        .ok_or_else(usage)?;
+    Vapid::new(&raw, "mailto:push@homestretch.invalid").map_err(|_| usage())?;
+    Ok(raw)
+}
+
 /// The server's configuration from the settings (the JWT secret may be generated and kept in
 /// the data folder).
 /// What `homestretch help` prints: every subcommand and every setting (clap renders it).
@@ -525,6 +567,7 @@ pub fn server_config(settings: &Settings) -> Result<ServerConfig, CliError> {
             allow_http_hosts: crate::application::delivery::NotifyConfig::parse_hosts(
                 &settings.allow_http_hosts,
             ),
+            vapid_private_key: vapid_private_key(settings)?,
             ..Default::default()
         },
         clocks: Some(crate::application::ClockConfig {

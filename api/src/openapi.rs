@@ -23,7 +23,7 @@ use utoipa::{Modify, OpenApi};
         games::get_game, games::prompts, games::send_command, check::check_command, games::events, games::stream, tickets::issue, games::state_at,
         audit::export, audit::audit, audit::audit_move, audit::open_dispute, audit::get_dispute, audit::resolve_dispute,
         me::add_webhook, me::list_webhooks, me::delete_webhook, me::add_push_subscription, me::delete_push_subscription,
-        me::notifications, me::stream,
+        me::notifications, me::notification_stream, me::vapid_public_key,
         ops::healthz, ops::readyz, ops::metrics, ops::openapi_json, ops::docs, problems::index, problems::problem,
     ),
     components(schemas(Problem, domain::Prompt, domain::Outcome, domain::Seat, domain::choices::Family)),

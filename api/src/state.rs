@@ -27,6 +27,7 @@ pub struct AppState {
     /// Notification destinations and feeds (issue 18).
     pub outbox: infra::outbox::Outbox,
     pub notify: crate::application::delivery::NotifyConfig,
+    pub vapid: Arc<crate::application::webpush::Vapid>,
 }
 
 impl AppState {

@@ -8,6 +8,7 @@
 //! every delivery ([`check_destination`]): `https` only, and every address the host resolves
 //! to must be public, except the hosts listed in `HOMESTRETCH_ALLOW_HTTP_HOSTS`.
 
+use super::webpush::{Vapid, encrypt};
 use hmac::{KeyInit, Mac};
 use infra::outbox::{Due, Outbox, Target};
 use std::net::IpAddr;
@@ -34,6 +35,11 @@ pub struct NotifyConfig {
     pub lease: Duration,
     /// Timeout of one delivery request.
     pub timeout: Duration,
+    /// The VAPID private key (raw 32-byte P-256 scalar; `HOMESTRETCH_VAPID_PRIVATE_KEY`, or
+    /// generated once and kept in the data folder). Empty: a new key for this process (tests).
+    pub vapid_private_key: Vec<u8>,
+    /// The VAPID `sub` claim: a contact the push services can reach.
+    pub vapid_subject: String,
 }
 
 impl Default for NotifyConfig {
@@ -46,6 +52,8 @@ impl Default for NotifyConfig {
             idle_poll: Duration::from_secs(5),
             lease: Duration::from_secs(60),
             timeout: Duration::from_secs(10),
+            vapid_private_key: Vec::new(),
+            vapid_subject: "mailto:push@homestretch.invalid".into(),
         }
     }
 }
@@ -155,11 +163,16 @@ pub async fn check_destination(raw: &str, config: &NotifyConfig) -> Result<url::
         .to_string();
     let addresses: Vec<IpAddr> = match bare.parse::<IpAddr>() {
         Ok(ip) => vec![ip],
-        Err(_) => tokio::net::lookup_host((bare.as_str(), port))
-            .await
-            .map_err(|e| format!("the host {host} does not resolve: {e}"))?
-            .map(|a| a.ip())
-            .collect(),
+        // Bounded: a registration must not hang on a slow resolver.
+        Err(_) => tokio::time::timeout(
+            Duration::from_secs(5),
+            tokio::net::lookup_host((bare.as_str(), port)),
+        )
+        .await
+        .map_err(|_| format!("the host {host} did not resolve within 5 s"))?
+        .map_err(|e| format!("the host {host} does not resolve: {e}"))?
+        .map(|a| a.ip())
+        .collect(),
     };
     if addresses.is_empty() {
         return Err(format!("the host {host} does not resolve"));
@@ -184,13 +197,22 @@ pub fn signature(secret: &str, t: u64, body: &str) -> String {
 /// What became of one delivery.
 enum Delivered {
     Done,
+    /// The push service says the subscription no longer exists (404/410).
+    Gone,
     Failed(String),
 }
 
 /// The worker: claims and delivers due rows until the process ends. Woken by `wake` (every
 /// committed notification, heard by the instance's listener) or every `idle_poll`.
-pub async fn run(outbox: Outbox, config: NotifyConfig, wake: Arc<tokio::sync::Notify>) {
+pub async fn run(
+    outbox: Outbox,
+    config: NotifyConfig,
+    vapid: Arc<Vapid>,
+    wake: Arc<tokio::sync::Notify>,
+) {
+    let connector = awc::Connector::new().rustls_0_23(tls());
     let client = awc::Client::builder()
+        .connector(connector)
         // A redirect could lead anywhere (a private address): never follow one.
         .disable_redirects()
         .timeout(config.timeout)
@@ -212,9 +234,9 @@ pub async fn run(outbox: Outbox, config: NotifyConfig, wake: Arc<tokio::sync::No
         // A batch holds at most one row per destination (the claim keeps each destination's
         // order), so they go out concurrently.
         let deliveries = claimed.into_iter().map(|due| {
-            let (client, outbox, config) = (&client, &outbox, &config);
+            let (client, outbox, config, vapid) = (&client, &outbox, &config, &vapid);
             async move {
-                let result = deliver(client, config, &due).await;
+                let result = deliver(client, config, vapid, &due).await;
                 report(outbox, config, &due, result).await;
             }
         });
@@ -222,9 +244,30 @@ pub async fn run(outbox: Outbox, config: NotifyConfig, wake: Arc<tokio::sync::No
     }
 }
 
+/// TLS for deliveries: rustls on ring, verifying against Mozilla's roots (`webpki-roots`), so
+/// the server trusts the same authorities wherever it runs.
+fn tls() -> Arc<rustls::ClientConfig> {
+    let roots = rustls::RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+    };
+    let mut config = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .expect("ring supports the default TLS versions")
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    Arc::new(config)
+}
+
 async fn report(outbox: &Outbox, config: &NotifyConfig, due: &Due, result: Delivered) {
     let done = match result {
         Delivered::Done => outbox.delivered(due.outbox_id).await,
+        Delivered::Gone => match &due.target {
+            Target::Push { id, .. } => outbox.expire_push(*id).await,
+            Target::Webhook { .. } => outbox.delivered(due.outbox_id).await,
+        },
         Delivered::Failed(error) if due.attempts >= config.max_attempts => {
             tracing::warn!(notification = %due.notification, %error, attempts = due.attempts,
                 "notification dropped after its last attempt");
@@ -243,7 +286,12 @@ async fn report(outbox: &Outbox, config: &NotifyConfig, due: &Due, result: Deliv
     }
 }
 
-async fn deliver(client: &awc::Client, config: &NotifyConfig, due: &Due) -> Delivered {
+async fn deliver(
+    client: &awc::Client,
+    config: &NotifyConfig,
+    vapid: &Vapid,
+    due: &Due,
+) -> Delivered {
     match &due.target {
         Target::Webhook { url, secret, .. } => {
             if let Err(reason) = check_destination(url, config).await {
@@ -266,7 +314,46 @@ async fn deliver(client: &awc::Client, config: &NotifyConfig, due: &Due) -> Deli
                 Err(error) => Delivered::Failed(error.to_string()),
             }
         }
-        Target::Push { .. } => Delivered::Failed("Web Push is not configured".into()),
+        Target::Push {
+            endpoint,
+            p256dh,
+            auth,
+            ..
+        } => {
+            let url = match check_destination(endpoint, config).await {
+                Ok(url) => url,
+                Err(reason) => return Delivered::Failed(reason),
+            };
+            let body = match encrypt(p256dh, auth, due.payload.to_string().as_bytes()) {
+                Ok(body) => body,
+                Err(reason) => return Delivered::Failed(reason),
+            };
+            let authorization = match vapid.authorization(&url) {
+                Ok(value) => value,
+                Err(reason) => return Delivered::Failed(reason),
+            };
+            let urgency = match due.payload["type"].as_str() {
+                Some("your_turn" | "invited") => "high",
+                _ => "normal",
+            };
+            let sent = client
+                .post(url.as_str())
+                .insert_header(("content-type", "application/octet-stream"))
+                .insert_header(("content-encoding", "aes128gcm"))
+                .insert_header(("authorization", authorization))
+                // A day: a phone asleep for longer resyncs from the feed.
+                .insert_header(("ttl", "86400"))
+                .insert_header(("urgency", urgency))
+                .send_body(body)
+                .await;
+            match sent {
+                Ok(response) if response.status().is_success() => Delivered::Done,
+                // RFC 8030 §7.3: the subscription is gone.
+                Ok(response) if matches!(response.status().as_u16(), 404 | 410) => Delivered::Gone,
+                Ok(response) => Delivered::Failed(format!("answered {}", response.status())),
+                Err(error) => Delivered::Failed(error.to_string()),
+            }
+        }
     }
 }
 

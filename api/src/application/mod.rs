@@ -21,6 +21,7 @@ mod lobby;
 pub mod notify;
 mod reads;
 mod replay;
+pub mod webpush;
 
 use domain::engine::{ChaChaRng, seed_commitment};
 use domain::{AnyGame, AnyState, Outcome, Prompt, Registry, Seat, Viewer};

@@ -3,6 +3,7 @@
 //! Every channel carries the same JSON ([`Notification`]), built in
 //! `application::notify` and written to the outbox with the events that cause it.
 
+use crate::application::webpush::b64url_decode;
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::limits::IpKey;
@@ -209,30 +210,6 @@ pub async fn delete_webhook(
     Ok(HttpResponse::NoContent().finish())
 }
 
-/// Decodes base64url (padded or not) to bytes.
-fn base64url(raw: &str) -> Option<Vec<u8>> {
-    let mut bits = 0u32;
-    let mut count = 0u8;
-    let mut out = Vec::with_capacity(raw.len() * 3 / 4);
-    for c in raw.trim_end_matches('=').bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'-' | b'+' => 62,
-            b'_' | b'/' => 63,
-            _ => return None,
-        };
-        bits = (bits << 6) | u32::from(v);
-        count += 6;
-        if count >= 8 {
-            count -= 8;
-            out.push((bits >> count) as u8);
-        }
-    }
-    Some(out)
-}
-
 /// Subscribes a browser to Web Push (the body is its `PushSubscription.toJSON()`): every
 /// notification of the caller is pushed to `endpoint`, encrypted (RFC 8291) and signed with the
 /// server's VAPID key (RFC 8292, `GET /v1/push/vapid-public-key`).
@@ -245,13 +222,13 @@ pub async fn add_push_subscription(
     user: AuthUser,
     body: web::Json<NewPushSubscription>,
 ) -> ApiResult<HttpResponse> {
-    let p256dh = base64url(&body.keys.p256dh);
+    let p256dh = b64url_decode(&body.keys.p256dh);
     if !p256dh.is_some_and(|k| k.len() == 65 && k[0] == 4) {
         return Err(ApiError::Invalid(
             "keys.p256dh: a base64url uncompressed P-256 point (65 bytes)".into(),
         ));
     }
-    if base64url(&body.keys.auth).is_none_or(|a| a.len() != 16) {
+    if b64url_decode(&body.keys.auth).is_none_or(|a| a.len() != 16) {
         return Err(ApiError::Invalid(
             "keys.auth: a base64url 16-byte secret".into(),
         ));
@@ -333,7 +310,7 @@ pub async fn notifications(
     responses((status = 200, content_type = "text/event-stream", body = Notification), (status = 401, body = Problem),
               (status = 429, body = Problem)))]
 #[get("/v1/me/events/stream")]
-pub async fn stream(
+pub async fn notification_stream(
     state: web::Data<AppState>,
     access: crate::routes::tickets::StreamAccess,
     req: HttpRequest,
@@ -426,4 +403,23 @@ fn feed_stream(
             }
         }
     }))
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct VapidKey {
+    /// The server's VAPID public key: base64url uncompressed P-256 point, the
+    /// `applicationServerKey` of `pushManager.subscribe`.
+    pub key: String,
+}
+
+/// The server's VAPID public key (RFC 8292), to subscribe a browser to Web Push.
+#[utoipa::path(get, path = "/v1/push/vapid-public-key", tag = "notifications",
+    responses((status = 200, body = VapidKey)))]
+#[get("/v1/push/vapid-public-key")]
+pub async fn vapid_public_key(state: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "public, max-age=3600"))
+        .json(VapidKey {
+            key: state.vapid.public.clone(),
+        })
 }

@@ -128,6 +128,178 @@ impl Receiver {
     }
 }
 
+/// A loopback Web Push service stand-in: records every request (path, `Authorization`,
+/// `Content-Encoding`, raw body) and answers 201, or 410 under `/gone/` (an expired
+/// subscription). Decryption and the VAPID check are the Python receiver's
+/// (`push_receiver.py`: http_ece, cryptography).
+#[derive(Clone, Default)]
+struct PushService {
+    got: Arc<Mutex<Vec<PushRequest>>>,
+}
+
+/// (path, `Authorization`, `Content-Encoding`, body)
+type PushRequest = (String, String, String, Vec<u8>);
+
+impl PushService {
+    fn start(&self) -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let address = listener.local_addr().expect("address");
+        let this = self.clone();
+        let server = HttpServer::new(move || {
+            let this = this.clone();
+            App::new().default_service(web::to(move |req: HttpRequest, body: Bytes| {
+                let this = this.clone();
+                async move {
+                    let header = |name: &str| {
+                        req.headers()
+                            .get(name)
+                            .and_then(|v| v.to_str().ok())
+                            .unwrap_or_default()
+                            .to_string()
+                    };
+                    this.got.lock().unwrap().push((
+                        req.path().to_string(),
+                        header("authorization"),
+                        header("content-encoding"),
+                        body.to_vec(),
+                    ));
+                    if req.path().starts_with("/gone/") {
+                        HttpResponse::Gone().finish()
+                    } else {
+                        HttpResponse::Created().finish()
+                    }
+                }
+            }))
+        })
+        .workers(1)
+        .listen(listener)
+        .expect("listen")
+        .run();
+        actix_web::rt::spawn(server);
+        format!("http://{address}")
+    }
+
+    fn count(&self, path: &str) -> usize {
+        self.got
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|m| m.0 == path)
+            .count()
+    }
+}
+
+/// Runs `push_receiver.py MODE` in the tests' venv with `input` on stdin.
+async fn receiver_py(mode: &str, input: Value) -> Value {
+    let mode = mode.to_string();
+    tokio::task::spawn_blocking(move || {
+        use std::io::Write;
+        let python = homestretch_tests::venv::python();
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/e2e/push_receiver.py");
+        let mut child = std::process::Command::new(python)
+            .arg(script)
+            .arg(&mode)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("python runs");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.to_string().as_bytes())
+            .unwrap();
+        let output = child.wait_with_output().unwrap();
+        assert!(
+            output.status.success(),
+            "push_receiver.py {mode}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice(&output.stdout).expect("JSON out")
+    })
+    .await
+    .unwrap()
+}
+
+/// A browser's push subscription: its keys (made by the receiver) and endpoint.
+struct Browser {
+    endpoint: String,
+    path: String,
+    keys: Value,
+}
+
+impl Browser {
+    /// Subscribes `player` at `base` + `path` like a browser does (`PushSubscription.toJSON()`).
+    async fn subscribe(app: &TestApp, player: &Player, base: &str, path: &str) -> Browser {
+        let keys = receiver_py("keys", json!({})).await;
+        let endpoint = format!("{base}{path}");
+        let answer = app
+            .post(
+                "/v1/me/push-subscriptions",
+                &player.token,
+                &json!({"endpoint": endpoint, "expirationTime": null,
+                        "keys": {"p256dh": keys["p256dh"], "auth": keys["auth"]}}),
+            )
+            .await;
+        assert_eq!(answer.status, 201, "{}", answer.text);
+        Browser {
+            endpoint,
+            path: path.to_string(),
+            keys,
+        }
+    }
+
+    /// The pushes this browser got, VAPID-checked and decrypted, deduplicated on `id`, in
+    /// arrival order.
+    async fn received(&self, app: &TestApp, service: &PushService) -> Vec<Value> {
+        let vapid = app
+            .request("GET", "/v1/push/vapid-public-key", None, None, &[])
+            .await
+            .ok();
+        let messages: Vec<Value> = service
+            .got
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|m| m.0 == self.path)
+            .map(|(_, authorization, encoding, body)| {
+                json!({"endpoint": self.endpoint, "authorization": authorization,
+                       "content_encoding": encoding, "body": b64url(body)})
+            })
+            .collect();
+        let opened = receiver_py(
+            "open",
+            json!({"private_pem": self.keys["private_pem"], "auth": self.keys["auth"],
+                   "public_key": vapid["key"], "messages": messages}),
+        )
+        .await;
+        let mut seen = std::collections::HashSet::new();
+        opened
+            .as_array()
+            .expect("payloads")
+            .iter()
+            .filter(|n| seen.insert(n["id"].as_str().expect("id").to_string()))
+            .cloned()
+            .collect()
+    }
+}
+
+fn b64url(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
 fn secret_of(player: &Player) -> String {
     format!("secret-of-{}-0123456789", player.name)
 }
@@ -395,6 +567,12 @@ async fn full_game_notifies_exactly_whats_due(kind: &str, seats: usize, options:
         players.push(app.register(&format!("{kind}{i}")).await);
     }
     register_webhooks(&app, &base, &players).await;
+    let push = PushService::default();
+    let push_base = push.start();
+    let mut browsers = Vec::new();
+    for p in &players {
+        browsers.push(Browser::subscribe(&app, p, &push_base, &format!("/push/{}", p.name)).await);
+    }
     let (game, due) = play_noting(&app, kind, &players, options, seed).await;
     drained(&app).await;
     for (i, p) in players.iter().enumerate() {
@@ -402,6 +580,13 @@ async fn full_game_notifies_exactly_whats_due(kind: &str, seats: usize, options:
         assert_exactly(&got, &due[i], &game, &p.name);
         // The feed holds the same notifications, in the same order.
         assert_eq!(feed(&app, p).await, got, "{}'s feed", p.name);
+        // Each push, decrypted with the browser's keys, is the webhook's JSON.
+        assert_eq!(
+            browsers[i].received(&app, &push).await,
+            got,
+            "{}'s pushes",
+            p.name
+        );
     }
 }
 
@@ -721,4 +906,86 @@ async fn the_app_stream_carries_the_callers_notifications_and_resumes() {
     // Someone else's notifications never appear: ann's stream is ann's own.
     let ann_stream = read_events(&app, &ann, None, 1).await;
     assert_eq!(ann_stream[0].1["type"], "player_joined");
+}
+
+/// A push service answering 410 Gone: the subscription is removed, and nothing more is pushed
+/// to it; the user's other destinations go on.
+#[actix_web::test]
+async fn a_410_from_the_push_service_removes_the_subscription() {
+    let app = spawn_app_with(|config| config.registry = registry_with_countdown()).await;
+    let push = PushService::default();
+    let push_base = push.start();
+    let (ann, bob) = (app.register("ann").await, app.register("bob").await);
+    let gone = Browser::subscribe(&app, &bob, &push_base, "/gone/bob").await;
+    let live = Browser::subscribe(&app, &bob, &push_base, "/push/bob").await;
+    let game = app
+        .started_game("countdown", &[ann.clone(), bob.clone()], json!({}), None)
+        .await;
+    drained(&app).await;
+    assert_eq!(push.count("/gone/bob"), 1, "one attempt, answered 410");
+    let unsubscribe = format!("/v1/me/push-subscriptions?endpoint={}", gone.endpoint);
+    app.request("DELETE", &unsubscribe, Some(&bob.token), None, &[])
+        .await
+        .problem(404);
+    app.command(&game, &ann, json!({"type": "step"})).await.ok();
+    drained(&app).await;
+    assert_eq!(
+        push.count("/gone/bob"),
+        1,
+        "nothing more to a gone subscription"
+    );
+    let types: Vec<Value> = live
+        .received(&app, &push)
+        .await
+        .iter()
+        .map(|n| n["type"].clone())
+        .collect();
+    assert_eq!(types, [json!("game_started"), json!("your_turn")]);
+    // Unsubscribing stops the pushes.
+    let unsubscribe = format!("/v1/me/push-subscriptions?endpoint={}", live.endpoint);
+    let answer = app
+        .request("DELETE", &unsubscribe, Some(&bob.token), None, &[])
+        .await;
+    assert_eq!(answer.status, 204, "{}", answer.text);
+}
+
+/// `GET /v1/push/vapid-public-key`: an uncompressed P-256 point, base64url.
+#[actix_web::test]
+async fn the_vapid_public_key_is_an_uncompressed_p256_point() {
+    let app = spawn_app_with(|_| {}).await;
+    let key = app
+        .request("GET", "/v1/push/vapid-public-key", None, None, &[])
+        .await
+        .ok();
+    let key = key["key"].as_str().expect("key");
+    assert_eq!(key.len(), 87, "65 bytes in unpadded base64url: {key}");
+    assert!(key.starts_with('B'), "0x04 prefix: {key}");
+}
+
+/// Deliveries speak TLS to an `https` destination: to a plain-HTTP listener the handshake
+/// fails (and is retried), nothing is delivered in clear.
+#[actix_web::test]
+async fn https_destinations_are_reached_over_tls_only() {
+    let app = spawn_app_with(|config| config.registry = registry_with_countdown()).await;
+    let receiver = Receiver::default();
+    let base = receiver.start().replace("http://", "https://");
+    let (ann, bob) = (app.register("ann").await, app.register("bob").await);
+    register_webhooks(&app, &base, std::slice::from_ref(&bob)).await;
+    app.started_game("countdown", &[ann.clone(), bob.clone()], json!({}), None)
+        .await;
+    let mut error = None;
+    for _ in 0..200 {
+        error = sqlx::query_scalar::<_, Option<String>>("SELECT last_error FROM outbox")
+            .fetch_optional(&app.pool)
+            .await
+            .unwrap()
+            .flatten();
+        if error.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let error = error.expect("a failed attempt");
+    assert!(!error.contains("not supported"), "TLS is built in: {error}");
+    assert!(receiver.got.lock().unwrap().is_empty(), "nothing in clear");
 }
