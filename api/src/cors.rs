@@ -18,11 +18,12 @@ pub fn parse(text: &str) -> Vec<String> {
 /// The CORS middleware for `origins`.
 pub fn cors(origins: &[String]) -> Cors {
     let mut cors = Cors::default()
-        .allowed_methods([Method::GET, Method::POST, Method::DELETE])
+        .allowed_methods([Method::GET, Method::POST, Method::PATCH, Method::DELETE])
         .allowed_headers([
             header::AUTHORIZATION,
             header::CONTENT_TYPE,
             header::ACCEPT,
+            header::ACCEPT_LANGUAGE,
             header::IF_MATCH,
             header::IF_NONE_MATCH,
             header::HeaderName::from_static("idempotency-key"),

@@ -275,3 +275,71 @@ pub fn retry_after_of(headers: &header::HeaderMap) -> Option<u64> {
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(rule: &str, message: &str) -> Problem {
+        ApiError::Rule {
+            rule: rule.into(),
+            message: message.into(),
+        }
+        .problem()
+    }
+
+    #[test]
+    fn english_keeps_the_engine_specifics_and_french_is_french_throughout() {
+        let problem = rule("WR-120", "the tax is 3 and no partial payment is allowed");
+        let en = problem.localized(Lang::En, None);
+        assert_eq!(
+            en.detail,
+            format!(
+                "WR-120: {} (the tax is 3 and no partial payment is allowed)",
+                i18n::rule("WR-120", Lang::En).unwrap()
+            )
+        );
+        let fr = problem.localized(Lang::Fr, None);
+        assert_eq!(
+            fr.detail,
+            format!("WR-120 : {}", i18n::rule("WR-120", Lang::Fr).unwrap())
+        );
+        assert_eq!(fr.title, "Coup contraire aux règles");
+        for localized in [&en, &fr] {
+            assert_eq!(localized.kind, "/problems/rule-violation");
+            assert_eq!(localized.rule.as_deref(), Some("WR-120"));
+            assert_eq!(localized.status, 422);
+        }
+    }
+
+    #[test]
+    fn a_rule_the_catalogue_does_not_know_gets_the_generic_sentence() {
+        let fr = rule("CD-1", "not your turn").localized(Lang::Fr, None);
+        let generic = &i18n::problem("rule-violation", Lang::Fr).unwrap().detail;
+        assert_eq!(fr.detail, format!("CD-1 : {generic}"));
+        assert_eq!(fr.rule.as_deref(), Some("CD-1"));
+    }
+
+    #[test]
+    fn arguments_fill_the_generic_sentences() {
+        let busy = ApiError::TooManyRequests { retry_after: 7 }.problem();
+        assert_eq!(
+            busy.localized(Lang::Fr, Some(7)).detail,
+            "Trop de requêtes ; attendez 7 s puis réessayez."
+        );
+        let stale = ApiError::Conflict { current: 12 }.problem();
+        assert!(
+            stale
+                .localized(Lang::En, None)
+                .detail
+                .contains("version 12"),
+            "{:?}",
+            stale.localized(Lang::En, None)
+        );
+        // Internals are never echoed, in any language.
+        let internal = ApiError::Internal("secret path /etc".into()).problem();
+        for lang in i18n::LANGS {
+            assert!(!internal.localized(lang, None).detail.contains("secret"));
+        }
+    }
+}

@@ -112,6 +112,23 @@ pub struct Text {
     pub title: String,
     #[serde(alias = "body")]
     pub detail: String,
+    /// The text used instead of `detail` when one of its arguments is not given (a game over
+    /// for a player the game does not rank: only its winner has a place).
+    #[serde(default)]
+    pub otherwise: Option<String>,
+}
+
+impl Text {
+    /// `detail`, or `otherwise` when `params` lack one of `detail`'s arguments.
+    fn body_for(&self, params: &[(&str, &str)]) -> &str {
+        let complete = placeholders(&self.detail)
+            .iter()
+            .all(|name| params.iter().any(|(key, _)| key == name));
+        match &self.otherwise {
+            Some(otherwise) if !complete => otherwise,
+            _ => &self.detail,
+        }
+    }
 }
 
 /// The catalogue of `lang`, parsed once (a malformed file fails every test that touches it).
@@ -141,10 +158,12 @@ pub fn notification_text(kind: &str, lang: Lang) -> Option<&'static Text> {
 }
 
 /// The body of a notification of type `kind` in `lang`, with its `{name}` arguments filled
-/// from `params` (e.g. `[("game", "…"), ("place", "2")]`). An unknown kind gives the kind itself.
+/// from `params` (e.g. `[("game", "…"), ("place", "2")]`; `game_finished` without `place`, for
+/// a player a game does not rank, says only that the game is over). An unknown kind gives the
+/// kind itself.
 pub fn notification(kind: &str, lang: Lang, params: &[(&str, &str)]) -> String {
     match notification_text(kind, lang) {
-        Some(text) => fill(&text.detail, lang, params),
+        Some(text) => fill(text.body_for(params), lang, params),
         None => kind.to_string(),
     }
 }

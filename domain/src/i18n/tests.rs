@@ -90,8 +90,20 @@ fn both_languages_have_the_same_entries_and_arguments() {
         same_args(slug, &text.title, &fr.problems[slug].title);
     }
     for (kind, text) in &en.notifications {
-        same_args(kind, &text.detail, &fr.notifications[kind].detail);
-        same_args(kind, &text.title, &fr.notifications[kind].title);
+        let french = &fr.notifications[kind];
+        same_args(kind, &text.detail, &french.detail);
+        same_args(kind, &text.title, &french.title);
+        assert_eq!(
+            text.otherwise.is_some(),
+            french.otherwise.is_some(),
+            "{kind}"
+        );
+        if let (Some(a), Some(b)) = (&text.otherwise, &french.otherwise) {
+            same_args(kind, a, b);
+        }
+    }
+    for (slug, text) in en.problems.iter().chain(&fr.problems) {
+        assert!(text.otherwise.is_none(), "{slug}: problems have one text");
     }
 }
 
@@ -180,6 +192,15 @@ fn arguments_are_filled_and_places_are_ordinals_of_the_language() {
     assert_eq!(
         notification("game_finished", Lang::Fr, &params),
         "La partie Mush #7 est terminée : vous êtes 2e."
+    );
+    // A player the game does not rank (only its winner has a place) is told the game is over.
+    assert_eq!(
+        notification("game_finished", Lang::Fr, &[("game", "Bandits #2")]),
+        "La partie Bandits #2 est terminée."
+    );
+    assert_eq!(
+        notification("your_turn", Lang::En, &[("game", "Mush #7")]),
+        "It is your turn in the game Mush #7."
     );
     assert_eq!(ordinal("1", Lang::Fr), "1er");
     assert_eq!(ordinal("11", Lang::En), "11th");

@@ -3,7 +3,7 @@
 //! `rule` and the status never change with the language.
 
 use domain::i18n::{self, Lang};
-use homestretch_tests::{Answer, Player, TestApp, spawn_app};
+use homestretch_tests::{Answer, Player, TestApp, spawn_app, spawn_app_with};
 use serde_json::{Value, json};
 
 /// A refused command of `kind`'s opening, sent by `players`' seat that breaks a rule: for a
@@ -307,4 +307,32 @@ async fn generic_problems_are_french_with_their_arguments_and_every_problem_type
         .unwrap()
         .trim_start_matches("/problems/");
     assert_eq!(body["title"], i18n::problem(slug, Lang::Fr).unwrap().title);
+}
+
+/// A web client on an allowed origin may set the preference (`PATCH`) and ask for a language.
+#[actix_web::test]
+async fn a_browser_may_patch_the_preference_and_send_accept_language() {
+    const ORIGIN: &str = "https://play.example.com";
+    let app = spawn_app_with(|c| c.cors_origins = vec![ORIGIN.into()]).await;
+    let res = app
+        .client
+        .request(awc::http::Method::OPTIONS, app.url("/v1/me"))
+        .insert_header(("origin", ORIGIN))
+        .insert_header(("access-control-request-method", "PATCH"))
+        .insert_header((
+            "access-control-request-headers",
+            "authorization, content-type, accept-language",
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_success(), "{}", res.status());
+    let header = |name: &str| {
+        res.headers()
+            .get(name)
+            .map(|v| v.to_str().unwrap().to_lowercase())
+            .unwrap_or_default()
+    };
+    assert!(header("access-control-allow-methods").contains("patch"));
+    assert!(header("access-control-allow-headers").contains("accept-language"));
 }
