@@ -299,7 +299,8 @@ fn bd232_a_discard_is_any_set_of_the_excess() {
 
 /// Issue 15 item 3: the serialized prompts plus the acting seat's `choices`, at every
 /// position of `GAMES` (default 10,000) simulated games (options of the simulations: 2–6
-/// players, 1–6 pawns, the hunter in every fourth game; random picks from `legal`):
+/// players, 1–6 pawns, the hunter in every fourth game; a random instance of a random
+/// family; no exactness check, so it is cheap enough for long runs):
 /// `GAMES=10000 cargo test -p domain --release --lib -- --ignored choices_size --nocapture`
 #[test]
 #[ignore]
@@ -312,17 +313,31 @@ fn choices_size() {
     let mut sizes: Vec<u32> = Vec::new();
     let mut largest = (0, String::new());
     for i in 0..games {
-        walk(i, 2026, 400_000, |st, seat, _| {
-            let answer = json!({
-                "prompts": Bandits::prompts(st),
-                "choices": Bandits::choices(st, seat),
-            });
+        // Size only: the bot samples an instance of a random family of the choices it just
+        // measured (the `legal` list would enumerate every path again).
+        let (options, seats) = sim_options(i);
+        let mut rng = seeded(2026u64.wrapping_mul(1_000_003).wrapping_add(i));
+        let mut st = replay_events(&Bandits::setup(&options, seats, &mut rng).unwrap());
+        for _ in 0..400_000 {
+            if st.winner.is_some() {
+                break;
+            }
+            let prompts = Bandits::prompts(&st);
+            let seat = prompts[0].seat;
+            let choices = Bandits::choices(&st, seat);
+            let answer = json!({ "prompts": prompts, "choices": choices });
             let n = serde_json::to_vec(&answer).unwrap().len();
             if n > largest.0 {
                 largest = (n, format!("game {i}, {:?}", st.ctl.phase));
             }
             sizes.push(n as u32);
-        });
+            let family = &choices[rng.index(choices.len())];
+            let cmd: Command = serde_json::from_value(sample(&family.schema, &mut rng).unwrap())
+                .unwrap_or_else(|e| panic!("{}: {e}", family.title));
+            for e in Bandits::decide(&st, seat, &cmd, &mut rng).unwrap() {
+                Bandits::evolve(&mut st, &e);
+            }
+        }
         if i % 100 == 99 {
             // Partial figures, so that a run stopped early still says something.
             let mut sorted = sizes.clone();

@@ -448,14 +448,47 @@ fn choices_are_exact_both_ways_in_simulated_games() {
 /// The 10,000-game run quoted in `docs/rules/whisky-race.md` (exactness at one position in 200,
 /// prompts and size at every position; `CHOICES_GAMES` plays fewer):
 /// `cargo test -p domain --release --lib choices_ten_thousand -- --ignored --nocapture`.
+/// `CHOICES_SIZE_ONLY=1` measures only the size (no exactness or prompt checks, every position
+/// over the budget counted instead of stopping the run) and prints the figures every 500 games,
+/// so a long run that has to be stopped still leaves its numbers.
 #[test]
 #[ignore]
 fn choices_ten_thousand() {
-    let games = std::env::var("CHOICES_GAMES")
+    let games: u64 = std::env::var("CHOICES_GAMES")
         .ok()
         .and_then(|g| g.parse().ok())
         .unwrap_or(10_000);
+    let size_only = std::env::var("CHOICES_SIZE_ONLY").is_ok_and(|v| v == "1");
     let start = std::time::Instant::now();
+    if size_only {
+        let (mut sizes, mut over, mut worst) = (Vec::new(), 0usize, (0usize, 0u64));
+        for g in 0..games {
+            play(g, 1, |s, _| {
+                let size = largest(s);
+                over += usize::from(size > MAX_BYTES);
+                worst = worst.max((size, g));
+                sizes.push(size);
+                Ok(())
+            })
+            .unwrap_or_else(|e| panic!("{e}"));
+            if (g + 1) % 500 == 0 || g + 1 == games {
+                let mut sorted = sizes.clone();
+                sorted.sort_unstable();
+                println!(
+                    "size only: {} games, {} positions in {:.0} s: max {} B (game {}), p99 {} B, median {} B, {over} over {MAX_BYTES} B",
+                    g + 1,
+                    sorted.len(),
+                    start.elapsed().as_secs_f64(),
+                    worst.0,
+                    worst.1,
+                    percentile(&sorted, 0.99),
+                    percentile(&sorted, 0.5),
+                );
+            }
+        }
+        assert_eq!(over, 0, "positions over the budget");
+        return;
+    }
     let (positions, exact, compared, mut sizes) =
         run(games, 1, 200).unwrap_or_else(|e| panic!("{e}"));
     sizes.sort_unstable();
