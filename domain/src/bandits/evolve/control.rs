@@ -679,28 +679,10 @@ fn on_passes_and_accusations(st: &mut State, event: &Event, _start: Node) -> boo
     true
 }
 
+/// What a die roll does, by what it was rolled for.
 fn on_roll(st: &mut State, seat: Seat, context: RollContext, v: u8) {
     match context {
-        RollContext::FirstPlayer => {
-            if let Phase::FirstRolls {
-                next,
-                best_seat,
-                best_value,
-            } = st.ctl.phase
-            {
-                // BD-031: a higher value wins; ties go to the earlier roller.
-                let (bs, bv) = if best_seat.is_none() || v > best_value {
-                    (Some(seat), v)
-                } else {
-                    (best_seat, best_value)
-                };
-                st.ctl.phase = Phase::FirstRolls {
-                    next: next + 1,
-                    best_seat: bs,
-                    best_value: bv,
-                };
-            }
-        }
+        RollContext::FirstPlayer => on_first_player_roll(st, seat, v),
         RollContext::Turn => {
             let first = !st.ctl.rolled;
             st.ctl.rolled = true;
@@ -721,50 +703,82 @@ fn on_roll(st: &mut State, seat: Seat, context: RollContext, v: u8) {
                 st.ctl.phase = Phase::HunterMove { hunter: v, value };
             }
         }
+        RollContext::Attacker | RollContext::Defender | RollContext::DefenderReroll => {
+            on_fight_roll(st, context, v)
+        }
+        RollContext::Destiny => on_destiny_roll(st, v),
+    }
+}
+
+/// §3.3 first player (BD-031): the best roll so far.
+fn on_first_player_roll(st: &mut State, seat: Seat, v: u8) {
+    if let Phase::FirstRolls {
+        next,
+        best_seat,
+        best_value,
+    } = st.ctl.phase
+    {
+        // BD-031: a higher value wins; ties go to the earlier roller.
+        let (bs, bv) = if best_seat.is_none() || v > best_value {
+            (Some(seat), v)
+        } else {
+            (best_seat, best_value)
+        };
+        st.ctl.phase = Phase::FirstRolls {
+            next: next + 1,
+            best_seat: bs,
+            best_value: bv,
+        };
+    }
+}
+
+/// §3.8 fights: the attacker's roll, the defender's, the defender's re-roll (BD-123).
+fn on_fight_roll(st: &mut State, context: RollContext, v: u8) {
+    let Some(f) = top_fight(st) else {
+        return;
+    };
+    match context {
         RollContext::Attacker => {
-            if let Some(f) = top_fight(st) {
-                f.attack = v;
-                f.step = FightStep::DefenderRoll;
-            }
+            f.attack = v;
+            f.step = FightStep::DefenderRoll;
         }
         RollContext::Defender => {
-            if let Some(f) = top_fight(st) {
-                f.defence = v;
-                // BD-123: a defender who is behind may re-roll once per round.
-                f.step = if f.defence < f.attack && !f.rerolled {
-                    FightStep::DefenceReroll
-                } else {
-                    FightStep::Settle
-                };
-            }
+            f.defence = v;
+            // BD-123: a defender who is behind may re-roll once per round.
+            f.step = if f.defence < f.attack && !f.rerolled {
+                FightStep::DefenceReroll
+            } else {
+                FightStep::Settle
+            };
         }
         RollContext::DefenderReroll => {
-            if let Some(f) = top_fight(st) {
-                f.defence = v;
-                f.rerolled = true;
-                f.step = FightStep::Settle;
-            }
+            f.defence = v;
+            f.rerolled = true;
+            f.step = FightStep::Settle;
         }
-        RollContext::Destiny => {
-            let seat = active(st);
-            let Some(mut e) = top_exec(st).cloned() else {
-                return;
-            };
-            if two_dice(e.card) && e.value == 0 {
-                e.value = v; // the first of the two dice rolled by one command
-            } else {
-                e.value = if two_dice(e.card) { e.value + v } else { v };
-                e.rolls_left = e.rolls_left.saturating_sub(1);
-                e.step = if destiny_moves(st, seat, &e).1 {
-                    ExecStep::Move
-                } else {
-                    ExecStep::Rolled
-                };
-            }
-            if let Some(x) = top_exec(st) {
-                *x = e;
-            }
-        }
+        _ => {}
+    }
+}
+
+/// §3.14 a destiny card's roll (two dice for some cards, BD-505).
+fn on_destiny_roll(st: &mut State, v: u8) {
+    let seat = active(st);
+    let Some(mut e) = top_exec(st).cloned() else {
+        return;
+    };
+    if two_dice(e.card) && e.value == 0 {
+        e.value = v; // the first of the two dice rolled by one command
+    } else {
+        e.value = if two_dice(e.card) { e.value + v } else { v };
+        e.rolls_left = e.rolls_left.saturating_sub(1);
+        e.step = if destiny_moves(st, seat, &e).1 {
+            ExecStep::Move
+        } else {
+            ExecStep::Rolled
+        };
+    }
+    if let Some(x) = top_exec(st) {
+        *x = e;
     }
 }
 

@@ -394,6 +394,8 @@ pub(super) fn activation_check(ctx: &mut Scratch<'_, WhiskyRace>, seat: Seat) {
     });
 }
 
+/// §3.16 end of round: the Englishman moves, leaves a marker, income is paid, the round
+/// closes (or the game ends, WR-131).
 pub(super) fn end_of_round(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
     let s = ctx.state();
     match s.eor {
@@ -409,38 +411,7 @@ pub(super) fn end_of_round(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
         Eor::Draw => {
             let space = s.englishman;
             if s.options.englishman_offer {
-                let offer: Vec<MarkerId> = s
-                    .loc
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, l)| **l == Loc::Offer)
-                    .map(|(i, _)| MarkerId::from_index(i))
-                    .collect();
-                match (offer.len(), s.took_turn.first()) {
-                    (0, _) => ctx.emit(Event::ReserveEmpty),
-                    // WR-009: a single offered marker is placed without asking.
-                    (1, seat) => ctx.emit(Event::EnglishmanMarkerChosen {
-                        seat: seat.copied(),
-                        marker: offer[0],
-                        space,
-                        random: false,
-                    }),
-                    (_, None) => {
-                        // WR-153: nobody took a turn → random choice among the offer (R5).
-                        let marker = offer[ctx.rng().index(offer.len())];
-                        ctx.emit(Event::EnglishmanMarkerChosen {
-                            seat: None,
-                            marker,
-                            space,
-                            random: true,
-                        });
-                    }
-                    (_, Some(_)) => return false, // D13
-                }
-                if ctx.state().eor == Eor::Income {
-                    draw_offer(ctx);
-                }
-                return true;
+                return englishman_offer(ctx, space);
             }
             // WR-125 (R1).
             match draw(ctx) {
@@ -450,18 +421,7 @@ pub(super) fn end_of_round(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
             true
         }
         Eor::Income => {
-            // WR-126, WR-099: 4 + 1 per unsuspended Brora.
-            let c = &board().c;
-            let amounts = s
-                .all()
-                .map(|seat| {
-                    let broras = s
-                        .held_by(seat)
-                        .filter(|m| m.kind() == Kind::Brora && !s.suspended.contains(m))
-                        .count() as u32;
-                    c.round_income + broras * c.brora_income_bonus
-                })
-                .collect();
+            let amounts = round_income(s);
             ctx.emit(Event::IncomePaid { amounts });
             true
         }
@@ -477,4 +437,56 @@ pub(super) fn end_of_round(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
             true
         }
     }
+}
+
+/// WR-153 variant: the marker the Englishman leaves is chosen from the offer; false while a
+/// player must choose it (D13).
+fn englishman_offer(ctx: &mut Scratch<'_, WhiskyRace>, space: u8) -> bool {
+    let s = ctx.state();
+    let offer: Vec<MarkerId> = s
+        .loc
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| **l == Loc::Offer)
+        .map(|(i, _)| MarkerId::from_index(i))
+        .collect();
+    match (offer.len(), s.took_turn.first()) {
+        (0, _) => ctx.emit(Event::ReserveEmpty),
+        // WR-009: a single offered marker is placed without asking.
+        (1, seat) => ctx.emit(Event::EnglishmanMarkerChosen {
+            seat: seat.copied(),
+            marker: offer[0],
+            space,
+            random: false,
+        }),
+        (_, None) => {
+            // WR-153: nobody took a turn → random choice among the offer (R5).
+            let marker = offer[ctx.rng().index(offer.len())];
+            ctx.emit(Event::EnglishmanMarkerChosen {
+                seat: None,
+                marker,
+                space,
+                random: true,
+            });
+        }
+        (_, Some(_)) => return false, // D13
+    }
+    if ctx.state().eor == Eor::Income {
+        draw_offer(ctx);
+    }
+    true
+}
+
+/// WR-126, WR-099: each player's income, 4 + 1 per unsuspended Brora.
+fn round_income(s: &State) -> Vec<u32> {
+    let c = &board().c;
+    s.all()
+        .map(|seat| {
+            let broras = s
+                .held_by(seat)
+                .filter(|m| m.kind() == Kind::Brora && !s.suspended.contains(m))
+                .count() as u32;
+            c.round_income + broras * c.brora_income_bonus
+        })
+        .collect()
 }

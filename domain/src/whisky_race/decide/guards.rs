@@ -428,71 +428,14 @@ pub(super) fn check_movement(s: &State) -> Decided {
     })
 }
 
+/// `UseWhisky` (§5.2): the general conditions of a use (§3.12), parameters in their one
+/// canonical form (WR-084), then the whisky's own conditions (§3.14).
 pub(super) fn check_use(s: &State, actor: Seat, whisky: MarkerId, p: &UseParams) -> Decided {
-    check_active(s, actor, "WR-081")?;
-    let t = s
-        .turn
-        .as_ref()
-        .ok_or_else(|| violation("WR-081", "no turn"))?;
-    ensure(
-        matches!(t.step, TurnStep::Movement | TurnStep::PostActivation),
-        "WR-044",
-        || "whiskies are used during the movement step or after the activation".into(),
-    )?;
-    ensure(
-        s.holds(actor, whisky) && whisky.is_whisky(),
-        "WR-081",
-        || format!("you do not hold {whisky}"),
-    )?;
+    check_may_use(s, actor, whisky)?;
     let kind = whisky.kind();
-    ensure(
-        !matches!(kind, Kind::Brora | Kind::Glenlochy),
-        "WR-082",
-        || format!("{whisky} is never used actively"),
-    )?;
-    ensure(!s.is_used(whisky), "WR-082", || {
-        format!("{whisky} is used (face down)")
-    })?;
-    ensure(t.convalmore_blocked != Some(whisky), "WR-092", || {
-        "this Convalmore was vetoed this turn".into()
-    })?;
-    // WR-083, WR-160: one whisky use per turn, a whisky reactivated at the holy place included.
-    ensure(!t.whisky_used, "WR-083", || {
-        "you already declared a whisky use this turn".into()
-    })?;
-    // Parse, don't validate: parameters a whisky does not take are refused, so that every
-    // accepted use has one canonical form (the one `legal` lists).
-    let expected = match kind {
-        Kind::Banff => (false, false, true, false),
-        Kind::Benromach => (false, false, false, false),
-        Kind::Coleraine => (true, false, false, false),
-        Kind::Convalmore | Kind::GlenMhor => (true, true, false, false),
-        Kind::Kinclaith => (false, false, false, true),
-        _ => (false, false, false, false),
-    };
-    let extra = (p.target.is_some() && !expected.0)
-        || (p.take.is_some() && !expected.1)
-        || (p.brora.is_some() && !expected.2)
-        || ((p.piece.is_some() || p.direction.is_some()) && !expected.3);
-    ensure(!extra, "WR-084", || {
-        format!("{whisky} does not take some of these parameters")
-    })?;
+    check_use_params(whisky, kind, p)?;
     match kind {
-        Kind::Banff => {
-            let b = p.brora.ok_or_else(|| {
-                violation(
-                    "WR-093",
-                    "Banff vetoes only through a veto window, or suspends a Brora",
-                )
-            })?;
-            let held = matches!(s.loc_of(b), Loc::Held { .. });
-            ensure(b.kind() == Kind::Brora && held, "WR-095", || {
-                format!("{b} is not a Brora held by a player")
-            })?;
-            ensure(!s.suspended.contains(&b), "WR-095", || {
-                format!("{b} is already suspended this round")
-            })
-        }
+        Kind::Banff => check_banff_use(s, p),
         Kind::Benromach => Ok(()),
         Kind::Coleraine => {
             let target = p
@@ -533,26 +476,102 @@ pub(super) fn check_use(s: &State, actor: Seat, whisky: MarkerId, p: &UseParams)
                 format!("{target} does not hold {take}")
             })
         }
-        Kind::Kinclaith => {
-            let piece = p
-                .piece
-                .ok_or_else(|| violation("WR-109", "Kinclaith needs a piece"))?;
-            let dir = p
-                .direction
-                .ok_or_else(|| violation("WR-109", "Kinclaith needs a direction"))?;
-            let pos = piece_space(s, piece).ok_or_else(|| violation("WR-109", "no such piece"))?;
-            ensure(pos != s.finish(), "WR-112", || {
-                "a piece on the finish never moves again".into()
-            })?;
-            ensure(
-                dir == Direction::Forward || pos >= board().start + 2,
-                "WR-111",
-                || "backward needs at least 2 spaces behind the piece".into(),
-            )
-        }
+        Kind::Kinclaith => check_kinclaith_use(s, p),
         Kind::Brora | Kind::Glenlochy => Err(violation("WR-082", "never used")),
         _ => Err(violation("WR-081", "not a whisky")),
     }
+}
+
+/// §3.12: the active player, in the movement step or after the activation, uses a whisky he
+/// holds, usable and unused, once per turn.
+fn check_may_use(s: &State, actor: Seat, whisky: MarkerId) -> Decided {
+    check_active(s, actor, "WR-081")?;
+    let t = s
+        .turn
+        .as_ref()
+        .ok_or_else(|| violation("WR-081", "no turn"))?;
+    ensure(
+        matches!(t.step, TurnStep::Movement | TurnStep::PostActivation),
+        "WR-044",
+        || "whiskies are used during the movement step or after the activation".into(),
+    )?;
+    ensure(
+        s.holds(actor, whisky) && whisky.is_whisky(),
+        "WR-081",
+        || format!("you do not hold {whisky}"),
+    )?;
+    ensure(
+        !matches!(whisky.kind(), Kind::Brora | Kind::Glenlochy),
+        "WR-082",
+        || format!("{whisky} is never used actively"),
+    )?;
+    ensure(!s.is_used(whisky), "WR-082", || {
+        format!("{whisky} is used (face down)")
+    })?;
+    ensure(t.convalmore_blocked != Some(whisky), "WR-092", || {
+        "this Convalmore was vetoed this turn".into()
+    })?;
+    // WR-083, WR-160: one whisky use per turn, a whisky reactivated at the holy place included.
+    ensure(!t.whisky_used, "WR-083", || {
+        "you already declared a whisky use this turn".into()
+    })
+}
+
+/// WR-084: parameters a whisky does not take are refused.
+fn check_use_params(whisky: MarkerId, kind: Kind, p: &UseParams) -> Decided {
+    // Parse, don't validate: parameters a whisky does not take are refused, so that every
+    // accepted use has one canonical form (the one `legal` lists).
+    let expected = match kind {
+        Kind::Banff => (false, false, true, false),
+        Kind::Benromach => (false, false, false, false),
+        Kind::Coleraine => (true, false, false, false),
+        Kind::Convalmore | Kind::GlenMhor => (true, true, false, false),
+        Kind::Kinclaith => (false, false, false, true),
+        _ => (false, false, false, false),
+    };
+    let extra = (p.target.is_some() && !expected.0)
+        || (p.take.is_some() && !expected.1)
+        || (p.brora.is_some() && !expected.2)
+        || ((p.piece.is_some() || p.direction.is_some()) && !expected.3);
+    ensure(!extra, "WR-084", || {
+        format!("{whisky} does not take some of these parameters")
+    })
+}
+
+/// WR-093, WR-095: Banff used actively suspends a Brora held by a player, once a round.
+fn check_banff_use(s: &State, p: &UseParams) -> Decided {
+    let b = p.brora.ok_or_else(|| {
+        violation(
+            "WR-093",
+            "Banff vetoes only through a veto window, or suspends a Brora",
+        )
+    })?;
+    let held = matches!(s.loc_of(b), Loc::Held { .. });
+    ensure(b.kind() == Kind::Brora && held, "WR-095", || {
+        format!("{b} is not a Brora held by a player")
+    })?;
+    ensure(!s.suspended.contains(&b), "WR-095", || {
+        format!("{b} is already suspended this round")
+    })
+}
+
+/// WR-109..WR-112: Kinclaith moves a piece not on the finish, backward only with room.
+fn check_kinclaith_use(s: &State, p: &UseParams) -> Decided {
+    let piece = p
+        .piece
+        .ok_or_else(|| violation("WR-109", "Kinclaith needs a piece"))?;
+    let dir = p
+        .direction
+        .ok_or_else(|| violation("WR-109", "Kinclaith needs a direction"))?;
+    let pos = piece_space(s, piece).ok_or_else(|| violation("WR-109", "no such piece"))?;
+    ensure(pos != s.finish(), "WR-112", || {
+        "a piece on the finish never moves again".into()
+    })?;
+    ensure(
+        dir == Direction::Forward || pos >= board().start + 2,
+        "WR-111",
+        || "backward needs at least 2 spaces behind the piece".into(),
+    )
 }
 
 /// The non-decline actions possible for `marker` on the active player's space (spec §5.3).
