@@ -202,160 +202,198 @@ fn s<'a>(v: &'a serde_json::Value, key: &str) -> Result<&'a str, String> {
         .ok_or_else(|| format!("missing string {key} in {v}"))
 }
 
+/// The board's node ids (§2.4 `nodes[].id`), each to its index.
+type Ids = HashMap<String, Node>;
+
+/// The node named `id`.
+fn node_of(ids: &Ids, id: &str) -> Result<Node, String> {
+    ids.get(id)
+        .copied()
+        .ok_or_else(|| format!("unknown node {id}"))
+}
+
+/// The node named by the string at `key` of `v`.
+fn node_at(ids: &Ids, v: &serde_json::Value, key: &str) -> Result<Node, String> {
+    node_of(ids, s(v, key)?)
+}
+
+/// §2.4 `nodes[].id`: unique, in the order of the array.
+fn parse_ids(raw_nodes: &[serde_json::Value]) -> Result<Ids, String> {
+    let mut by_id = HashMap::new();
+    for (i, n) in raw_nodes.iter().enumerate() {
+        let id = s(n, "id")?.to_string();
+        let i = u8::try_from(i).map_err(|_| "too many nodes")?;
+        if by_id.insert(id.clone(), Node(i)).is_some() {
+            return Err(format!("duplicate id {id}"));
+        }
+    }
+    Ok(by_id)
+}
+
+/// §2.4 one entry of `nodes` (its ring position is filled from `ring` afterwards).
+fn parse_node(n: &serde_json::Value, ids: &Ids) -> Result<NodeInfo, String> {
+    let zone = match s(n, "zone")? {
+        "ring" => Zone::Ring,
+        "prison" => Zone::Prison,
+        "huntington" => Zone::Huntington,
+        "pile" => Zone::Pile,
+        "lane" => Zone::Lane,
+        "village" => Zone::Village,
+        z => return Err(format!("zone {z}")),
+    };
+    let kind = match s(n, "kind")? {
+        "plain" => Kind::Plain,
+        "probation" => Kind::Probation,
+        "lawyer" => Kind::Lawyer,
+        "support" => Kind::Support,
+        "destiny" => Kind::Destiny,
+        "colour" => Kind::Colour,
+        "express" => Kind::Express,
+        "prison" => Kind::Prison,
+        "pile" => Kind::Pile,
+        k => return Err(format!("kind {k}")),
+    };
+    let opt_node = |key: &str| -> Result<Option<Node>, String> {
+        match n.get(key).and_then(|x| x.as_str()) {
+            Some(id) => node_of(ids, id).map(Some),
+            None => Ok(None),
+        }
+    };
+    let opt_colour = |key: &str| n.get(key).and_then(|x| x.as_str()).and_then(Colour::parse);
+    let small = |key: &str| n.get(key).and_then(|x| x.as_u64()).unwrap_or(0) as u8;
+    Ok(NodeInfo {
+        id: s(n, "id")?.to_string(),
+        zone,
+        kind,
+        back: opt_node("back")?,
+        lawyer_space: n["lawyer_space"].as_bool().unwrap_or(false),
+        colour: opt_colour("colour"),
+        ring: None,
+        draw: small("draw"),
+        station: opt_node("station")?,
+        line: opt_colour("line"),
+        wagon: small("wagon"),
+        property: small("property"),
+    })
+}
+
+/// The pawns' steps from each node and the hunter's neighbours (§2.4 `edges`, §2.6 direction).
+type Edges = (Vec<Vec<(Node, EdgeType, Option<Colour>)>>, Vec<Vec<Node>>);
+
+/// §2.4 `edges`: directed steps (undirected ones listed both ways, trams also backwards) and
+/// the hunter's undirected graph (§3.17).
+fn parse_edges(v: &serde_json::Value, ids: &Ids, count: usize) -> Result<Edges, String> {
+    let mut out = vec![Vec::new(); count];
+    let mut hunter_adj = vec![Vec::new(); count];
+    for e in v["edges"].as_array().ok_or("edges")? {
+        let (from, to) = (node_at(ids, e, "from")?, node_at(ids, e, "to")?);
+        let colour = e
+            .get("colour")
+            .and_then(|x| x.as_str())
+            .and_then(Colour::parse);
+        let ty = match s(e, "type")? {
+            "ring" => EdgeType::Ring,
+            "release" => EdgeType::Release,
+            "hunt_entry" => EdgeType::HuntEntry,
+            "tram" => EdgeType::Tram,
+            "yellow" => EdgeType::Yellow,
+            "hunt_exit" => EdgeType::HuntExit,
+            "village_entry" => EdgeType::VillageEntry,
+            "lane" => EdgeType::Lane,
+            "village" => EdgeType::Village,
+            "pile" => EdgeType::Pile,
+            t => return Err(format!("edge type {t}")),
+        };
+        out[from.idx()].push((to, ty, colour));
+        match ty {
+            EdgeType::Yellow | EdgeType::Village | EdgeType::Pile => {
+                out[to.idx()].push((from, ty, colour))
+            }
+            EdgeType::Tram => out[to.idx()].push((from, EdgeType::TramBack, colour)),
+            _ => {}
+        }
+        if matches!(
+            ty,
+            EdgeType::Ring
+                | EdgeType::HuntEntry
+                | EdgeType::Tram
+                | EdgeType::Yellow
+                | EdgeType::HuntExit
+                | EdgeType::Pile
+        ) {
+            hunter_adj[from.idx()].push(to);
+            hunter_adj[to.idx()].push(from);
+        }
+    }
+    Ok((out, hunter_adj))
+}
+
+/// The up-to-six node ids of the array at `key` of `v`, in order.
+fn six_nodes(ids: &Ids, v: &serde_json::Value, key: &str) -> Result<[Node; 6], String> {
+    let mut six = [Node(0); 6];
+    for (i, x) in v[key].as_array().ok_or(key)?.iter().enumerate().take(6) {
+        six[i] = node_of(ids, x.as_str().ok_or_else(|| format!("{key} id"))?)?;
+    }
+    Ok(six)
+}
+
+/// The `colour` of a per-colour entry (`what` names the entry in the error).
+fn colour_of(v: &serde_json::Value, what: &str) -> Result<Colour, String> {
+    Colour::parse(s(v, "colour")?).ok_or_else(|| format!("{what} colour"))
+}
+
 impl Board {
+    /// Parses `board.json` (§2.4) section by section, then checks a few invariants (§2.5).
     pub fn parse(json: &str) -> Result<Board, String> {
         let v: serde_json::Value = serde_json::from_str(json).map_err(|e| e.to_string())?;
         let raw_nodes = v["nodes"].as_array().ok_or("nodes")?;
-        let mut by_id = HashMap::new();
-        for (i, n) in raw_nodes.iter().enumerate() {
-            let id = s(n, "id")?.to_string();
-            let i = u8::try_from(i).map_err(|_| "too many nodes")?;
-            if by_id.insert(id.clone(), Node(i)).is_some() {
-                return Err(format!("duplicate id {id}"));
-            }
-        }
-        let node = |id: &str| {
-            by_id
-                .get(id)
-                .copied()
-                .ok_or_else(|| format!("unknown node {id}"))
-        };
-        let mut nodes = Vec::with_capacity(raw_nodes.len());
-        for n in raw_nodes {
-            let zone = match s(n, "zone")? {
-                "ring" => Zone::Ring,
-                "prison" => Zone::Prison,
-                "huntington" => Zone::Huntington,
-                "pile" => Zone::Pile,
-                "lane" => Zone::Lane,
-                "village" => Zone::Village,
-                z => return Err(format!("zone {z}")),
-            };
-            let kind = match s(n, "kind")? {
-                "plain" => Kind::Plain,
-                "probation" => Kind::Probation,
-                "lawyer" => Kind::Lawyer,
-                "support" => Kind::Support,
-                "destiny" => Kind::Destiny,
-                "colour" => Kind::Colour,
-                "express" => Kind::Express,
-                "prison" => Kind::Prison,
-                "pile" => Kind::Pile,
-                k => return Err(format!("kind {k}")),
-            };
-            let opt_node = |key: &str| -> Result<Option<Node>, String> {
-                match n.get(key).and_then(|x| x.as_str()) {
-                    Some(id) => node(id).map(Some),
-                    None => Ok(None),
-                }
-            };
-            let opt_colour =
-                |key: &str| n.get(key).and_then(|x| x.as_str()).and_then(Colour::parse);
-            nodes.push(NodeInfo {
-                id: s(n, "id")?.to_string(),
-                zone,
-                kind,
-                back: opt_node("back")?,
-                lawyer_space: n["lawyer_space"].as_bool().unwrap_or(false),
-                colour: opt_colour("colour"),
-                ring: None,
-                draw: n.get("draw").and_then(|x| x.as_u64()).unwrap_or(0) as u8,
-                station: opt_node("station")?,
-                line: opt_colour("line"),
-                wagon: n.get("wagon").and_then(|x| x.as_u64()).unwrap_or(0) as u8,
-                property: n.get("property").and_then(|x| x.as_u64()).unwrap_or(0) as u8,
-            });
-        }
+        let by_id = parse_ids(raw_nodes)?;
+        let ids = &by_id;
+        let mut nodes = raw_nodes
+            .iter()
+            .map(|n| parse_node(n, ids))
+            .collect::<Result<Vec<_>, _>>()?;
+        // §2.2 the main ring, clockwise.
         let mut ring = Vec::new();
         for (i, id) in v["ring"].as_array().ok_or("ring")?.iter().enumerate() {
-            let r = node(id.as_str().ok_or("ring id")?)?;
+            let r = node_of(ids, id.as_str().ok_or("ring id")?)?;
             nodes[r.idx()].ring = Some(i as u8);
             ring.push(r);
         }
-        let mut out = vec![Vec::new(); nodes.len()];
-        let mut hunter_adj = vec![Vec::new(); nodes.len()];
-        for e in v["edges"].as_array().ok_or("edges")? {
-            let (from, to) = (node(s(e, "from")?)?, node(s(e, "to")?)?);
-            let colour = e
-                .get("colour")
-                .and_then(|x| x.as_str())
-                .and_then(Colour::parse);
-            let ty = match s(e, "type")? {
-                "ring" => EdgeType::Ring,
-                "release" => EdgeType::Release,
-                "hunt_entry" => EdgeType::HuntEntry,
-                "tram" => EdgeType::Tram,
-                "yellow" => EdgeType::Yellow,
-                "hunt_exit" => EdgeType::HuntExit,
-                "village_entry" => EdgeType::VillageEntry,
-                "lane" => EdgeType::Lane,
-                "village" => EdgeType::Village,
-                "pile" => EdgeType::Pile,
-                t => return Err(format!("edge type {t}")),
-            };
-            out[from.idx()].push((to, ty, colour));
-            match ty {
-                EdgeType::Yellow | EdgeType::Village | EdgeType::Pile => {
-                    out[to.idx()].push((from, ty, colour))
-                }
-                EdgeType::Tram => out[to.idx()].push((from, EdgeType::TramBack, colour)),
-                _ => {}
-            }
-            if matches!(
-                ty,
-                EdgeType::Ring
-                    | EdgeType::HuntEntry
-                    | EdgeType::Tram
-                    | EdgeType::Yellow
-                    | EdgeType::HuntExit
-                    | EdgeType::Pile
-            ) {
-                hunter_adj[from.idx()].push(to);
-                hunter_adj[to.idx()].push(from);
-            }
-        }
+        let (out, hunter_adj) = parse_edges(&v, ids, nodes.len())?;
+        // §2.3 a prison and its probation officer per colour.
         let mut prison = [Node(0); 6];
         let mut probation = [Node(0); 6];
         for p in v["prisons"].as_array().ok_or("prisons")? {
-            let c = Colour::parse(s(p, "colour")?).ok_or("prison colour")?;
-            prison[c.index()] = node(s(p, "prison")?)?;
-            probation[c.index()] = node(s(p, "probation_officer")?)?;
+            let c = colour_of(p, "prison")?;
+            prison[c.index()] = node_at(ids, p, "prison")?;
+            probation[c.index()] = node_at(ids, p, "probation_officer")?;
         }
+        // §2.3 a village per colour: its fork and its six properties.
         let mut village_fork = [Node(0); 6];
         let mut properties = [[Node(0); 6]; 6];
         for vg in v["villages"].as_array().ok_or("villages")? {
-            let c = Colour::parse(s(vg, "colour")?).ok_or("village colour")?;
-            village_fork[c.index()] = node(s(vg, "fork")?)?;
-            for (i, p) in vg["properties"]
-                .as_array()
-                .ok_or("properties")?
-                .iter()
-                .enumerate()
-                .take(6)
-            {
-                properties[c.index()][i] = node(p.as_str().ok_or("property")?)?;
-            }
+            let c = colour_of(vg, "village")?;
+            village_fork[c.index()] = node_at(ids, vg, "fork")?;
+            properties[c.index()] = six_nodes(ids, vg, "properties")?;
         }
+        // §3.10 express trains, §3.11 tram lines.
         let mut rails = Vec::new();
         for r in v["rails"].as_array().ok_or("rails")? {
-            rails.push((node(s(r, "departure")?)?, node(s(r, "station")?)?));
+            rails.push((node_at(ids, r, "departure")?, node_at(ids, r, "station")?));
         }
         let mut tram_lines = Vec::new();
         for t in v["tram_lines"].as_array().ok_or("tram_lines")? {
-            let c = Colour::parse(s(t, "colour")?).ok_or("line colour")?;
-            let mut w = [Node(0); 6];
-            for (i, x) in t["wagons"]
-                .as_array()
-                .ok_or("wagons")?
-                .iter()
-                .enumerate()
-                .take(6)
-            {
-                w[i] = node(x.as_str().ok_or("wagon")?)?;
-            }
-            tram_lines.push((c, w, node(s(t, "entry_fork")?)?, node(s(t, "exit_to")?)?));
+            let c = colour_of(t, "line")?;
+            let wagons = six_nodes(ids, t, "wagons")?;
+            tram_lines.push((
+                c,
+                wagons,
+                node_at(ids, t, "entry_fork")?,
+                node_at(ids, t, "exit_to")?,
+            ));
         }
-        let hunter_start = node(v["hunter_start"].as_str().ok_or("hunter_start")?)?;
+        let hunter_start = node_of(ids, v["hunter_start"].as_str().ok_or("hunter_start")?)?;
         let board = Board {
             nodes,
             by_id,

@@ -64,60 +64,8 @@ pub fn setup_with(
     destiny_order: Option<Vec<Destiny>>,
     rng: &mut dyn Rng,
 ) -> Result<Vec<Event>, RuleViolation> {
-    ensure((2..=6).contains(&seats), "BD-020", || {
-        "2 to 6 players".into()
-    })?;
-    ensure(
-        (1..=6).contains(&options.pawns_per_player),
-        "BD-401",
-        || "1 to 6 pawns per player".into(),
-    )?;
-    let colours = if options.colours.is_empty() {
-        default_colours(seats)
-    } else {
-        options.colours.clone()
-    };
-    ensure(colours.len() == usize::from(seats), "BD-020", || {
-        "one colour per player".into()
-    })?;
-    for (i, c) in colours.iter().enumerate() {
-        ensure(!colours[..i].contains(c), "BD-020", || {
-            "each player chooses a different colour".into()
-        })?;
-    }
-    if let Some(s) = options.first_player {
-        ensure(s.number() <= seats, "BD-034", || {
-            "the first player must be at the table".into()
-        })?;
-    }
-    let mut support: Vec<Card> = match support_order {
-        Some(o) => o,
-        None => {
-            let mut v: Vec<Card> = Card::all().collect();
-            rng.shuffle(&mut v); // BD-022
-            v
-        }
-    };
-    let mut sorted = support.clone();
-    sorted.sort();
-    ensure(sorted == Card::all().collect::<Vec<_>>(), "BD-230", || {
-        "the support deck has S01..S42".into()
-    })?;
-    let destiny: Vec<Destiny> = match destiny_order {
-        Some(o) => o,
-        None => {
-            let mut v: Vec<Destiny> = Destiny::all().collect();
-            rng.shuffle(&mut v); // BD-025
-            v
-        }
-    };
-    let mut dsorted = destiny.clone();
-    dsorted.sort();
-    ensure(
-        dsorted == Destiny::all().collect::<Vec<_>>(),
-        "BD-300",
-        || "the destiny deck has D01..D11".into(),
-    )?;
+    let colours = table_colours(options, seats)?;
+    let (mut support, destiny) = decks(support_order, destiny_order, rng)?;
     // BD-032: clockwise colour order.
     let mut order: Vec<Seat> = (0..usize::from(seats)).map(Seat::from_index).collect();
     order.sort_by_key(|s| colours[s.index()]);
@@ -152,6 +100,76 @@ pub fn setup_with(
         cx.start_turn(s, 1);
     }
     Ok(cx.into_events())
+}
+
+/// §3.2 the table (BD-020, BD-401, BD-034): 2 to 6 players of different colours, 1 to 6
+/// pawns each, a first player at the table.
+fn table_colours(options: &Options, seats: u8) -> Result<Vec<Colour>, RuleViolation> {
+    ensure((2..=6).contains(&seats), "BD-020", || {
+        "2 to 6 players".into()
+    })?;
+    ensure(
+        (1..=6).contains(&options.pawns_per_player),
+        "BD-401",
+        || "1 to 6 pawns per player".into(),
+    )?;
+    let colours = if options.colours.is_empty() {
+        default_colours(seats)
+    } else {
+        options.colours.clone()
+    };
+    ensure(colours.len() == usize::from(seats), "BD-020", || {
+        "one colour per player".into()
+    })?;
+    for (i, c) in colours.iter().enumerate() {
+        ensure(!colours[..i].contains(c), "BD-020", || {
+            "each player chooses a different colour".into()
+        })?;
+    }
+    if let Some(s) = options.first_player {
+        ensure(s.number() <= seats, "BD-034", || {
+            "the first player must be at the table".into()
+        })?;
+    }
+    Ok(colours)
+}
+
+/// §3.2 the two decks, shuffled (BD-022, BD-025) unless a test fixes their order, and
+/// complete (BD-230, BD-300).
+fn decks(
+    support_order: Option<Vec<Card>>,
+    destiny_order: Option<Vec<Destiny>>,
+    rng: &mut dyn Rng,
+) -> Result<(Vec<Card>, Vec<Destiny>), RuleViolation> {
+    let support: Vec<Card> = match support_order {
+        Some(o) => o,
+        None => {
+            let mut v: Vec<Card> = Card::all().collect();
+            rng.shuffle(&mut v); // BD-022
+            v
+        }
+    };
+    let mut sorted = support.clone();
+    sorted.sort();
+    ensure(sorted == Card::all().collect::<Vec<_>>(), "BD-230", || {
+        "the support deck has S01..S42".into()
+    })?;
+    let destiny: Vec<Destiny> = match destiny_order {
+        Some(o) => o,
+        None => {
+            let mut v: Vec<Destiny> = Destiny::all().collect();
+            rng.shuffle(&mut v); // BD-025
+            v
+        }
+    };
+    let mut dsorted = destiny.clone();
+    dsorted.sort();
+    ensure(
+        dsorted == Destiny::all().collect::<Vec<_>>(),
+        "BD-300",
+        || "the destiny deck has D01..D11".into(),
+    )?;
+    Ok((support, destiny))
 }
 
 impl Game for Bandits {

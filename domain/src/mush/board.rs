@@ -330,8 +330,8 @@ fn lane_index(lane: &str) -> Option<usize> {
     ["A", "B", "C"].iter().position(|l| *l == lane)
 }
 
-fn parse() -> BoardData {
-    let raw: RawBoard = serde_json::from_str(BOARD_JSON).expect("board.json parses");
+/// The spaces of every segment (their rest class, MU-163), the space names, the segments' bands.
+fn parse_spaces(raw: &RawBoard) -> (Vec<SpaceInfo>, HashMap<String, SpaceId>, [Band; 5]) {
     let mut spaces = Vec::new();
     let mut by_name = HashMap::new();
     let mut bands = [Band::South; 5];
@@ -359,6 +359,12 @@ fn parse() -> BoardData {
             });
         }
     }
+    (spaces, by_name, bands)
+}
+
+fn parse() -> BoardData {
+    let raw: RawBoard = serde_json::from_str(BOARD_JSON).expect("board.json parses");
+    let (spaces, by_name, bands) = parse_spaces(&raw);
     let sid = |name: &str| {
         *by_name
             .get(name)

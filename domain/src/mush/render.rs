@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::board::{self, Band, SegmentId, SpaceKind};
+use super::board::{self, Band, BoardData, Graph, SegmentId, SpaceInfo, SpaceKind};
 
 const DX: i32 = 46;
 const LANE_Y: [i32; 3] = [90, 170, 250];
@@ -16,36 +16,8 @@ const HEIGHT: i32 = 330;
 pub fn board_svg() -> String {
     let data = board::data();
     let graph = &data.layouts[board::layout_index(&data.base_layout).unwrap_or(0)];
-    // Segment x offsets from their widest column.
-    let mut x0 = [0i32; 5];
-    let mut widths = [0i32; 5];
-    let mut x = 20;
-    for seg in &graph.segments {
-        let max_col = data
-            .spaces
-            .iter()
-            .filter(|s| s.segment == *seg)
-            .map(|s| i32::from(s.col))
-            .max()
-            .unwrap_or(0);
-        let min_col = data
-            .spaces
-            .iter()
-            .filter(|s| s.segment == *seg)
-            .map(|s| i32::from(s.col))
-            .min()
-            .unwrap_or(0);
-        x0[seg.index()] = x - min_col * DX + DX / 2;
-        widths[seg.index()] = (max_col - min_col + 1) * DX;
-        x += widths[seg.index()] + 10;
-    }
-    let total_width = x + 10;
-    let pos = |i: usize| -> (i32, i32) {
-        let s = &data.spaces[i];
-        let px = x0[s.segment.index()] + i32::from(s.col) * DX;
-        let py = s.lane.map_or(MID_Y, |l| LANE_Y[usize::from(l)]);
-        (px, py)
-    };
+    let at = Placement::of(data, graph);
+    let total_width = at.total_width;
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -61,15 +33,66 @@ pub fn board_svg() -> String {
         out,
         r##"<rect width="100%" height="100%" fill="#ffffff"/>"##
     );
+    segments(&mut out, data, graph, &at);
+    links(&mut out, data, graph, &at);
+    for (i, s) in data.spaces.iter().enumerate() {
+        if graph.in_layout[i] {
+            space(&mut out, s, at.pos(data, i));
+        }
+    }
+    legend(&mut out);
+    out.push_str("</svg>\n");
+    out
+}
+
+/// Where each segment goes: its x offset and width from its columns, west to east.
+struct Placement {
+    x0: [i32; 5],
+    widths: [i32; 5],
+    total_width: i32,
+}
+
+impl Placement {
+    fn of(data: &BoardData, graph: &Graph) -> Placement {
+        let mut x0 = [0i32; 5];
+        let mut widths = [0i32; 5];
+        let mut x = 20;
+        for seg in &graph.segments {
+            let max_col = cols(data, *seg).max().unwrap_or(0);
+            let min_col = cols(data, *seg).min().unwrap_or(0);
+            x0[seg.index()] = x - min_col * DX + DX / 2;
+            widths[seg.index()] = (max_col - min_col + 1) * DX;
+            x += widths[seg.index()] + 10;
+        }
+        Placement {
+            x0,
+            widths,
+            total_width: x + 10,
+        }
+    }
+
+    /// The centre of space `i`.
+    fn pos(&self, data: &BoardData, i: usize) -> (i32, i32) {
+        let s = &data.spaces[i];
+        let px = self.x0[s.segment.index()] + i32::from(s.col) * DX;
+        let py = s.lane.map_or(MID_Y, |l| LANE_Y[usize::from(l)]);
+        (px, py)
+    }
+}
+
+/// The columns of the spaces of `seg`.
+fn cols(data: &BoardData, seg: SegmentId) -> impl Iterator<Item = i32> + '_ {
+    data.spaces
+        .iter()
+        .filter(move |s| s.segment == seg)
+        .map(|s| i32::from(s.col))
+}
+
+/// Each segment's box, tinted by its weather band, with its name.
+fn segments(out: &mut String, data: &BoardData, graph: &Graph, at: &Placement) {
+    let (x0, widths) = (&at.x0, &at.widths);
     for seg in &graph.segments {
-        let left = x0[seg.index()] - DX / 2
-            + DX * data
-                .spaces
-                .iter()
-                .filter(|s| s.segment == *seg)
-                .map(|s| i32::from(s.col))
-                .min()
-                .unwrap_or(0);
+        let left = x0[seg.index()] - DX / 2 + DX * cols(data, *seg).min().unwrap_or(0);
         let band = data.bands[seg.index()];
         let fill = match band {
             Band::South => "#fdf3e1",
@@ -92,6 +115,11 @@ pub fn board_svg() -> String {
             band
         );
     }
+}
+
+/// The live links: solid for tracks and port joins, dashed for connectors, red across seams.
+fn links(out: &mut String, data: &BoardData, graph: &Graph, at: &Placement) {
+    let pos = |i: usize| at.pos(data, i);
     for l in &graph.links {
         let (a, b) = (pos(l.from.index()), pos(l.to.index()));
         let (fa, fb) = (&data.spaces[l.from.index()], &data.spaces[l.to.index()]);
@@ -112,61 +140,62 @@ pub fn board_svg() -> String {
             a.0, a.1, b.0, b.1
         );
     }
-    for (i, s) in data.spaces.iter().enumerate() {
-        if !graph.in_layout[i] {
-            continue;
+}
+
+/// One space: its shape by kind (village, wilderness, difficult terrain) and its id.
+fn space(out: &mut String, s: &SpaceInfo, (px, py): (i32, i32)) {
+    match s.kind {
+        SpaceKind::Village => {
+            let _ = writeln!(
+                out,
+                r##"<rect x="{}" y="{}" width="20" height="20" fill="#d9822b" stroke="#000000"><title>{}</title></rect>"##,
+                px - 10,
+                py - 10,
+                s.id
+            );
+            // MU-163: the printed signs cap nothing, so the picture shows no numbers.
+            let minor = if s.rest_class == board::RestClass::Minor {
+                " (minor)"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                out,
+                r#"<text x="{px}" y="{}" font-size="9" text-anchor="middle">{}{minor}</text>"#,
+                py + 22,
+                s.name.as_deref().unwrap_or(&s.id)
+            );
         }
-        let (px, py) = pos(i);
-        match s.kind {
-            SpaceKind::Village => {
-                let _ = writeln!(
-                    out,
-                    r##"<rect x="{}" y="{}" width="20" height="20" fill="#d9822b" stroke="#000000"><title>{}</title></rect>"##,
-                    px - 10,
-                    py - 10,
-                    s.id
-                );
-                // MU-163: the printed signs cap nothing, so the picture shows no numbers.
-                let minor = if s.rest_class == board::RestClass::Minor {
-                    " (minor)"
-                } else {
-                    ""
-                };
-                let _ = writeln!(
-                    out,
-                    r#"<text x="{px}" y="{}" font-size="9" text-anchor="middle">{}{minor}</text>"#,
-                    py + 22,
-                    s.name.as_deref().unwrap_or(&s.id)
-                );
-            }
-            SpaceKind::Wilderness => {
-                let _ = writeln!(
-                    out,
-                    r##"<circle cx="{px}" cy="{py}" r="8" fill="#ffffff" stroke="#000000"><title>{}</title></circle>"##,
-                    s.id
-                );
-            }
-            SpaceKind::Difficult => {
-                let _ = writeln!(
-                    out,
-                    r##"<polygon points="{},{} {},{} {},{}" fill="#6b6b6b" stroke="#000000"><title>{}</title></polygon>"##,
-                    px,
-                    py - 11,
-                    px - 10,
-                    py + 8,
-                    px + 10,
-                    py + 8,
-                    s.id
-                );
-            }
+        SpaceKind::Wilderness => {
+            let _ = writeln!(
+                out,
+                r##"<circle cx="{px}" cy="{py}" r="8" fill="#ffffff" stroke="#000000"><title>{}</title></circle>"##,
+                s.id
+            );
         }
-        let _ = writeln!(
-            out,
-            r##"<text x="{px}" y="{}" font-size="8" text-anchor="middle" fill="#555555">{}</text>"##,
-            py - 13,
-            s.id
-        );
+        SpaceKind::Difficult => {
+            let _ = writeln!(
+                out,
+                r##"<polygon points="{},{} {},{} {},{}" fill="#6b6b6b" stroke="#000000"><title>{}</title></polygon>"##,
+                px,
+                py - 11,
+                px - 10,
+                py + 8,
+                px + 10,
+                py + 8,
+                s.id
+            );
+        }
     }
+    let _ = writeln!(
+        out,
+        r##"<text x="{px}" y="{}" font-size="8" text-anchor="middle" fill="#555555">{}</text>"##,
+        py - 13,
+        s.id
+    );
+}
+
+fn legend(out: &mut String) {
     let ly = HEIGHT + 20;
     let _ = writeln!(
         out,
@@ -177,8 +206,6 @@ pub fn board_svg() -> String {
         r##"<text x="20" y="{}" font-size="12">Base layout shown. Weather bands: south (beige), central (green), north (blue).</text>"##,
         ly + 18
     );
-    out.push_str("</svg>\n");
-    out
 }
 
 fn segment_name(seg: SegmentId) -> &'static str {

@@ -114,76 +114,14 @@ pub struct View {
 }
 
 pub fn view(s: &State, viewer: Viewer) -> View {
-    let graph = s.graph();
     let players = s
         .players
         .iter()
         .enumerate()
-        .map(|(i, p)| {
-            let seat = Seat::from_index(i);
-            let sealed = s.bids.get(i).and_then(Option::as_ref);
-            PlayerView {
-                seat,
-                space: p.space,
-                tokens: p.tokens,
-                fatigue: p.fatigue,
-                fresh: p.fresh(),
-                training: p.training,
-                weather: p.weather,
-                has_bid: sealed.is_some(),
-                // Section 4: the amount only for its bidder (or an omniscient audit).
-                bid: sealed
-                    .filter(|_| viewer.sees_private_of(seat))
-                    .map(|b| b.amount),
-                last_bid: s.last_bids.get(i).copied().unwrap_or(0),
-                steps_to_nome: graph
-                    .dist_to_nome
-                    .get(p.space.index())
-                    .copied()
-                    .unwrap_or(u16::MAX),
-                moves: s.moves.get(i).copied().unwrap_or(0),
-                rests: s.rests.get(i).copied().unwrap_or(0),
-            }
-        })
+        .map(|(i, p)| player_view(s, viewer, i, p))
         .collect::<Vec<_>>();
-    let reroll = s.reroll.as_ref().map(|w| {
-        let (roll, faces, modifier) = match &w.roll {
-            RollKind::FirstTrainer => ("first_trainer", Vec::new(), 0),
-            RollKind::Weather => ("weather", Vec::new(), 0),
-            RollKind::Dogs { faces, .. } => ("dogs", faces.clone(), 0),
-            RollKind::Terrain { modifier, .. } => ("terrain", Vec::new(), *modifier),
-            RollKind::Avalanche { modifier, .. } => ("avalanche", Vec::new(), *modifier),
-        };
-        RerollView {
-            roll: roll.into(),
-            value: w.value,
-            faces,
-            modifier,
-            attempt: w.attempt,
-            roller: w.roller,
-            polled: w.polled,
-            passes: w.passes,
-        }
-    });
-    let scores = s.winner.map(|w| {
-        players
-            .iter()
-            .map(|p| ScoreView {
-                seat: p.seat,
-                score: i64::from(p.seat == w),
-                reached_nome: p.seat == w,
-                steps_to_nome: p.steps_to_nome,
-                explanation: if p.seat == w {
-                    "first sled to enter Nome: 1 point (MU-150)".into()
-                } else {
-                    format!(
-                        "did not reach Nome ({} steps short): 0 points, not ranked (MU-152)",
-                        p.steps_to_nome
-                    )
-                },
-            })
-            .collect()
-    });
+    let reroll = s.reroll.as_ref().map(reroll_view);
+    let scores = s.winner.map(|w| score_views(&players, w));
     View {
         phase: s.phase,
         round: s.round,
@@ -222,6 +160,77 @@ pub fn view(s: &State, viewer: Viewer) -> View {
         winner: s.winner,
         scores,
     }
+}
+
+/// One player; a sealed bid only for its bidder (section 4).
+fn player_view(s: &State, viewer: Viewer, i: usize, p: &Player) -> PlayerView {
+    let graph = s.graph();
+    let seat = Seat::from_index(i);
+    let sealed = s.bids.get(i).and_then(Option::as_ref);
+    PlayerView {
+        seat,
+        space: p.space,
+        tokens: p.tokens,
+        fatigue: p.fatigue,
+        fresh: p.fresh(),
+        training: p.training,
+        weather: p.weather,
+        has_bid: sealed.is_some(),
+        // Section 4: the amount only for its bidder (or an omniscient audit).
+        bid: sealed
+            .filter(|_| viewer.sees_private_of(seat))
+            .map(|b| b.amount),
+        last_bid: s.last_bids.get(i).copied().unwrap_or(0),
+        steps_to_nome: graph
+            .dist_to_nome
+            .get(p.space.index())
+            .copied()
+            .unwrap_or(u16::MAX),
+        moves: s.moves.get(i).copied().unwrap_or(0),
+        rests: s.rests.get(i).copied().unwrap_or(0),
+    }
+}
+
+/// The open re-roll window (MU-130): which roll, and who has been asked.
+fn reroll_view(w: &RerollWindow) -> RerollView {
+    let (roll, faces, modifier) = match &w.roll {
+        RollKind::FirstTrainer => ("first_trainer", Vec::new(), 0),
+        RollKind::Weather => ("weather", Vec::new(), 0),
+        RollKind::Dogs { faces, .. } => ("dogs", faces.clone(), 0),
+        RollKind::Terrain { modifier, .. } => ("terrain", Vec::new(), *modifier),
+        RollKind::Avalanche { modifier, .. } => ("avalanche", Vec::new(), *modifier),
+    };
+    RerollView {
+        roll: roll.into(),
+        value: w.value,
+        faces,
+        modifier,
+        attempt: w.attempt,
+        roller: w.roller,
+        polled: w.polled,
+        passes: w.passes,
+    }
+}
+
+/// MU-150, MU-152: the first sled into Nome scores 1, the others 0, unranked.
+fn score_views(players: &[PlayerView], w: Seat) -> Vec<ScoreView> {
+    players
+        .iter()
+        .map(|p| ScoreView {
+            seat: p.seat,
+            score: i64::from(p.seat == w),
+            reached_nome: p.seat == w,
+            steps_to_nome: p.steps_to_nome,
+            explanation: if p.seat == w {
+                "first sled to enter Nome: 1 point (MU-150)".into()
+            } else {
+                format!(
+                    "did not reach Nome ({} steps short): 0 points, not ranked (MU-152)",
+                    p.steps_to_nome
+                )
+            },
+        })
+        .collect()
 }
 
 /// Section 4: a `BidSubmitted` shows its amount and salt only to its bidder; the reveal event

@@ -34,7 +34,16 @@ pub fn render(b: &Board) -> String {
         r#"<text x="20" y="30" font-size="18">Scottish Highland Whisky Race — board {} ({} spaces)</text>"#,
         b.board_id, b.spaces
     );
-    // Path.
+    path(&mut out, b);
+    spaces(&mut out, b);
+    setup_markers(&mut out, b);
+    legend(&mut out, h);
+    out.push_str("</svg>\n");
+    out
+}
+
+/// The track, space to space.
+fn path(out: &mut String, b: &Board) {
     let mut d = String::new();
     for s in 0..b.spaces {
         let (x, y) = xy(s);
@@ -45,6 +54,10 @@ pub fn render(b: &Board) -> String {
         r##"<path d="{}" fill="none" stroke="#999" stroke-width="6"/>"##,
         d.trim_end()
     );
+}
+
+/// The spaces: start, finish, the Englishman's start, circled spaces (bold ring).
+fn spaces(out: &mut String, b: &Board) {
     for s in 0..b.spaces {
         let (x, y) = xy(s);
         let fill = if s == b.start {
@@ -84,6 +97,10 @@ pub fn render(b: &Board) -> String {
             );
         }
     }
+}
+
+/// The markers of the standard setup, under their spaces.
+fn setup_markers(out: &mut String, b: &Board) {
     for (space, m) in &b.standard_setup {
         let (x, y) = xy(*space);
         let _ = writeln!(
@@ -99,6 +116,9 @@ pub fn render(b: &Board) -> String {
             y + 38
         );
     }
+}
+
+fn legend(out: &mut String, h: i32) {
     let ly = h - 30;
     for (i, (f, name)) in [
         (Family::Whisky, "whisky marker"),
@@ -126,8 +146,6 @@ pub fn render(b: &Board) -> String {
         r#"<text x="560" y="{}" font-size="12">bold ring = circled space</text>"#,
         ly + 12
     );
-    out.push_str("</svg>\n");
-    out
 }
 
 /// The standard board's picture.

@@ -152,40 +152,10 @@ fn snake<T: Serialize>(v: &T) -> String {
     }
 }
 
+/// The game as `viewer` may see it (§4: sealed amounts and duel bids only to their owner).
 pub fn view(s: &State, viewer: Viewer) -> View {
     let b = board();
-    let players = s
-        .all()
-        .map(|seat| {
-            let i = seat.index();
-            let sealed = s.sealed[i].as_ref();
-            PlayerView {
-                seat,
-                space: s.pawns[i],
-                supply: s.supply[i],
-                chosen: s.chosen[i],
-                revealed: s.revealed[i],
-                submitted: sealed.is_some(),
-                sealed_amount: sealed
-                    .filter(|_| viewer.sees_private_of(seat))
-                    .map(|x| x.amount),
-                whiskies: s
-                    .whiskies_of(seat)
-                    .map(|id| WhiskyView {
-                        id,
-                        used: s.is_used(id),
-                    })
-                    .collect(),
-                checkpoints: s
-                    .held_by(seat)
-                    .filter(|m| m.kind().is_checkpoint())
-                    .collect(),
-                vp_markers: s.vp_markers[i],
-                lost_turn: s.lost_turn[i],
-                arrival: s.arrival[i],
-            }
-        })
-        .collect();
+    let players = s.all().map(|seat| player_view(s, viewer, seat)).collect();
     let board_view = (0..b.spaces)
         .filter_map(|space| {
             let markers: Vec<MarkerId> = s.markers_at(space).collect();
@@ -198,21 +168,7 @@ pub fn view(s: &State, viewer: Viewer) -> View {
     let groups = (1..=s.groups_taken.len() as u8)
         .map(|g| at(&|l: &Loc| *l == Loc::Group { group: g }))
         .collect();
-    let duel = s.duel.as_ref().map(|d| {
-        let mine = match viewer {
-            Viewer::Seat(me) if me == d.challenger => d.bids[0].as_ref().map(|x| x.amount),
-            Viewer::Seat(me) if me == d.defender => d.bids[1].as_ref().map(|x| x.amount),
-            _ => None,
-        };
-        DuelView {
-            challenger: d.challenger,
-            defender: d.defender,
-            whisky: d.whisky,
-            challenger_submitted: d.bids[0].is_some(),
-            defender_submitted: d.bids[1].is_some(),
-            my_bid: mine,
-        }
-    });
+    let duel = s.duel.as_ref().map(|d| duel_view(d, viewer));
     View {
         seats: s.seats,
         round: s.round,
@@ -227,20 +183,7 @@ pub fn view(s: &State, viewer: Viewer) -> View {
         active: s.active(),
         turn_step: s.turn.as_ref().map(|t| snake(&t.step)),
         suspended_broras: s.suspended.clone(),
-        declarations: s
-            .decls
-            .iter()
-            .map(|d| DeclarationView {
-                seat: d.seat,
-                kind: match d.what {
-                    Declared::Activation { .. } => "activation".into(),
-                    Declared::Use { .. } => "use".into(),
-                    Declared::Veto { .. } => "veto".into(),
-                },
-                marker: d.what.subject(),
-                offered_to: d.offered,
-            })
-            .collect(),
+        declarations: s.decls.iter().map(declaration_view).collect(),
         duel,
         taxes_pending: s
             .taxes
@@ -277,6 +220,67 @@ pub fn view(s: &State, viewer: Viewer) -> View {
         trigger: s.trigger,
         prompts: prompts(s),
         scores: s.is_over().then(|| score_sheet(s)),
+    }
+}
+
+/// One player; the sealed amount only to its owner (§4.2).
+fn player_view(s: &State, viewer: Viewer, seat: Seat) -> PlayerView {
+    let i = seat.index();
+    let sealed = s.sealed[i].as_ref();
+    PlayerView {
+        seat,
+        space: s.pawns[i],
+        supply: s.supply[i],
+        chosen: s.chosen[i],
+        revealed: s.revealed[i],
+        submitted: sealed.is_some(),
+        sealed_amount: sealed
+            .filter(|_| viewer.sees_private_of(seat))
+            .map(|x| x.amount),
+        whiskies: s
+            .whiskies_of(seat)
+            .map(|id| WhiskyView {
+                id,
+                used: s.is_used(id),
+            })
+            .collect(),
+        checkpoints: s
+            .held_by(seat)
+            .filter(|m| m.kind().is_checkpoint())
+            .collect(),
+        vp_markers: s.vp_markers[i],
+        lost_turn: s.lost_turn[i],
+        arrival: s.arrival[i],
+    }
+}
+
+/// The duel; a bid only to the duellist who made it (§4.3).
+fn duel_view(d: &Duel, viewer: Viewer) -> DuelView {
+    let mine = match viewer {
+        Viewer::Seat(me) if me == d.challenger => d.bids[0].as_ref().map(|x| x.amount),
+        Viewer::Seat(me) if me == d.defender => d.bids[1].as_ref().map(|x| x.amount),
+        _ => None,
+    };
+    DuelView {
+        challenger: d.challenger,
+        defender: d.defender,
+        whisky: d.whisky,
+        challenger_submitted: d.bids[0].is_some(),
+        defender_submitted: d.bids[1].is_some(),
+        my_bid: mine,
+    }
+}
+
+fn declaration_view(d: &Decl) -> DeclarationView {
+    DeclarationView {
+        seat: d.seat,
+        kind: match d.what {
+            Declared::Activation { .. } => "activation".into(),
+            Declared::Use { .. } => "use".into(),
+            Declared::Veto { .. } => "veto".into(),
+        },
+        marker: d.what.subject(),
+        offered_to: d.offered,
     }
 }
 

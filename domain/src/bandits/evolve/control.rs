@@ -679,28 +679,10 @@ fn on_passes_and_accusations(st: &mut State, event: &Event, _start: Node) -> boo
     true
 }
 
+/// What a die roll does, by what it was rolled for.
 fn on_roll(st: &mut State, seat: Seat, context: RollContext, v: u8) {
     match context {
-        RollContext::FirstPlayer => {
-            if let Phase::FirstRolls {
-                next,
-                best_seat,
-                best_value,
-            } = st.ctl.phase
-            {
-                // BD-031: a higher value wins; ties go to the earlier roller.
-                let (bs, bv) = if best_seat.is_none() || v > best_value {
-                    (Some(seat), v)
-                } else {
-                    (best_seat, best_value)
-                };
-                st.ctl.phase = Phase::FirstRolls {
-                    next: next + 1,
-                    best_seat: bs,
-                    best_value: bv,
-                };
-            }
-        }
+        RollContext::FirstPlayer => on_first_player_roll(st, seat, v),
         RollContext::Turn => {
             let first = !st.ctl.rolled;
             st.ctl.rolled = true;
@@ -721,50 +703,82 @@ fn on_roll(st: &mut State, seat: Seat, context: RollContext, v: u8) {
                 st.ctl.phase = Phase::HunterMove { hunter: v, value };
             }
         }
+        RollContext::Attacker | RollContext::Defender | RollContext::DefenderReroll => {
+            on_fight_roll(st, context, v)
+        }
+        RollContext::Destiny => on_destiny_roll(st, v),
+    }
+}
+
+/// §3.3 first player (BD-031): the best roll so far.
+fn on_first_player_roll(st: &mut State, seat: Seat, v: u8) {
+    if let Phase::FirstRolls {
+        next,
+        best_seat,
+        best_value,
+    } = st.ctl.phase
+    {
+        // BD-031: a higher value wins; ties go to the earlier roller.
+        let (bs, bv) = if best_seat.is_none() || v > best_value {
+            (Some(seat), v)
+        } else {
+            (best_seat, best_value)
+        };
+        st.ctl.phase = Phase::FirstRolls {
+            next: next + 1,
+            best_seat: bs,
+            best_value: bv,
+        };
+    }
+}
+
+/// §3.8 fights: the attacker's roll, the defender's, the defender's re-roll (BD-123).
+fn on_fight_roll(st: &mut State, context: RollContext, v: u8) {
+    let Some(f) = top_fight(st) else {
+        return;
+    };
+    match context {
         RollContext::Attacker => {
-            if let Some(f) = top_fight(st) {
-                f.attack = v;
-                f.step = FightStep::DefenderRoll;
-            }
+            f.attack = v;
+            f.step = FightStep::DefenderRoll;
         }
         RollContext::Defender => {
-            if let Some(f) = top_fight(st) {
-                f.defence = v;
-                // BD-123: a defender who is behind may re-roll once per round.
-                f.step = if f.defence < f.attack && !f.rerolled {
-                    FightStep::DefenceReroll
-                } else {
-                    FightStep::Settle
-                };
-            }
+            f.defence = v;
+            // BD-123: a defender who is behind may re-roll once per round.
+            f.step = if f.defence < f.attack && !f.rerolled {
+                FightStep::DefenceReroll
+            } else {
+                FightStep::Settle
+            };
         }
         RollContext::DefenderReroll => {
-            if let Some(f) = top_fight(st) {
-                f.defence = v;
-                f.rerolled = true;
-                f.step = FightStep::Settle;
-            }
+            f.defence = v;
+            f.rerolled = true;
+            f.step = FightStep::Settle;
         }
-        RollContext::Destiny => {
-            let seat = active(st);
-            let Some(mut e) = top_exec(st).cloned() else {
-                return;
-            };
-            if two_dice(e.card) && e.value == 0 {
-                e.value = v; // the first of the two dice rolled by one command
-            } else {
-                e.value = if two_dice(e.card) { e.value + v } else { v };
-                e.rolls_left = e.rolls_left.saturating_sub(1);
-                e.step = if destiny_moves(st, seat, &e).1 {
-                    ExecStep::Move
-                } else {
-                    ExecStep::Rolled
-                };
-            }
-            if let Some(x) = top_exec(st) {
-                *x = e;
-            }
-        }
+        _ => {}
+    }
+}
+
+/// §3.14 a destiny card's roll (two dice for some cards, BD-505).
+fn on_destiny_roll(st: &mut State, v: u8) {
+    let seat = active(st);
+    let Some(mut e) = top_exec(st).cloned() else {
+        return;
+    };
+    if two_dice(e.card) && e.value == 0 {
+        e.value = v; // the first of the two dice rolled by one command
+    } else {
+        e.value = if two_dice(e.card) { e.value + v } else { v };
+        e.rolls_left = e.rolls_left.saturating_sub(1);
+        e.step = if destiny_moves(st, seat, &e).1 {
+            ExecStep::Move
+        } else {
+            ExecStep::Rolled
+        };
+    }
+    if let Some(x) = top_exec(st) {
+        *x = e;
     }
 }
 
@@ -817,139 +831,176 @@ pub fn settle(st: &mut State) {
     }
 }
 
+/// One step that records nothing; false when a decision or a recording step is due. The
+/// top frame says what is being resolved: an arrival (§3.7), a destiny card (§3.14), or
+/// nothing left (the end of the turn's action).
 fn settle_once(st: &mut State) -> bool {
-    let b = board();
     match st.ctl.stack.last() {
-        None => {
-            if let Phase::Resolving { value } = st.ctl.phase {
-                // BD-048 / BD-049
-                st.ctl.phase = if value == 10 {
-                    Phase::RerollAfterTen
-                } else {
-                    Phase::TurnOver
-                };
-                return true;
+        None => end_of_action(st),
+        Some(Frame::HandLimit { .. }) => false,
+        Some(Frame::Arrive(_)) => arrival_step(st),
+        Some(Frame::Destiny(_)) => destiny_step(st),
+    }
+}
+
+/// Nothing left to resolve: the turn ends, or a 10 grants another roll.
+fn end_of_action(st: &mut State) -> bool {
+    if let Phase::Resolving { value } = st.ctl.phase {
+        // BD-048 / BD-049
+        st.ctl.phase = if value == 10 {
+            Phase::RerollAfterTen
+        } else {
+            Phase::TurnOver
+        };
+        return true;
+    }
+    false
+}
+
+/// §3.7 arrival: occupancy (a fight is due when shared), then the space's effects.
+fn arrival_step(st: &mut State) -> bool {
+    let Some(Frame::Arrive(a)) = st.ctl.stack.last() else {
+        return false;
+    };
+    if !st.at(a.node()).contains(&a.pawn) {
+        // Imprisoned or retreated: the arrival is over.
+        pop(st);
+        return true;
+    }
+    let here = st.at(a.node());
+    match &a.stage {
+        ArrivalStage::Occupancy => {
+            if here.len() > 1 {
+                return false; // a fight is due (BD-120, BD-508)
+            }
+            if let Some(a) = top_arrival(st) {
+                a.stage = ArrivalStage::Effects;
+            }
+            true
+        }
+        ArrivalStage::Effects => space_effects(st),
+        ArrivalStage::Fight(_) => fight_step(st),
+        ArrivalStage::Bonus { .. } | ArrivalStage::Express => false,
+    }
+}
+
+/// §3.7, §3.9 the effects of the space a pawn arrived on, once it stands there alone.
+fn space_effects(st: &mut State) -> bool {
+    let b = board();
+    let Some(Frame::Arrive(a)) = st.ctl.stack.last() else {
+        return false;
+    };
+    let node = a.node();
+    let here = st.at(node);
+    if here.len() > 1 {
+        return false; // waiting for the pushed-back defenders (BD-125)
+    }
+    if a.stop {
+        pop(st); // BD-507: it stops there, no space effect
+        return true;
+    }
+    let pawn = a.pawn;
+    let seat = st.owner(pawn).unwrap_or(Seat::from_index(0));
+    if b.is_property_of(node, pawn.colour()) && st.all_home(seat) {
+        return false; // BD-400: game_won is due
+    }
+    let info = b.info(node);
+    match info.kind {
+        Kind::Colour if info.colour == Some(pawn.colour()) => {
+            // BD-154
+            let cands = movement::candidates(st, pawn, Len::Exact(6), true);
+            if cands.is_empty() {
+                return false; // bonus_forfeited is due
+            }
+            let free = cands.iter().any(|c| c.card_free());
+            if let Some(a) = top_arrival(st) {
+                a.stage = ArrivalStage::Bonus { card_only: !free };
             }
             false
         }
-        Some(Frame::HandLimit { .. }) => false,
-        Some(Frame::Arrive(a)) => {
-            let node = a.node();
-            let here = st.at(node);
-            if !here.contains(&a.pawn) {
-                // Imprisoned or retreated: the arrival is over.
-                pop(st);
-                return true;
+        Kind::Express => {
+            // BD-170
+            if let Some(a) = top_arrival(st) {
+                a.stage = ArrivalStage::Express;
             }
-            match &a.stage {
-                ArrivalStage::Occupancy => {
-                    if here.len() > 1 {
-                        return false; // a fight is due (BD-120, BD-508)
-                    }
-                    if let Some(a) = top_arrival(st) {
-                        a.stage = ArrivalStage::Effects;
-                    }
-                    true
-                }
-                ArrivalStage::Effects => {
-                    if here.len() > 1 {
-                        return false; // waiting for the pushed-back defenders (BD-125)
-                    }
-                    if a.stop {
-                        pop(st); // BD-507: it stops there, no space effect
-                        return true;
-                    }
-                    let pawn = a.pawn;
-                    let seat = st.owner(pawn).unwrap_or(Seat::from_index(0));
-                    if b.is_property_of(node, pawn.colour()) && st.all_home(seat) {
-                        return false; // BD-400: game_won is due
-                    }
-                    let info = b.info(node);
-                    match info.kind {
-                        Kind::Colour if info.colour == Some(pawn.colour()) => {
-                            // BD-154
-                            let cands = movement::candidates(st, pawn, Len::Exact(6), true);
-                            if cands.is_empty() {
-                                return false; // bonus_forfeited is due
-                            }
-                            let free = cands.iter().any(|c| c.card_free());
-                            if let Some(a) = top_arrival(st) {
-                                a.stage = ArrivalStage::Bonus { card_only: !free };
-                            }
-                            false
-                        }
-                        Kind::Express => {
-                            // BD-170
-                            if let Some(a) = top_arrival(st) {
-                                a.stage = ArrivalStage::Express;
-                            }
-                            false
-                        }
-                        Kind::Destiny if !st.destiny_deck.is_empty() => false,
-                        Kind::Support if !st.support_deck.is_empty() => false,
-                        _ => {
-                            pop(st);
-                            true
-                        }
-                    }
-                }
-                ArrivalStage::Fight(f) => {
-                    let mut f = f.clone();
-                    let changed = match f.step {
-                        FightStep::Bodyguard if usize::from(f.next) >= f.window.len() => {
-                            f.step = FightStep::AttackerRoll;
-                            true
-                        }
-                        FightStep::Settle if f.attack == f.defence => {
-                            // BD-124: a new round with a fresh re-roll right.
-                            f.round += 1;
-                            f.rerolled = false;
-                            f.step = FightStep::AttackerRoll;
-                            true
-                        }
-                        _ => false,
-                    };
-                    if changed && let Some(a) = top_arrival(st) {
-                        a.stage = ArrivalStage::Fight(f);
-                    }
-                    changed
-                }
-                ArrivalStage::Bonus { .. } | ArrivalStage::Express => false,
-            }
+            false
         }
-        Some(Frame::Destiny(d)) => match &d.exec {
-            None => {
-                if d.queue.is_empty() {
-                    pop(st);
-                } else if let Some(Frame::Destiny(d)) = st.ctl.stack.last_mut() {
-                    let card = d.queue.remove(0);
-                    let subject = d.subject.take();
-                    d.exec = Some(Exec {
-                        card,
-                        subject,
-                        step: ExecStep::Start,
-                        rolls_left: 0,
-                        value: 0,
-                        moved: Vec::new(),
-                        target: None,
-                        window: Vec::new(),
-                        next: 0,
-                    });
-                }
+        Kind::Destiny if !st.destiny_deck.is_empty() => false,
+        Kind::Support if !st.support_deck.is_empty() => false,
+        _ => {
+            pop(st);
+            true
+        }
+    }
+}
+
+/// §3.8 fights: the bodyguard window closes, or a drawn round starts again.
+fn fight_step(st: &mut State) -> bool {
+    let Some(Frame::Arrive(Arrival {
+        stage: ArrivalStage::Fight(f),
+        ..
+    })) = st.ctl.stack.last()
+    else {
+        return false;
+    };
+    let mut f = f.clone();
+    let changed = match f.step {
+        FightStep::Bodyguard if usize::from(f.next) >= f.window.len() => {
+            f.step = FightStep::AttackerRoll;
+            true
+        }
+        FightStep::Settle if f.attack == f.defence => {
+            // BD-124: a new round with a fresh re-roll right.
+            f.round += 1;
+            f.rerolled = false;
+            f.step = FightStep::AttackerRoll;
+            true
+        }
+        _ => false,
+    };
+    if changed && let Some(a) = top_arrival(st) {
+        a.stage = ArrivalStage::Fight(f);
+    }
+    changed
+}
+
+/// §3.14 destiny cards: the next card of the queue, or the executed card's next step.
+fn destiny_step(st: &mut State) -> bool {
+    let Some(Frame::Destiny(d)) = st.ctl.stack.last() else {
+        return false;
+    };
+    match &d.exec {
+        None => {
+            if d.queue.is_empty() {
+                pop(st);
+            } else if let Some(Frame::Destiny(d)) = st.ctl.stack.last_mut() {
+                let card = d.queue.remove(0);
+                let subject = d.subject.take();
+                d.exec = Some(Exec {
+                    card,
+                    subject,
+                    step: ExecStep::Start,
+                    rolls_left: 0,
+                    value: 0,
+                    moved: Vec::new(),
+                    target: None,
+                    window: Vec::new(),
+                    next: 0,
+                });
+            }
+            true
+        }
+        Some(e) => match e.step {
+            ExecStep::Start | ExecStep::Next => exec_transition(st),
+            ExecStep::Draw if st.destiny_deck.is_empty() => {
+                clear_exec(st);
                 true
             }
-            Some(e) => match e.step {
-                ExecStep::Start | ExecStep::Next => exec_transition(st),
-                ExecStep::Draw if st.destiny_deck.is_empty() => {
-                    clear_exec(st);
-                    true
-                }
-                ExecStep::Fallback if st.support_deck.is_empty() => {
-                    clear_exec(st);
-                    true
-                }
-                _ => false,
-            },
+            ExecStep::Fallback if st.support_deck.is_empty() => {
+                clear_exec(st);
+                true
+            }
+            _ => false,
         },
     }
 }

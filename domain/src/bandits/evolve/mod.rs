@@ -5,10 +5,11 @@
 
 pub mod control;
 
-use super::board::{Node, board};
+use super::board::{Colour, Node, board};
 use super::decide::hunter_path;
 use super::event::Event;
-use super::state::{HandCard, NOWHERE, Pawn, Phase, State, Ticket};
+use super::state::{HandCard, NOWHERE, Options, Pawn, Phase, State, Ticket};
+use crate::engine::Seat;
 
 pub fn evolve(st: &mut State, event: &Event) {
     control::before_event(st, event);
@@ -42,55 +43,20 @@ fn apply(st: &mut State, event: &Event) {
             options,
             colours,
             order,
-        } => {
-            let b = board();
-            *st = State {
-                options: options.clone(),
-                seats: colours.len() as u8,
-                colours: colours.clone(),
-                order: order.clone(),
-                occ: vec![Vec::new(); b.nodes.len()],
-                pos: vec![NOWHERE; 36],
-                hunter: options.bounty_hunter.then_some(b.hunter_start),
-                hands: vec![Vec::new(); colours.len()],
-                returned: vec![0; colours.len()],
-                ..State::default()
-            };
-            // BD-021: every pawn starts in its colour's prison.
-            for &c in colours {
-                for n in 1..=options.pawns_per_player.clamp(1, 6) {
-                    let p = Pawn::new(c, n);
-                    let prison = b.prison[c.index()];
-                    st.pos[p.idx()] = prison;
-                    st.occ[prison.idx()].push(p);
-                }
-            }
-        }
+        } => set_up(st, options, colours, order),
         Event::SupportDeckShuffled { order } => st.support_deck = order.iter().copied().collect(),
         Event::DestinyDeckShuffled { order } => st.destiny_deck = order.iter().copied().collect(),
-        Event::SupportCardsDealt { seat, count, cards } => {
-            // BD-023: dealt round-robin, so the ids say which cards left the deck.
-            let Some(hand) = st.hands.get_mut(seat.index()) else {
-                return;
-            };
-            match cards {
-                Some(cards) => {
-                    for &card in cards {
-                        if let Some(i) = st.support_deck.iter().position(|&c| c == card) {
-                            st.support_deck.remove(i);
-                        }
-                        hand.push(HandCard { card, received: 0 });
-                    }
-                }
-                None => {
-                    for _ in 0..*count {
-                        if let Some(card) = st.support_deck.pop_front() {
-                            hand.push(HandCard { card, received: 0 });
-                        }
-                    }
-                }
-            }
-        }
+        Event::SupportCardsDealt { .. }
+        | Event::SupportCardDrawn { .. }
+        | Event::CardPlayed { .. }
+        | Event::TicketActivated { .. }
+        | Event::TicketSpent { .. }
+        | Event::TicketsReturned { .. }
+        | Event::CardsReturned { .. } => support_cards(st, event),
+        Event::DestinyCardDrawn { .. }
+        | Event::DestinyCardResolved { .. }
+        | Event::InterrogationPlaced { .. }
+        | Event::InterrogationServed { .. } => destiny_cards(st, event),
         Event::DieRolled { .. }
         | Event::FirstPlayerChosen { .. }
         | Event::Passed { .. }
@@ -129,6 +95,62 @@ fn apply(st: &mut State, event: &Event) {
         }
         Event::PawnImprisoned { pawn } => {
             relocate(st, *pawn, board().prison[pawn.colour().index()])
+        }
+        Event::GameWon { seat } => st.winner = Some(*seat),
+    }
+}
+
+/// §3.2 setup: the table for the chosen colours, every pawn in its colour's prison (BD-021).
+fn set_up(st: &mut State, options: &Options, colours: &[Colour], order: &[Seat]) {
+    let b = board();
+    *st = State {
+        options: options.clone(),
+        seats: colours.len() as u8,
+        colours: colours.to_vec(),
+        order: order.to_vec(),
+        occ: vec![Vec::new(); b.nodes.len()],
+        pos: vec![NOWHERE; 36],
+        hunter: options.bounty_hunter.then_some(b.hunter_start),
+        hands: vec![Vec::new(); colours.len()],
+        returned: vec![0; colours.len()],
+        ..State::default()
+    };
+    // BD-021: every pawn starts in its colour's prison.
+    for &c in colours {
+        for n in 1..=options.pawns_per_player.clamp(1, 6) {
+            let p = Pawn::new(c, n);
+            let prison = b.prison[c.index()];
+            st.pos[p.idx()] = prison;
+            st.occ[prison.idx()].push(p);
+        }
+    }
+}
+
+/// §3.13 support cards: dealt, drawn, played, tickets held and spent, cards returned.
+fn support_cards(st: &mut State, event: &Event) {
+    match event {
+        Event::SupportCardsDealt { seat, count, cards } => {
+            // BD-023: dealt round-robin, so the ids say which cards left the deck.
+            let Some(hand) = st.hands.get_mut(seat.index()) else {
+                return;
+            };
+            match cards {
+                Some(cards) => {
+                    for &card in cards {
+                        if let Some(i) = st.support_deck.iter().position(|&c| c == card) {
+                            st.support_deck.remove(i);
+                        }
+                        hand.push(HandCard { card, received: 0 });
+                    }
+                }
+                None => {
+                    for _ in 0..*count {
+                        if let Some(card) = st.support_deck.pop_front() {
+                            hand.push(HandCard { card, received: 0 });
+                        }
+                    }
+                }
+            }
         }
         Event::SupportCardDrawn { seat, turn, .. } => {
             if let (Some(card), Some(hand)) =
@@ -180,6 +202,13 @@ fn apply(st: &mut State, event: &Event) {
                 st.support_deck.push_back(*card);
             }
         }
+        _ => {}
+    }
+}
+
+/// §3.14 destiny cards and the interrogation (card 11).
+fn destiny_cards(st: &mut State, event: &Event) {
+    match event {
         Event::DestinyCardDrawn { card, .. } => {
             if let Some(i) = st.destiny_deck.iter().position(|c| c == card) {
                 st.destiny_deck.remove(i);
@@ -191,7 +220,7 @@ fn apply(st: &mut State, event: &Event) {
             st.interrogated = None;
             st.destiny_deck.push_back(super::state::Destiny(11));
         }
-        Event::GameWon { seat } => st.winner = Some(*seat),
+        _ => {}
     }
 }
 

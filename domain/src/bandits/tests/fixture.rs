@@ -5,6 +5,7 @@ use crate::bandits::board::Node;
 use crate::bandits::decide::awaiting;
 use crate::bandits::state::*;
 use crate::bandits::*;
+pub use crate::decider::spec::Spec;
 use crate::engine::*;
 
 pub fn n(id: &str) -> Node {
@@ -277,14 +278,10 @@ impl Fx {
     /// Asserts a rejection with `rule`.
     #[track_caller]
     pub fn rejects(&mut self, colour: &str, cmd: Command, rule: &str) -> RuleViolation {
-        let shown = format!("{cmd:?}");
-        match self.try_cmd(colour, cmd) {
-            Ok(evs) => panic!("{colour} {shown} accepted: {evs:?}"),
-            Err(e) => {
-                assert_eq!(e.rule, rule, "{shown}: {e}");
-                e
-            }
-        }
+        // Through the one harness ([`Spec`]): a refusal is decided on a copy of the position.
+        Spec::<Bandits>::at(self.st.clone())
+            .when(self.seat(colour), cmd)
+            .then_violation(rule)
     }
     pub fn roll(&mut self, colour: &str) -> Vec<Event> {
         self.ok(colour, Command::RollDie {})

@@ -33,16 +33,9 @@ fn bd001_only_the_acting_player_with_an_allowed_kind() {
     let mut fx = Fx::new();
     fx.give("red", "S37");
     fx.rejects("red", Command::RollDie {}, "BD-001");
-    let before = serde_json::to_string(&fx.st).unwrap();
-    let e = Bandits::decide(
-        &fx.st,
-        Seat::new(6).unwrap(),
-        &Command::RollDie {},
-        &mut fx.rng,
-    )
-    .unwrap_err();
-    assert_eq!(e.rule, "BD-001");
-    assert_eq!(before, serde_json::to_string(&fx.st).unwrap());
+    Spec::<Bandits>::at(fx.st.clone())
+        .when(Seat::new(6).unwrap(), Command::RollDie {})
+        .then_violation("BD-001");
     // The error to red names no card of anybody.
     let e = fx.rejects("red", play("S37"), "BD-001");
     assert!(

@@ -1,6 +1,7 @@
 //! Test helpers: a fixture builder that sets a position up directly, and command runners that
 //! apply accepted events to the state (scripted dice via `ScriptedRng::dice`).
 
+pub use crate::decider::spec::Spec;
 use crate::engine::{Game, RuleViolation, ScriptedRng, Seat};
 use crate::mush::board::{LinkId, SegmentId, SpaceId};
 use crate::mush::command::Command;
@@ -179,16 +180,14 @@ pub fn ok(s: &mut State, who: u8, cmd: Command, dice: &[u32]) -> Vec<Event> {
     run(s, who, cmd.clone(), dice).unwrap_or_else(|e| panic!("{cmd:?} from P{who} refused: {e}"))
 }
 
-/// The rule ID a command is refused with (the state is unchanged).
+/// The rule ID a command is refused with, through the one harness ([`Spec`]).
+#[track_caller]
 pub fn rule_of(s: &State, who: u8, cmd: Command) -> String {
-    let before = serde_json::to_value(s).expect("state json");
-    let mut rng = ScriptedRng::dice(&[]);
-    let err = match Mush::decide(s, seat(who), &cmd, &mut rng) {
-        Ok(events) => panic!("{cmd:?} from P{who} accepted: {events:?}"),
-        Err(e) => e.rule.to_string(),
-    };
-    assert_eq!(before, serde_json::to_value(s).expect("state json"));
-    err
+    Spec::<Mush>::at(s.clone())
+        .when(seat(who), cmd)
+        .refused()
+        .rule
+        .to_string()
 }
 
 /// "All pass": answers every open window (re-roll or reduction) with passes until none is

@@ -222,15 +222,10 @@ fn mu008_public_state_in_every_view() {
     assert!(!json.contains("\"bid\":7"), "another seat's bid leaks");
     assert_eq!(Mush::view(&s, Viewer::Omniscient).players[0].bid, Some(7));
     // No error message to another seat reveals it either.
-    let err = crate::engine::RuleViolation::to_string(
-        &Mush::decide(
-            &s,
-            seat(2),
-            &SubmitBid { amount: 99 },
-            &mut ScriptedRng::dice(&[]),
-        )
-        .expect_err("refused"),
-    );
+    let err = Spec::<Mush>::at(s.clone())
+        .when(seat(2), SubmitBid { amount: 99 })
+        .refused()
+        .to_string();
     assert!(!err.contains('7'), "{err}");
     // Prompts and P2's legal list are the same whatever P1 bid.
     let mut other = Fx::new()
@@ -691,9 +686,9 @@ fn mu151_never_a_tie() {
 fn mu160_who_may_act() {
     let s = Fx::new().done();
     let ghost = Seat::new(4).expect("seat");
-    let err =
-        Mush::decide(&s, ghost, &DeclareMove {}, &mut ScriptedRng::dice(&[])).expect_err("refused");
-    assert_eq!(err.rule, "MU-160");
+    Spec::<Mush>::at(s.clone())
+        .when(ghost, DeclareMove {})
+        .then_violation("MU-160");
     assert_eq!(rule_of(&s, 1, PassReroll {}), "MU-160");
     assert_eq!(rule_of(&s, 2, PassReduction {}), "MU-160");
     assert_eq!(
@@ -706,15 +701,9 @@ fn mu160_who_may_act() {
         ),
         "MU-160"
     );
-    let fresh = State::default();
-    let err = Mush::decide(
-        &fresh,
-        seat(1),
-        &DeclareMove {},
-        &mut ScriptedRng::dice(&[]),
-    )
-    .expect_err("refused");
-    assert_eq!(err.rule, "MU-160");
+    Spec::<Mush>::given([])
+        .when(seat(1), DeclareMove {})
+        .then_violation("MU-160");
     // Absurd numbers never panic.
     let s = Fx::new().bidding().done();
     assert_eq!(rule_of(&s, 1, SubmitBid { amount: u32::MAX }), "MU-033");

@@ -19,77 +19,23 @@ pub fn settle(ctx: &mut Scratch<'_, WhiskyRace>) {
     }
 }
 
-/// One automatic step; false when the engine waits for a player.
+/// One automatic step; false when the engine waits for a player. Open interrupts come first,
+/// innermost first (§5.1: D10 veto window, D11 duel, D12 customs tax), then the phase's own
+/// step.
 pub(super) fn settle_once(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
+    if matches!(ctx.state().phase, Phase::Over | Phase::NotStarted) {
+        return false;
+    }
+    if let Some(progress) = veto_window_step(ctx) {
+        return progress;
+    }
+    if let Some(progress) = duel_step(ctx) {
+        return progress;
+    }
+    if let Some(progress) = customs_tax_step(ctx) {
+        return progress;
+    }
     let s = ctx.state();
-    if matches!(s.phase, Phase::Over | Phase::NotStarted) {
-        return false;
-    }
-    // D10: offer the window to the next eligible vetoer, or resolve.
-    if let Some(top) = s.decls.last() {
-        if top.offered.is_some() {
-            return false;
-        }
-        match next_vetoer(s) {
-            Some(seat) => ctx.emit(Event::VetoOffered { seat }),
-            None => resolve_stack(ctx),
-        }
-        return true;
-    }
-    // D11: duel bids.
-    if let Some(d) = &s.duel {
-        let duellists = [d.challenger, d.defender];
-        for (slot, seat) in duellists.iter().enumerate() {
-            if d.bids[slot].is_none() && s.supply[seat.index()] == 0 {
-                let Seal { salt, commitment } = ctx.rng().seal(0);
-                ctx.emit(Event::DuelBidCommitted {
-                    seat: *seat,
-                    commitment,
-                    amount: Some(0),
-                    salt: Some(salt),
-                    forced: true,
-                });
-                return true;
-            }
-        }
-        if let [Some(a), Some(b)] = &d.bids {
-            let bids = vec![
-                Revealed {
-                    seat: d.challenger,
-                    amount: a.amount,
-                    salt: a.salt.clone(),
-                },
-                Revealed {
-                    seat: d.defender,
-                    amount: b.amount,
-                    salt: b.salt.clone(),
-                },
-            ];
-            let winner = match a.amount.cmp(&b.amount) {
-                std::cmp::Ordering::Greater => Some(d.challenger),
-                std::cmp::Ordering::Less => Some(d.defender),
-                std::cmp::Ordering::Equal => None,
-            };
-            ctx.emit(Event::DuelResolved { bids, winner });
-            return true;
-        }
-        return false;
-    }
-    // D12: customs tax, at the amount fixed when he was met (WR-155). WR-009: with a supply
-    // below it and a single whisky, discarding that whisky is the only option.
-    if let Some(tax) = s.taxes.first() {
-        let seat = tax.seat;
-        let whiskies: Vec<MarkerId> = s.whiskies_of(seat).collect();
-        if s.supply[seat.index()] < tax.amount && whiskies.len() == 1 {
-            ctx.emit(Event::WhiskyDiscarded {
-                seat,
-                whisky: whiskies[0],
-                forced: true,
-            });
-            return true;
-        }
-        return false;
-    }
     match s.phase {
         Phase::Setup => {
             after_replacement(ctx);
@@ -102,119 +48,217 @@ pub(super) fn settle_once(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
             }
             false
         }
-        Phase::GroupBidding => {
-            for seat in s.all() {
-                if s.sealed[seat.index()].is_none() && s.supply[seat.index()] == 0 {
-                    let Seal { salt, commitment } = ctx.rng().seal(0);
-                    ctx.emit(Event::GroupBidCommitted {
-                        seat,
-                        commitment,
-                        amount: Some(0),
-                        salt: Some(salt),
-                        forced: true,
-                    });
-                    return true;
-                }
-            }
-            if s.sealed.iter().all(|x| x.is_some()) {
-                let bids = reveal_list(s);
-                let ties = tie_groups(&bids);
-                ctx.emit(Event::GroupBidsRevealed { bids });
-                if !ties.is_empty() {
-                    ctx.emit(Event::TieGroupsFormed { groups: ties });
-                }
-                return true;
-            }
-            false
-        }
-        Phase::GroupChoice => {
-            if s.ties.iter().any(|t| t.status == TieStatus::Open) {
-                return false;
-            }
-            if s.order.is_empty() {
-                let order = fixed_order(s);
-                ctx.emit(Event::TurnOrderFixed { order });
-                return true;
-            }
-            if s.next < s.order.len() {
-                let free: Vec<usize> = (0..s.groups_taken.len())
-                    .filter(|g| s.groups_taken[*g].is_none())
-                    .collect();
-                if free.len() == 1 {
-                    // WR-151: the last group goes to the last chooser.
-                    let seat = s.order[s.next];
-                    ctx.emit(Event::WhiskyGroupChosen {
-                        seat,
-                        group: free[0] as u8 + 1,
-                        automatic: true,
-                    });
-                    return true;
-                }
-                return false;
-            }
-            finish_setup(ctx);
-            true
-        }
-        Phase::Planning => {
-            // WR-023: supply 0 → 0, supply 1 → 1, automatically — unless the seat's own
-            // pending offers give malt, which it must withdraw first (WR-156).
-            for seat in s.all() {
-                let supply = s.supply[seat.index()];
-                if s.sealed[seat.index()].is_none() && supply <= 1 && s.offered_malt(seat) == 0 {
-                    let Seal { salt, commitment } = ctx.rng().seal(i64::from(supply));
-                    ctx.emit(Event::MaltCommitted {
-                        seat,
-                        commitment,
-                        amount: Some(supply),
-                        salt: Some(salt),
-                        forced: true,
-                    });
-                    return true;
-                }
-            }
-            if s.sealed.iter().all(|x| x.is_some()) {
-                let choices = reveal_list(s);
-                let ties = tie_groups(&choices);
-                ctx.emit(Event::MaltRevealed { choices });
-                if !ties.is_empty() {
-                    ctx.emit(Event::TieGroupsFormed { groups: ties });
-                }
-                return true;
-            }
-            false
-        }
-        Phase::TieNegotiation => {
-            // WR-032: the player phase starts when every group agreed or failed.
-            if s.ties.iter().any(|t| t.status == TieStatus::Open) {
-                return false;
-            }
-            let order = fixed_order(s);
-            ctx.emit(Event::TurnOrderFixed { order });
-            true
-        }
-        Phase::PlayerTurns => match &s.turn {
-            None => {
-                if let Some(&seat) = s.order.get(s.next) {
-                    ctx.emit(Event::TurnStarted { seat });
-                } else {
-                    // WR-124: end of round, step 1.
-                    move_englishman(
-                        ctx,
-                        board().c.englishman_round_steps,
-                        1,
-                        EnglishmanCause::EndOfRound,
-                    );
-                }
-                true
-            }
-            Some(t) if t.step == TurnStep::ActivationCheck => {
-                activation_check(ctx, t.seat);
-                true
-            }
-            Some(_) => false,
-        },
+        Phase::GroupBidding => group_bidding_step(ctx),
+        Phase::GroupChoice => group_choice_step(ctx),
+        Phase::Planning => planning_step(ctx),
+        Phase::TieNegotiation => tie_negotiation_step(ctx),
+        Phase::PlayerTurns => player_turns_step(ctx),
         Phase::EndOfRound => end_of_round(ctx),
         Phase::NotStarted | Phase::Over => false,
+    }
+}
+
+/// D10 (§3.13): an open veto window is offered to the next eligible vetoer (WR-088, WR-089),
+/// or resolved. `None` when no window is open.
+fn veto_window_step(ctx: &mut Scratch<'_, WhiskyRace>) -> Option<bool> {
+    let s = ctx.state();
+    if s.decls.last()?.offered.is_some() {
+        return Some(false);
+    }
+    match next_vetoer(s) {
+        Some(seat) => ctx.emit(Event::VetoOffered { seat }),
+        None => resolve_stack(ctx),
+    }
+    Some(true)
+}
+
+/// D11 (Glen Mhor duel, WR-104, WR-105): a duellist without malt bids 0; both bids in, they
+/// are revealed. `None` when no duel is open.
+fn duel_step(ctx: &mut Scratch<'_, WhiskyRace>) -> Option<bool> {
+    let s = ctx.state();
+    let d = s.duel.as_ref()?;
+    let duellists = [d.challenger, d.defender];
+    for (slot, seat) in duellists.iter().enumerate() {
+        if d.bids[slot].is_none() && s.supply[seat.index()] == 0 {
+            let Seal { salt, commitment } = ctx.rng().seal(0);
+            ctx.emit(Event::DuelBidCommitted {
+                seat: *seat,
+                commitment,
+                amount: Some(0),
+                salt: Some(salt),
+                forced: true,
+            });
+            return Some(true);
+        }
+    }
+    if let [Some(a), Some(b)] = &d.bids {
+        let bids = vec![
+            Revealed {
+                seat: d.challenger,
+                amount: a.amount,
+                salt: a.salt.clone(),
+            },
+            Revealed {
+                seat: d.defender,
+                amount: b.amount,
+                salt: b.salt.clone(),
+            },
+        ];
+        let winner = match a.amount.cmp(&b.amount) {
+            std::cmp::Ordering::Greater => Some(d.challenger),
+            std::cmp::Ordering::Less => Some(d.defender),
+            std::cmp::Ordering::Equal => None,
+        };
+        ctx.emit(Event::DuelResolved { bids, winner });
+        return Some(true);
+    }
+    Some(false)
+}
+
+/// D12 (§3.15): a pending customs tax. `None` when no tax is due.
+fn customs_tax_step(ctx: &mut Scratch<'_, WhiskyRace>) -> Option<bool> {
+    let s = ctx.state();
+    // At the amount fixed when he was met (WR-155). WR-009: with a supply below it and a
+    // single whisky, discarding that whisky is the only option.
+    let tax = s.taxes.first()?;
+    let seat = tax.seat;
+    let whiskies: Vec<MarkerId> = s.whiskies_of(seat).collect();
+    if s.supply[seat.index()] < tax.amount && whiskies.len() == 1 {
+        ctx.emit(Event::WhiskyDiscarded {
+            seat,
+            whisky: whiskies[0],
+            forced: true,
+        });
+        return Some(true);
+    }
+    Some(false)
+}
+
+/// §3.19 variant: forced zero bids (WR-009), then the reveal and the tie groups.
+fn group_bidding_step(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
+    let s = ctx.state();
+    for seat in s.all() {
+        if s.sealed[seat.index()].is_none() && s.supply[seat.index()] == 0 {
+            let Seal { salt, commitment } = ctx.rng().seal(0);
+            ctx.emit(Event::GroupBidCommitted {
+                seat,
+                commitment,
+                amount: Some(0),
+                salt: Some(salt),
+                forced: true,
+            });
+            return true;
+        }
+    }
+    if s.sealed.iter().all(|x| x.is_some()) {
+        let bids = reveal_list(s);
+        let ties = tie_groups(&bids);
+        ctx.emit(Event::GroupBidsRevealed { bids });
+        if !ties.is_empty() {
+            ctx.emit(Event::TieGroupsFormed { groups: ties });
+        }
+        return true;
+    }
+    false
+}
+
+/// §3.19 variant: the turn order once ties are settled, then the whisky-group choices.
+fn group_choice_step(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
+    let s = ctx.state();
+    if s.ties.iter().any(|t| t.status == TieStatus::Open) {
+        return false;
+    }
+    if s.order.is_empty() {
+        let order = fixed_order(s);
+        ctx.emit(Event::TurnOrderFixed { order });
+        return true;
+    }
+    if s.next < s.order.len() {
+        let free: Vec<usize> = (0..s.groups_taken.len())
+            .filter(|g| s.groups_taken[*g].is_none())
+            .collect();
+        if free.len() == 1 {
+            // WR-151: the last group goes to the last chooser.
+            let seat = s.order[s.next];
+            ctx.emit(Event::WhiskyGroupChosen {
+                seat,
+                group: free[0] as u8 + 1,
+                automatic: true,
+            });
+            return true;
+        }
+        return false;
+    }
+    finish_setup(ctx);
+    true
+}
+
+/// §3.4 planning: forced malt choices (WR-023), then the reveal and the tie groups.
+fn planning_step(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
+    let s = ctx.state();
+    // WR-023: supply 0 → 0, supply 1 → 1, automatically — unless the seat's own
+    // pending offers give malt, which it must withdraw first (WR-156).
+    for seat in s.all() {
+        let supply = s.supply[seat.index()];
+        if s.sealed[seat.index()].is_none() && supply <= 1 && s.offered_malt(seat) == 0 {
+            let Seal { salt, commitment } = ctx.rng().seal(i64::from(supply));
+            ctx.emit(Event::MaltCommitted {
+                seat,
+                commitment,
+                amount: Some(supply),
+                salt: Some(salt),
+                forced: true,
+            });
+            return true;
+        }
+    }
+    if s.sealed.iter().all(|x| x.is_some()) {
+        let choices = reveal_list(s);
+        let ties = tie_groups(&choices);
+        ctx.emit(Event::MaltRevealed { choices });
+        if !ties.is_empty() {
+            ctx.emit(Event::TieGroupsFormed { groups: ties });
+        }
+        return true;
+    }
+    false
+}
+
+/// §3.5 tie negotiation: wait for every group, then fix the turn order.
+fn tie_negotiation_step(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
+    let s = ctx.state();
+    // WR-032: the player phase starts when every group agreed or failed.
+    if s.ties.iter().any(|t| t.status == TieStatus::Open) {
+        return false;
+    }
+    let order = fixed_order(s);
+    ctx.emit(Event::TurnOrderFixed { order });
+    true
+}
+
+/// §3.7 player phase: start the next turn or the end of round; the activation check.
+fn player_turns_step(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
+    let s = ctx.state();
+    match &s.turn {
+        None => {
+            if let Some(&seat) = s.order.get(s.next) {
+                ctx.emit(Event::TurnStarted { seat });
+            } else {
+                // WR-124: end of round, step 1.
+                move_englishman(
+                    ctx,
+                    board().c.englishman_round_steps,
+                    1,
+                    EnglishmanCause::EndOfRound,
+                );
+            }
+            true
+        }
+        Some(t) if t.step == TurnStep::ActivationCheck => {
+            activation_check(ctx, t.seat);
+            true
+        }
+        Some(_) => false,
     }
 }
 
@@ -350,6 +394,8 @@ pub(super) fn activation_check(ctx: &mut Scratch<'_, WhiskyRace>, seat: Seat) {
     });
 }
 
+/// §3.16 end of round: the Englishman moves, leaves a marker, income is paid, the round
+/// closes (or the game ends, WR-131).
 pub(super) fn end_of_round(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
     let s = ctx.state();
     match s.eor {
@@ -365,38 +411,7 @@ pub(super) fn end_of_round(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
         Eor::Draw => {
             let space = s.englishman;
             if s.options.englishman_offer {
-                let offer: Vec<MarkerId> = s
-                    .loc
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, l)| **l == Loc::Offer)
-                    .map(|(i, _)| MarkerId::from_index(i))
-                    .collect();
-                match (offer.len(), s.took_turn.first()) {
-                    (0, _) => ctx.emit(Event::ReserveEmpty),
-                    // WR-009: a single offered marker is placed without asking.
-                    (1, seat) => ctx.emit(Event::EnglishmanMarkerChosen {
-                        seat: seat.copied(),
-                        marker: offer[0],
-                        space,
-                        random: false,
-                    }),
-                    (_, None) => {
-                        // WR-153: nobody took a turn → random choice among the offer (R5).
-                        let marker = offer[ctx.rng().index(offer.len())];
-                        ctx.emit(Event::EnglishmanMarkerChosen {
-                            seat: None,
-                            marker,
-                            space,
-                            random: true,
-                        });
-                    }
-                    (_, Some(_)) => return false, // D13
-                }
-                if ctx.state().eor == Eor::Income {
-                    draw_offer(ctx);
-                }
-                return true;
+                return englishman_offer(ctx, space);
             }
             // WR-125 (R1).
             match draw(ctx) {
@@ -406,18 +421,7 @@ pub(super) fn end_of_round(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
             true
         }
         Eor::Income => {
-            // WR-126, WR-099: 4 + 1 per unsuspended Brora.
-            let c = &board().c;
-            let amounts = s
-                .all()
-                .map(|seat| {
-                    let broras = s
-                        .held_by(seat)
-                        .filter(|m| m.kind() == Kind::Brora && !s.suspended.contains(m))
-                        .count() as u32;
-                    c.round_income + broras * c.brora_income_bonus
-                })
-                .collect();
+            let amounts = round_income(s);
             ctx.emit(Event::IncomePaid { amounts });
             true
         }
@@ -433,4 +437,56 @@ pub(super) fn end_of_round(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
             true
         }
     }
+}
+
+/// WR-153 variant: the marker the Englishman leaves is chosen from the offer; false while a
+/// player must choose it (D13).
+fn englishman_offer(ctx: &mut Scratch<'_, WhiskyRace>, space: u8) -> bool {
+    let s = ctx.state();
+    let offer: Vec<MarkerId> = s
+        .loc
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| **l == Loc::Offer)
+        .map(|(i, _)| MarkerId::from_index(i))
+        .collect();
+    match (offer.len(), s.took_turn.first()) {
+        (0, _) => ctx.emit(Event::ReserveEmpty),
+        // WR-009: a single offered marker is placed without asking.
+        (1, seat) => ctx.emit(Event::EnglishmanMarkerChosen {
+            seat: seat.copied(),
+            marker: offer[0],
+            space,
+            random: false,
+        }),
+        (_, None) => {
+            // WR-153: nobody took a turn → random choice among the offer (R5).
+            let marker = offer[ctx.rng().index(offer.len())];
+            ctx.emit(Event::EnglishmanMarkerChosen {
+                seat: None,
+                marker,
+                space,
+                random: true,
+            });
+        }
+        (_, Some(_)) => return false, // D13
+    }
+    if ctx.state().eor == Eor::Income {
+        draw_offer(ctx);
+    }
+    true
+}
+
+/// WR-126, WR-099: each player's income, 4 + 1 per unsuspended Brora.
+fn round_income(s: &State) -> Vec<u32> {
+    let c = &board().c;
+    s.all()
+        .map(|seat| {
+            let broras = s
+                .held_by(seat)
+                .filter(|m| m.kind() == Kind::Brora && !s.suspended.contains(m))
+                .count() as u32;
+            c.round_income + broras * c.brora_income_bonus
+        })
+        .collect()
 }

@@ -75,7 +75,9 @@ pub(super) fn piece_space(s: &State, piece: Piece) -> Option<u8> {
 // Validation (pure; shared with `legal`)
 // ---------------------------------------------------------------------------------------------
 
-/// Checks `command` from `actor` without producing events.
+/// Checks `command` from `actor` without producing events: the game is on and the seat is
+/// in it; then the command answers the innermost pending context (§5.1: a veto window D10,
+/// duel bids D11, a customs tax D12), or, none being open, the phase's own decision.
 pub fn check(s: &State, actor: Seat, command: &Command) -> Decided {
     ensure(s.phase != Phase::NotStarted, "WR-017", || {
         "the game is not set up yet".into()
@@ -89,113 +91,134 @@ pub fn check(s: &State, actor: Seat, command: &Command) -> Decided {
     match command {
         Command::OfferTrade { to, give, receive } => check_offer(s, actor, *to, give, receive),
         Command::AcceptTrade { offer } => check_accept(s, actor, *offer),
-        Command::DeclineTrade { offer } => {
-            ensure(s.trading_open(), "WR-038", || {
-                "trading is closed now".into()
-            })?;
-            ensure(
-                s.offers.iter().any(|o| o.id == *offer && o.to == actor),
-                "WR-037",
-                || format!("no pending offer {offer} addressed to you"),
-            )
-        }
-        Command::WithdrawTrade { offer } => {
-            ensure(s.trading_open(), "WR-038", || {
-                "trading is closed now".into()
-            })?;
-            ensure(
-                s.offers.iter().any(|o| o.id == *offer && o.from == actor),
-                "WR-037",
-                || format!("no pending offer {offer} of yours"),
-            )
-        }
-        Command::Veto { banff } => {
-            check_window(s, actor)?;
-            ensure(
-                s.holds(actor, *banff) && banff.kind() == Kind::Banff,
-                "WR-088",
-                || format!("you do not hold the Banff {banff}"),
-            )?;
-            ensure(!s.is_used(*banff), "WR-082", || {
-                format!("{banff} is already used")
-            })?;
-            // WR-159: each Banff once; one already declared in this chain is being used.
-            ensure(!s.locked(*banff), "WR-159", || {
-                format!("{banff} is already declared in this veto chain")
-            })
-        }
+        Command::DeclineTrade { offer } => check_decline(s, actor, *offer),
+        Command::WithdrawTrade { offer } => check_withdraw(s, actor, *offer),
+        Command::Veto { banff } => check_veto(s, actor, *banff),
         Command::PassVeto {} => check_window(s, actor),
-        Command::SubmitDuelBid { amount } => {
-            let d = s
-                .duel
-                .as_ref()
-                .ok_or_else(|| violation("WR-105", "no duel is waiting for bids"))?;
-            let slot = if actor == d.challenger {
-                0
-            } else if actor == d.defender {
-                1
-            } else {
-                return Err(violation(
-                    "WR-105",
-                    "only the challenger and the defender bid",
-                ));
-            };
-            ensure(d.bids[slot].is_none(), "WR-105", || {
-                "your duel bid is already submitted".into()
-            })?;
-            ensure(*amount <= s.supply[actor.index()], "WR-005", || {
-                "a duel bid comes from your supply only".into()
-            })
-        }
-        Command::PayTax {} | Command::DiscardWhisky { .. } => {
-            ensure(s.decls.is_empty() && s.duel.is_none(), "WR-122", || {
-                "no tax decision is open now".into()
-            })?;
-            ensure(
-                s.taxes.first().map(|t| t.seat) == Some(actor),
-                "WR-122",
-                || "it is not your tax decision".into(),
-            )?;
-            match command {
-                Command::PayTax {} => {
-                    // WR-155: the amount fixed when the Englishman met him.
-                    let t = s.taxes.first().map_or(0, |t| t.amount);
-                    ensure(s.supply[actor.index()] >= t, "WR-120", || {
-                        format!(
-                            "the tax is {t} and no partial payment is allowed; discard a whisky instead"
-                        )
-                    })
-                }
-                Command::DiscardWhisky { whisky } => ensure(
-                    s.holds(actor, *whisky) && whisky.is_whisky(),
-                    "WR-120",
-                    || format!("you hold no whisky {whisky}"),
-                ),
-                _ => Ok(()),
-            }
-        }
+        Command::SubmitDuelBid { amount } => check_duel_bid(s, actor, *amount),
+        Command::PayTax {} | Command::DiscardWhisky { .. } => check_tax(s, actor, command),
         _ => {
-            // Every other command answers the innermost pending context; none may jump it.
-            if let Some(top) = s.decls.last() {
-                let who = top.offered.map(|o| o.to_string()).unwrap_or_default();
-                return Err(violation(
-                    "WR-089",
-                    format!("a veto window is open (offered to {who})"),
-                ));
-            }
-            if s.duel.is_some() {
-                return Err(violation("WR-105", "duel bids are pending"));
-            }
-            if let Some(t) = s.taxes.first() {
-                let seat = t.seat;
-                return Err(violation(
-                    "WR-122",
-                    format!("the customs tax of {seat} is pending"),
-                ));
-            }
+            no_open_interrupt(s)?;
             check_phase_command(s, actor, command)
         }
     }
+}
+
+/// WR-037, WR-038: declining an offer addressed to you, while trading is open.
+fn check_decline(s: &State, actor: Seat, offer: u32) -> Decided {
+    ensure(s.trading_open(), "WR-038", || {
+        "trading is closed now".into()
+    })?;
+    ensure(
+        s.offers.iter().any(|o| o.id == offer && o.to == actor),
+        "WR-037",
+        || format!("no pending offer {offer} addressed to you"),
+    )
+}
+
+/// WR-037, WR-038: withdrawing an offer of yours, while trading is open.
+fn check_withdraw(s: &State, actor: Seat, offer: u32) -> Decided {
+    ensure(s.trading_open(), "WR-038", || {
+        "trading is closed now".into()
+    })?;
+    ensure(
+        s.offers.iter().any(|o| o.id == offer && o.from == actor),
+        "WR-037",
+        || format!("no pending offer {offer} of yours"),
+    )
+}
+
+/// D10: a veto with a Banff of yours, unused and not already in this chain.
+fn check_veto(s: &State, actor: Seat, banff: MarkerId) -> Decided {
+    check_window(s, actor)?;
+    ensure(
+        s.holds(actor, banff) && banff.kind() == Kind::Banff,
+        "WR-088",
+        || format!("you do not hold the Banff {banff}"),
+    )?;
+    ensure(!s.is_used(banff), "WR-082", || {
+        format!("{banff} is already used")
+    })?;
+    // WR-159: each Banff once; one already declared in this chain is being used.
+    ensure(!s.locked(banff), "WR-159", || {
+        format!("{banff} is already declared in this veto chain")
+    })
+}
+
+/// D11 (WR-105): the duellists' sealed bids, from their supply (WR-005).
+fn check_duel_bid(s: &State, actor: Seat, amount: u32) -> Decided {
+    let d = s
+        .duel
+        .as_ref()
+        .ok_or_else(|| violation("WR-105", "no duel is waiting for bids"))?;
+    let slot = if actor == d.challenger {
+        0
+    } else if actor == d.defender {
+        1
+    } else {
+        return Err(violation(
+            "WR-105",
+            "only the challenger and the defender bid",
+        ));
+    };
+    ensure(d.bids[slot].is_none(), "WR-105", || {
+        "your duel bid is already submitted".into()
+    })?;
+    ensure(amount <= s.supply[actor.index()], "WR-005", || {
+        "a duel bid comes from your supply only".into()
+    })
+}
+
+/// D12 (WR-120, WR-122): the met player pays the tax in full or discards a whisky.
+fn check_tax(s: &State, actor: Seat, command: &Command) -> Decided {
+    ensure(s.decls.is_empty() && s.duel.is_none(), "WR-122", || {
+        "no tax decision is open now".into()
+    })?;
+    ensure(
+        s.taxes.first().map(|t| t.seat) == Some(actor),
+        "WR-122",
+        || "it is not your tax decision".into(),
+    )?;
+    match command {
+        Command::PayTax {} => {
+            // WR-155: the amount fixed when the Englishman met him.
+            let t = s.taxes.first().map_or(0, |t| t.amount);
+            ensure(s.supply[actor.index()] >= t, "WR-120", || {
+                format!(
+                    "the tax is {t} and no partial payment is allowed; discard a whisky instead"
+                )
+            })
+        }
+        Command::DiscardWhisky { whisky } => ensure(
+            s.holds(actor, *whisky) && whisky.is_whisky(),
+            "WR-120",
+            || format!("you hold no whisky {whisky}"),
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// No veto window (WR-089), duel (WR-105) or customs tax (WR-122) is pending: every other
+/// command answers the innermost pending context, and none may jump it.
+fn no_open_interrupt(s: &State) -> Decided {
+    if let Some(top) = s.decls.last() {
+        let who = top.offered.map(|o| o.to_string()).unwrap_or_default();
+        return Err(violation(
+            "WR-089",
+            format!("a veto window is open (offered to {who})"),
+        ));
+    }
+    if s.duel.is_some() {
+        return Err(violation("WR-105", "duel bids are pending"));
+    }
+    if let Some(t) = s.taxes.first() {
+        let seat = t.seat;
+        return Err(violation(
+            "WR-122",
+            format!("the customs tax of {seat} is pending"),
+        ));
+    }
+    Ok(())
 }
 
 pub(super) fn check_window(s: &State, actor: Seat) -> Decided {
@@ -208,6 +231,8 @@ pub(super) fn check_window(s: &State, actor: Seat) -> Decided {
     })
 }
 
+/// The phase's own decisions (§3.2 setup, §3.4 planning, §3.5 ties, §3.7 the player turn,
+/// §3.19 variants), once no interrupt is pending.
 pub(super) fn check_phase_command(s: &State, actor: Seat, command: &Command) -> Decided {
     match command {
         Command::ReplaceSetupMarker { marker } => {
@@ -222,78 +247,12 @@ pub(super) fn check_phase_command(s: &State, actor: Seat, command: &Command) -> 
             })
         }
         Command::PassReplacement {} => check_d1(s, actor),
-        Command::SubmitGroupBid { amount } => {
-            ensure(s.phase == Phase::GroupBidding, "WR-149", || {
-                "group bids are not open".into()
-            })?;
-            ensure(s.sealed[actor.index()].is_none(), "WR-149", || {
-                "your group bid is already submitted".into()
-            })?;
-            let max = s.supply[actor.index()].min(board().c.starting_malt);
-            ensure(*amount <= max, "WR-149", || format!("bids are 0..={max}"))
-        }
-        Command::ProposeOrder { group, order } => {
-            let t = check_tie_member(s, actor, *group)?;
-            let mut a = order.clone();
-            a.sort();
-            let mut b = t.members.clone();
-            b.sort();
-            ensure(a == b, tie_rule(s), || {
-                "the order must be a permutation of the whole tie group".into()
-            })
-        }
-        Command::AcceptOrder { group, proposal } => {
-            let t = check_tie_member(s, actor, *group)?;
-            ensure(
-                t.proposal.is_some() && t.proposal_id == *proposal,
-                tie_rule(s),
-                || format!("proposal {proposal} is not the current proposal of group {group}"),
-            )?;
-            ensure(!t.accepted.contains(&actor), tie_rule(s), || {
-                "you already accepted this proposal".into()
-            })
-        }
+        Command::SubmitGroupBid { amount } => check_group_bid(s, actor, *amount),
+        Command::ProposeOrder { group, order } => check_proposal(s, actor, *group, order),
+        Command::AcceptOrder { group, proposal } => check_acceptance(s, actor, *group, *proposal),
         Command::RefuseAgreement { group } => check_tie_member(s, actor, *group).map(|_| ()),
-        Command::ChooseWhiskyGroup { group } => {
-            ensure(
-                s.phase == Phase::GroupChoice && s.ties.iter().all(|t| t.status != TieStatus::Open),
-                "WR-151",
-                || "whisky groups are not being chosen now".into(),
-            )?;
-            ensure(s.order.get(s.next) == Some(&actor), "WR-151", || {
-                "it is not your turn to choose a group".into()
-            })?;
-            let g = usize::from(*group);
-            ensure(
-                g >= 1 && g <= s.groups_taken.len() && s.groups_taken[g - 1].is_none(),
-                "WR-151",
-                || format!("group {group} is not available"),
-            )
-        }
-        Command::SubmitMaltChoice { amount } => {
-            ensure(s.phase == Phase::Planning, "WR-019", || {
-                "malt is chosen during the planning phase only".into()
-            })?;
-            ensure(s.sealed[actor.index()].is_none(), "WR-021", || {
-                "your choice is already submitted and final".into()
-            })?;
-            let supply = s.supply[actor.index()];
-            ensure(*amount <= supply, "WR-019", || {
-                format!("you cannot choose more than your supply ({supply})")
-            })?;
-            ensure(*amount >= 1 || supply == 0, "WR-020", || {
-                "with malt in supply you must choose at least 1".into()
-            })?;
-            // WR-156, WR-036: malt promised by your own pending offers cannot also be chosen,
-            // so that those offers stay affordable whatever you chose.
-            let offered = s.offered_malt(actor);
-            ensure(*amount + offered <= supply, "WR-156", || {
-                format!(
-                    "your pending offers give {offered} malt: choose at most {} or withdraw an offer",
-                    supply.saturating_sub(offered)
-                )
-            })
-        }
+        Command::ChooseWhiskyGroup { group } => check_group_choice(s, actor, *group),
+        Command::SubmitMaltChoice { amount } => check_malt_choice(s, actor, *amount),
         Command::Step { n } => {
             check_active(s, actor, "WR-042")?;
             check_movement(s)?;
@@ -327,6 +286,87 @@ pub(super) fn check_phase_command(s: &State, actor: Seat, command: &Command) -> 
         // Handled in `check`.
         _ => Ok(()),
     }
+}
+
+/// §3.19 variant (WR-149): one sealed group bid, at most the starting malt.
+fn check_group_bid(s: &State, actor: Seat, amount: u32) -> Decided {
+    ensure(s.phase == Phase::GroupBidding, "WR-149", || {
+        "group bids are not open".into()
+    })?;
+    ensure(s.sealed[actor.index()].is_none(), "WR-149", || {
+        "your group bid is already submitted".into()
+    })?;
+    let max = s.supply[actor.index()].min(board().c.starting_malt);
+    ensure(amount <= max, "WR-149", || format!("bids are 0..={max}"))
+}
+
+/// §3.5 ties (the rule of `tie_rule`): a proposed order is a permutation of the whole tie group.
+fn check_proposal(s: &State, actor: Seat, group: u8, order: &[Seat]) -> Decided {
+    let t = check_tie_member(s, actor, group)?;
+    let mut a = order.to_vec();
+    a.sort();
+    let mut b = t.members.clone();
+    b.sort();
+    ensure(a == b, tie_rule(s), || {
+        "the order must be a permutation of the whole tie group".into()
+    })
+}
+
+/// §3.5 ties: accepting the current proposal, once.
+fn check_acceptance(s: &State, actor: Seat, group: u8, proposal: u32) -> Decided {
+    let t = check_tie_member(s, actor, group)?;
+    ensure(
+        t.proposal.is_some() && t.proposal_id == proposal,
+        tie_rule(s),
+        || format!("proposal {proposal} is not the current proposal of group {group}"),
+    )?;
+    ensure(!t.accepted.contains(&actor), tie_rule(s), || {
+        "you already accepted this proposal".into()
+    })
+}
+
+/// §3.19 variant (WR-151): choosing a free whisky group, in turn order.
+fn check_group_choice(s: &State, actor: Seat, group: u8) -> Decided {
+    ensure(
+        s.phase == Phase::GroupChoice && s.ties.iter().all(|t| t.status != TieStatus::Open),
+        "WR-151",
+        || "whisky groups are not being chosen now".into(),
+    )?;
+    ensure(s.order.get(s.next) == Some(&actor), "WR-151", || {
+        "it is not your turn to choose a group".into()
+    })?;
+    let g = usize::from(group);
+    ensure(
+        g >= 1 && g <= s.groups_taken.len() && s.groups_taken[g - 1].is_none(),
+        "WR-151",
+        || format!("group {group} is not available"),
+    )
+}
+
+/// §3.4 planning (WR-019..WR-021, WR-156): the secret malt choice.
+fn check_malt_choice(s: &State, actor: Seat, amount: u32) -> Decided {
+    ensure(s.phase == Phase::Planning, "WR-019", || {
+        "malt is chosen during the planning phase only".into()
+    })?;
+    ensure(s.sealed[actor.index()].is_none(), "WR-021", || {
+        "your choice is already submitted and final".into()
+    })?;
+    let supply = s.supply[actor.index()];
+    ensure(amount <= supply, "WR-019", || {
+        format!("you cannot choose more than your supply ({supply})")
+    })?;
+    ensure(amount >= 1 || supply == 0, "WR-020", || {
+        "with malt in supply you must choose at least 1".into()
+    })?;
+    // WR-156, WR-036: malt promised by your own pending offers cannot also be chosen,
+    // so that those offers stay affordable whatever you chose.
+    let offered = s.offered_malt(actor);
+    ensure(amount + offered <= supply, "WR-156", || {
+        format!(
+            "your pending offers give {offered} malt: choose at most {} or withdraw an offer",
+            supply.saturating_sub(offered)
+        )
+    })
 }
 
 pub(super) fn check_d1(s: &State, actor: Seat) -> Decided {
@@ -388,71 +428,14 @@ pub(super) fn check_movement(s: &State) -> Decided {
     })
 }
 
+/// `UseWhisky` (§5.2): the general conditions of a use (§3.12), parameters in their one
+/// canonical form (WR-084), then the whisky's own conditions (§3.14).
 pub(super) fn check_use(s: &State, actor: Seat, whisky: MarkerId, p: &UseParams) -> Decided {
-    check_active(s, actor, "WR-081")?;
-    let t = s
-        .turn
-        .as_ref()
-        .ok_or_else(|| violation("WR-081", "no turn"))?;
-    ensure(
-        matches!(t.step, TurnStep::Movement | TurnStep::PostActivation),
-        "WR-044",
-        || "whiskies are used during the movement step or after the activation".into(),
-    )?;
-    ensure(
-        s.holds(actor, whisky) && whisky.is_whisky(),
-        "WR-081",
-        || format!("you do not hold {whisky}"),
-    )?;
+    check_may_use(s, actor, whisky)?;
     let kind = whisky.kind();
-    ensure(
-        !matches!(kind, Kind::Brora | Kind::Glenlochy),
-        "WR-082",
-        || format!("{whisky} is never used actively"),
-    )?;
-    ensure(!s.is_used(whisky), "WR-082", || {
-        format!("{whisky} is used (face down)")
-    })?;
-    ensure(t.convalmore_blocked != Some(whisky), "WR-092", || {
-        "this Convalmore was vetoed this turn".into()
-    })?;
-    // WR-083, WR-160: one whisky use per turn, a whisky reactivated at the holy place included.
-    ensure(!t.whisky_used, "WR-083", || {
-        "you already declared a whisky use this turn".into()
-    })?;
-    // Parse, don't validate: parameters a whisky does not take are refused, so that every
-    // accepted use has one canonical form (the one `legal` lists).
-    let expected = match kind {
-        Kind::Banff => (false, false, true, false),
-        Kind::Benromach => (false, false, false, false),
-        Kind::Coleraine => (true, false, false, false),
-        Kind::Convalmore | Kind::GlenMhor => (true, true, false, false),
-        Kind::Kinclaith => (false, false, false, true),
-        _ => (false, false, false, false),
-    };
-    let extra = (p.target.is_some() && !expected.0)
-        || (p.take.is_some() && !expected.1)
-        || (p.brora.is_some() && !expected.2)
-        || ((p.piece.is_some() || p.direction.is_some()) && !expected.3);
-    ensure(!extra, "WR-084", || {
-        format!("{whisky} does not take some of these parameters")
-    })?;
+    check_use_params(whisky, kind, p)?;
     match kind {
-        Kind::Banff => {
-            let b = p.brora.ok_or_else(|| {
-                violation(
-                    "WR-093",
-                    "Banff vetoes only through a veto window, or suspends a Brora",
-                )
-            })?;
-            let held = matches!(s.loc_of(b), Loc::Held { .. });
-            ensure(b.kind() == Kind::Brora && held, "WR-095", || {
-                format!("{b} is not a Brora held by a player")
-            })?;
-            ensure(!s.suspended.contains(&b), "WR-095", || {
-                format!("{b} is already suspended this round")
-            })
-        }
+        Kind::Banff => check_banff_use(s, p),
         Kind::Benromach => Ok(()),
         Kind::Coleraine => {
             let target = p
@@ -493,26 +476,102 @@ pub(super) fn check_use(s: &State, actor: Seat, whisky: MarkerId, p: &UseParams)
                 format!("{target} does not hold {take}")
             })
         }
-        Kind::Kinclaith => {
-            let piece = p
-                .piece
-                .ok_or_else(|| violation("WR-109", "Kinclaith needs a piece"))?;
-            let dir = p
-                .direction
-                .ok_or_else(|| violation("WR-109", "Kinclaith needs a direction"))?;
-            let pos = piece_space(s, piece).ok_or_else(|| violation("WR-109", "no such piece"))?;
-            ensure(pos != s.finish(), "WR-112", || {
-                "a piece on the finish never moves again".into()
-            })?;
-            ensure(
-                dir == Direction::Forward || pos >= board().start + 2,
-                "WR-111",
-                || "backward needs at least 2 spaces behind the piece".into(),
-            )
-        }
+        Kind::Kinclaith => check_kinclaith_use(s, p),
         Kind::Brora | Kind::Glenlochy => Err(violation("WR-082", "never used")),
         _ => Err(violation("WR-081", "not a whisky")),
     }
+}
+
+/// §3.12: the active player, in the movement step or after the activation, uses a whisky he
+/// holds, usable and unused, once per turn.
+fn check_may_use(s: &State, actor: Seat, whisky: MarkerId) -> Decided {
+    check_active(s, actor, "WR-081")?;
+    let t = s
+        .turn
+        .as_ref()
+        .ok_or_else(|| violation("WR-081", "no turn"))?;
+    ensure(
+        matches!(t.step, TurnStep::Movement | TurnStep::PostActivation),
+        "WR-044",
+        || "whiskies are used during the movement step or after the activation".into(),
+    )?;
+    ensure(
+        s.holds(actor, whisky) && whisky.is_whisky(),
+        "WR-081",
+        || format!("you do not hold {whisky}"),
+    )?;
+    ensure(
+        !matches!(whisky.kind(), Kind::Brora | Kind::Glenlochy),
+        "WR-082",
+        || format!("{whisky} is never used actively"),
+    )?;
+    ensure(!s.is_used(whisky), "WR-082", || {
+        format!("{whisky} is used (face down)")
+    })?;
+    ensure(t.convalmore_blocked != Some(whisky), "WR-092", || {
+        "this Convalmore was vetoed this turn".into()
+    })?;
+    // WR-083, WR-160: one whisky use per turn, a whisky reactivated at the holy place included.
+    ensure(!t.whisky_used, "WR-083", || {
+        "you already declared a whisky use this turn".into()
+    })
+}
+
+/// WR-084: parameters a whisky does not take are refused.
+fn check_use_params(whisky: MarkerId, kind: Kind, p: &UseParams) -> Decided {
+    // Parse, don't validate: parameters a whisky does not take are refused, so that every
+    // accepted use has one canonical form (the one `legal` lists).
+    let expected = match kind {
+        Kind::Banff => (false, false, true, false),
+        Kind::Benromach => (false, false, false, false),
+        Kind::Coleraine => (true, false, false, false),
+        Kind::Convalmore | Kind::GlenMhor => (true, true, false, false),
+        Kind::Kinclaith => (false, false, false, true),
+        _ => (false, false, false, false),
+    };
+    let extra = (p.target.is_some() && !expected.0)
+        || (p.take.is_some() && !expected.1)
+        || (p.brora.is_some() && !expected.2)
+        || ((p.piece.is_some() || p.direction.is_some()) && !expected.3);
+    ensure(!extra, "WR-084", || {
+        format!("{whisky} does not take some of these parameters")
+    })
+}
+
+/// WR-093, WR-095: Banff used actively suspends a Brora held by a player, once a round.
+fn check_banff_use(s: &State, p: &UseParams) -> Decided {
+    let b = p.brora.ok_or_else(|| {
+        violation(
+            "WR-093",
+            "Banff vetoes only through a veto window, or suspends a Brora",
+        )
+    })?;
+    let held = matches!(s.loc_of(b), Loc::Held { .. });
+    ensure(b.kind() == Kind::Brora && held, "WR-095", || {
+        format!("{b} is not a Brora held by a player")
+    })?;
+    ensure(!s.suspended.contains(&b), "WR-095", || {
+        format!("{b} is already suspended this round")
+    })
+}
+
+/// WR-109..WR-112: Kinclaith moves a piece not on the finish, backward only with room.
+fn check_kinclaith_use(s: &State, p: &UseParams) -> Decided {
+    let piece = p
+        .piece
+        .ok_or_else(|| violation("WR-109", "Kinclaith needs a piece"))?;
+    let dir = p
+        .direction
+        .ok_or_else(|| violation("WR-109", "Kinclaith needs a direction"))?;
+    let pos = piece_space(s, piece).ok_or_else(|| violation("WR-109", "no such piece"))?;
+    ensure(pos != s.finish(), "WR-112", || {
+        "a piece on the finish never moves again".into()
+    })?;
+    ensure(
+        dir == Direction::Forward || pos >= board().start + 2,
+        "WR-111",
+        || "backward needs at least 2 spaces behind the piece".into(),
+    )
 }
 
 /// The non-decline actions possible for `marker` on the active player's space (spec §5.3).

@@ -43,11 +43,51 @@ pub fn decide(
     Ok(ctx.into_events())
 }
 
+/// The events of one accepted command, by the part of the round it belongs to (§3.2–§3.15).
 pub(super) fn execute(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command) {
-    let s = ctx.state();
+    match command {
+        Command::ReplaceSetupMarker { .. } | Command::PassReplacement {} => {
+            setup_replacement(ctx, actor, command)
+        }
+        Command::SubmitGroupBid { .. }
+        | Command::ProposeOrder { .. }
+        | Command::AcceptOrder { .. }
+        | Command::RefuseAgreement { .. }
+        | Command::ChooseWhiskyGroup { .. } => turn_order(ctx, actor, command),
+        Command::SubmitMaltChoice { amount } => {
+            // §3.4 planning: the secret malt choice is sealed (WR-019).
+            let Seal { salt, commitment } = ctx.rng().seal(i64::from(*amount));
+            ctx.emit(Event::MaltCommitted {
+                seat: actor,
+                commitment,
+                amount: Some(*amount),
+                salt: Some(salt),
+                forced: false,
+            });
+        }
+        Command::Step { .. }
+        | Command::FinishMovement {}
+        | Command::UseWhisky { .. }
+        | Command::Activate { .. }
+        | Command::EndTurn {} => player_turn(ctx, actor, command),
+        Command::Veto { .. } | Command::PassVeto {} | Command::SubmitDuelBid { .. } => {
+            veto_window(ctx, actor, command)
+        }
+        Command::PayTax {}
+        | Command::DiscardWhisky { .. }
+        | Command::ChooseEnglishmanMarker { .. } => englishman(ctx, actor, command),
+        Command::OfferTrade { .. }
+        | Command::AcceptTrade { .. }
+        | Command::DeclineTrade { .. }
+        | Command::WithdrawTrade { .. } => trading(ctx, actor, command),
+    }
+}
+
+/// §3.2 setup: a player replaces a marker of the initial layout, or passes.
+fn setup_replacement(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command) {
     match command {
         Command::ReplaceSetupMarker { marker } => {
-            let Loc::Space { space } = s.loc_of(*marker) else {
+            let Loc::Space { space } = ctx.state().loc_of(*marker) else {
                 return;
             };
             let Some(replacement) = draw(ctx) else {
@@ -61,6 +101,14 @@ pub(super) fn execute(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &
             });
         }
         Command::PassReplacement {} => ctx.emit(Event::SetupReplacementPassed { seat: actor }),
+        _ => {}
+    }
+}
+
+/// §3.5 turn order and ties, and the §3.19 whisky-group bidding variant.
+fn turn_order(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command) {
+    let s = ctx.state();
+    match command {
         Command::SubmitGroupBid { amount } => {
             let Seal { salt, commitment } = ctx.rng().seal(i64::from(*amount));
             ctx.emit(Event::GroupBidCommitted {
@@ -132,16 +180,14 @@ pub(super) fn execute(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &
             group: *group,
             automatic: false,
         }),
-        Command::SubmitMaltChoice { amount } => {
-            let Seal { salt, commitment } = ctx.rng().seal(i64::from(*amount));
-            ctx.emit(Event::MaltCommitted {
-                seat: actor,
-                commitment,
-                amount: Some(*amount),
-                salt: Some(salt),
-                forced: false,
-            });
-        }
+        _ => {}
+    }
+}
+
+/// §3.7–§3.12 the active player's turn: movement (phase A), activation (phase B), whiskies.
+fn player_turn(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command) {
+    let s = ctx.state();
+    match command {
         Command::Step { n } => {
             for _ in 0..*n {
                 one_step(ctx, actor);
@@ -187,6 +233,13 @@ pub(super) fn execute(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &
                 unused_malt,
             });
         }
+        _ => {}
+    }
+}
+
+/// §3.13 veto windows (Banff) and the Glen Mhor duel bids.
+fn veto_window(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command) {
+    match command {
         Command::Veto { banff } => ctx.emit(Event::VetoDeclared {
             seat: actor,
             banff: *banff,
@@ -202,6 +255,14 @@ pub(super) fn execute(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &
                 forced: false,
             });
         }
+        _ => {}
+    }
+}
+
+/// §3.15 the Englishman: customs tax, discards, and where he goes next.
+fn englishman(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command) {
+    let s = ctx.state();
+    match command {
         Command::PayTax {} => {
             // WR-155: the amount fixed when the Englishman met him.
             let amount = s.taxes.first().map_or(0, |t| t.amount);
@@ -225,6 +286,14 @@ pub(super) fn execute(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &
             });
             draw_offer(ctx);
         }
+        _ => {}
+    }
+}
+
+/// §3.6 trading and negotiation.
+fn trading(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command) {
+    let s = ctx.state();
+    match command {
         Command::OfferTrade { to, give, receive } => {
             let offer = s.next_offer;
             ctx.emit(Event::TradeOffered {
@@ -238,6 +307,7 @@ pub(super) fn execute(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &
         Command::AcceptTrade { offer } => ctx.emit(Event::TradeAccepted { offer: *offer }),
         Command::DeclineTrade { offer } => ctx.emit(Event::TradeDeclined { offer: *offer }),
         Command::WithdrawTrade { offer } => ctx.emit(Event::TradeWithdrawn { offer: *offer }),
+        _ => {}
     }
 }
 

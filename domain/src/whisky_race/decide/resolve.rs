@@ -136,6 +136,7 @@ pub(super) fn activation_effect(
     }
 }
 
+/// The effect of a whisky use that survived its veto window (§3.14).
 pub(super) fn use_effect(
     ctx: &mut Scratch<'_, WhiskyRace>,
     seat: Seat,
@@ -148,36 +149,7 @@ pub(super) fn use_effect(
                 ctx.emit(Event::BroraSuspended { brora });
             }
         }
-        Kind::Benromach => {
-            // WR-097, WR-098: 1 malt from each other player; from chosen malt if he still has a
-            // turn to play with chosen malt left, otherwise from supply.
-            let pending: Vec<Seat> = ctx
-                .state()
-                .order
-                .iter()
-                .skip(ctx.state().next)
-                .copied()
-                .collect();
-            for victim in ctx.state().all().filter(|v| *v != seat) {
-                let i = victim.index();
-                let from_chosen = pending.contains(&victim)
-                    && !ctx.state().lost_turn[i]
-                    && ctx.state().chosen[i] > 0;
-                let pool = if from_chosen {
-                    ctx.state().chosen[i]
-                } else {
-                    ctx.state().supply[i]
-                };
-                if pool > 0 {
-                    ctx.emit(Event::MaltStolen {
-                        thief: seat,
-                        victim,
-                        amount: 1,
-                        from_chosen,
-                    });
-                }
-            }
-        }
+        Kind::Benromach => benromach(ctx, seat),
         Kind::Coleraine => {
             if let Some(victim) = p.target {
                 let amount = ctx.state().supply[victim.index()] / 2;
@@ -212,20 +184,54 @@ pub(super) fn use_effect(
                 });
             }
         }
-        Kind::Kinclaith => {
-            if let (Some(piece), Some(dir)) = (p.piece, p.direction)
-                && let Some(from) = piece_space(ctx.state(), piece)
-            {
-                let b = board();
-                let steps = i32::from(b.c.kinclaith_steps);
-                let to = (i32::from(from) + dir.sign() * steps)
-                    .clamp(i32::from(b.start), i32::from(b.finish)) as u8;
-                ctx.emit(Event::PieceMovedByKinclaith { piece, from, to });
-                if to == b.finish {
-                    arrival(ctx, piece);
-                }
-            }
-        }
+        Kind::Kinclaith => kinclaith(ctx, p),
         _ => {}
+    }
+}
+
+/// WR-097, WR-098: Benromach takes 1 malt from each other player.
+fn benromach(ctx: &mut Scratch<'_, WhiskyRace>, seat: Seat) {
+    // WR-097, WR-098: 1 malt from each other player; from chosen malt if he still has a
+    // turn to play with chosen malt left, otherwise from supply.
+    let pending: Vec<Seat> = ctx
+        .state()
+        .order
+        .iter()
+        .skip(ctx.state().next)
+        .copied()
+        .collect();
+    for victim in ctx.state().all().filter(|v| *v != seat) {
+        let i = victim.index();
+        let from_chosen =
+            pending.contains(&victim) && !ctx.state().lost_turn[i] && ctx.state().chosen[i] > 0;
+        let pool = if from_chosen {
+            ctx.state().chosen[i]
+        } else {
+            ctx.state().supply[i]
+        };
+        if pool > 0 {
+            ctx.emit(Event::MaltStolen {
+                thief: seat,
+                victim,
+                amount: 1,
+                from_chosen,
+            });
+        }
+    }
+}
+
+/// WR-109..WR-112: Kinclaith moves a piece, a finish arrival included.
+fn kinclaith(ctx: &mut Scratch<'_, WhiskyRace>, p: &UseParams) {
+    if let (Some(piece), Some(dir)) = (p.piece, p.direction)
+        && let Some(from) = piece_space(ctx.state(), piece)
+    {
+        let b = board();
+        let steps = i32::from(b.c.kinclaith_steps);
+        let to = (i32::from(from) + dir.sign() * steps)
+            .clamp(i32::from(b.start), i32::from(b.finish)) as u8;
+        ctx.emit(Event::PieceMovedByKinclaith { piece, from, to });
+        if to == b.finish {
+            arrival(ctx, piece);
+        }
     }
 }

@@ -3,6 +3,7 @@
 
 use super::super::*;
 use crate::decider::Scratch;
+pub use crate::decider::spec::Spec;
 use crate::engine::{Game, RuleViolation, ScriptedRng, Seat};
 use state::{Loc, Phase, Turn, TurnStep};
 
@@ -53,14 +54,12 @@ impl Table {
         self.try_send(who, c)
             .unwrap_or_else(|e| panic!("seat {who} {dbg} refused: {e}"))
     }
-    /// Asserts the command is refused with `rule` and changes nothing.
+    /// Asserts the command is refused with `rule`, through the one harness ([`Spec`]).
+    #[track_caller]
     pub fn reject(&mut self, who: u8, c: Command, rule: &str) {
-        let before = serde_json::to_value(&self.s).expect("state");
-        match WhiskyRace::decide(&self.s, seat(who), &c, &mut self.rng) {
-            Ok(ev) => panic!("seat {who} {c:?} accepted: {ev:?}"),
-            Err(v) => assert_eq!(v.rule, rule, "wrong rule for {c:?}: {v}"),
-        }
-        assert_eq!(before, serde_json::to_value(&self.s).expect("state"));
+        Spec::<WhiskyRace>::at(self.s.clone())
+            .when(seat(who), c)
+            .then_violation(rule);
     }
     pub fn plan(&mut self, amounts: &[u32]) {
         for (i, a) in amounts.iter().enumerate() {

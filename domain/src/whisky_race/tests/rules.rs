@@ -72,10 +72,9 @@ fn wr010_to_wr017_standard_setup() {
         assert_eq!(s.options, Options::default(), "WR-010");
     }
     // WR-017: nothing is accepted before the setup events.
-    let mut rng = crate::engine::ScriptedRng::new([]);
-    let err = WhiskyRace::decide(&State::default(), seat(1), &Command::PassVeto {}, &mut rng)
-        .expect_err("refused");
-    assert_eq!(err.rule, "WR-017");
+    Spec::<WhiskyRace>::given([])
+        .when(seat(1), Command::PassVeto {})
+        .then_violation("WR-017");
 }
 
 // WR-018, WR-042: a round is planning, player phase (turns in order, lost turns skipped), end of round.
