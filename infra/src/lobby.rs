@@ -114,12 +114,13 @@ impl Store {
 
     /// Opens `lobby` as the rematch of finished game `of`, unless one is open already (then that
     /// one). The finished game's row lock orders concurrent presses: the second sees the first.
-    /// `invited` are the other players of `of`.
+    /// `invitations` (the other players' `invited` notifications) are written in the same
+    /// transaction, only when this call opens the lobby.
     pub async fn open_rematch(
         &self,
         of: GameId,
         lobby: NewGame<'_>,
-        invited: &[UserId],
+        invitations: &[crate::outbox::NewNotification],
     ) -> Result<Rematch> {
         let mut tx = self.pool.begin().await?;
         let status: Option<String> =
@@ -154,10 +155,8 @@ impl Store {
             .bind(lobby.id.0)
             .execute(&mut *tx)
             .await?;
-        // NOTIFY (issue 18): the single call site of the rematch invitations. Enqueue one
-        // notification per user of `invited` (the new lobby `lobby.id`) here, in this
-        // transaction, through the outbox's enqueue function once it is merged.
-        let _ = invited;
+        // The invitations commit with the lobby or not at all (issue 18).
+        crate::outbox::enqueue(&mut tx, invitations).await?;
         tx.commit().await?;
         Ok(Rematch {
             game: lobby.id,

@@ -120,6 +120,23 @@ impl Loaded {
             .any(|s| s.seat == seat.number() && s.bot.is_some() && !is_server_actor(s.user_id))
     }
 
+    /// When the game's next decisions time out once an entry recorded at `head_at` is its head
+    /// (every deadline counts from the head), if the game has a clock.
+    pub(super) fn deadline_after(&self, head_at: OffsetDateTime) -> Option<OffsetDateTime> {
+        self.clock()
+            .map(|clock| head_at + Duration::from_secs(clock.per_decision_s))
+    }
+
+    /// Whether a bot plays `seat` once `entries` are appended (a `seat_abandoned` among them
+    /// hands the seat over): such a seat has no inbox entry, no deadline, no notification.
+    pub(super) fn bot_plays(&self, seat: u8, entries: &[StoredEvent]) -> bool {
+        self.seats.iter().any(|s| s.seat == seat && s.bot.is_some())
+            || entries.iter().any(|e| {
+                e.kind == SEAT_ABANDONED
+                    && e.payload.get("seat").and_then(Value::as_u64) == Some(u64::from(seat))
+            })
+    }
+
     /// Keeps the seats in step with a log entry: `seat_abandoned` hands a seat to a bot.
     pub(super) fn note_entry(&mut self, kind: &str, payload: &Value) {
         if kind != SEAT_ABANDONED {

@@ -229,13 +229,24 @@ impl GameService {
         let new_version = loaded.version + entries.len() as u64;
         let crosses_snapshot = new_version / SNAPSHOT_EVERY > loaded.version / SNAPSHOT_EVERY;
         let snapshot = (crosses_snapshot || outcome.is_some()).then(|| next.to_json());
-        let waiting = super::inbox::waiting(next.as_ref())?;
+        // Who the new state waits for: the inbox and `your_turn` skip bots' seats and carry
+        // the clock's deadline (issue 17), both counted from this append.
+        let deadline = loaded.deadline_after(recorded_at);
+        let bot_plays = |seat: u8| loaded.bot_plays(seat, &entries);
+        let waiting = super::inbox::waiting(next.as_ref(), deadline, &bot_plays)?;
         let status = if outcome.is_some() {
             GameStatus::Finished
         } else {
             GameStatus::Active
         };
-        let outbox = notify::after_command(loaded, &*next, outcome.as_ref(), user, new_version);
+        let outbox = notify::after_command(
+            loaded,
+            &*next,
+            outcome.as_ref(),
+            user,
+            new_version,
+            (deadline, &bot_plays),
+        );
         let result = self
             .store
             .append(Append {

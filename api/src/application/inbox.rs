@@ -18,7 +18,12 @@ impl GameService {
         let games = self.store.started_games().await?;
         for id in &games {
             let waiting = self
-                .with_game(*id, |loaded| waiting(loaded.state.as_ref()))
+                .with_game(*id, |loaded| {
+                    let deadline = loaded.head_at.and_then(|at| loaded.deadline_after(at));
+                    waiting(loaded.state.as_ref(), deadline, &|seat| {
+                        loaded.bot_plays(seat, &[])
+                    })
+                })
                 .await??;
             self.store.set_inbox(*id, &waiting).await?;
         }
@@ -27,15 +32,25 @@ impl GameService {
 }
 
 /// The seats `state` waits for (its prompts with `must`), as the inbox stores them:
-/// `[{seat, kinds, deadline}]`, one entry per seat (its must-kinds in prompt order). Prompts
-/// are public (`GET …/prompts` shows every seat's), so nothing hidden is stored.
-pub(super) fn waiting(state: &dyn AnyState) -> Result<Value> {
+/// `[{seat, kinds, deadline}]`, one entry per seat (its must-kinds in prompt order), without
+/// the seats a bot plays; `deadline` is when these decisions time out (issue 17: the same for
+/// every seat, counted from the log head), null without a clock. Prompts are public (`GET
+/// …/prompts` shows every seat's), so nothing hidden is stored.
+pub(super) fn waiting(
+    state: &dyn AnyState,
+    deadline: Option<OffsetDateTime>,
+    bot_plays: &dyn Fn(u8) -> bool,
+) -> Result<Value> {
     guarded(|| {
         if state.outcome().is_some() {
             return json!([]);
         }
         let mut seats: Vec<(Seat, Vec<String>)> = Vec::new();
-        for prompt in state.prompts().into_iter().filter(|p| p.must) {
+        for prompt in state
+            .prompts()
+            .into_iter()
+            .filter(|p| p.must && !bot_plays(p.seat.number()))
+        {
             let at = match seats.iter().position(|(s, _)| *s == prompt.seat) {
                 Some(at) => at,
                 None => {
@@ -56,7 +71,7 @@ pub(super) fn waiting(state: &dyn AnyState) -> Result<Value> {
                     json!({
                         "seat": seat.number(),
                         "kinds": kinds,
-                        "deadline": deadline(state, seat).and_then(|d| d
+                        "deadline": deadline.and_then(|d| d
                             .format(&time::format_description::well_known::Rfc3339)
                             .ok()),
                     })
@@ -64,10 +79,4 @@ pub(super) fn waiting(state: &dyn AnyState) -> Result<Value> {
                 .collect(),
         )
     })
-}
-
-/// When `seat`'s turn times out: the one place the inbox's `deadline` comes from. CLOCKS
-/// (issue 18) fills it from the game's clock; `None` while a game has no clock.
-fn deadline(_state: &dyn AnyState, _seat: Seat) -> Option<OffsetDateTime> {
-    None
 }

@@ -252,16 +252,18 @@ impl GameService {
         let mut server_seed = [0u8; 32];
         fill_random(&mut server_seed);
         let commitment = seed_commitment(&server_seed);
-        let invited: Vec<UserId> = seats
+        let lobby = GameId::new();
+        // The other players (people: a server bot is never invited) are told.
+        let invitations: Vec<_> = seats
             .iter()
-            .map(|s| s.user_id)
-            .filter(|u| *u != user)
+            .filter(|s| s.user_id != user && !infra::deadlines::is_server_actor(s.user_id))
+            .map(|s| notify::invited(s.user_id, lobby, game.kind(), id))
             .collect();
         self.store
             .open_rematch(
                 id,
                 NewGame {
-                    id: GameId::new(),
+                    id: lobby,
                     kind: game.kind(),
                     seat_count: row.seat_count,
                     options: &row.options,
@@ -274,7 +276,7 @@ impl GameService {
                     // The same time control as the finished game (issue 17).
                     clock: row.clock.as_ref(),
                 },
-                &invited,
+                &invitations,
             )
             .await
     }

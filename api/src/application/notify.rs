@@ -178,6 +178,7 @@ pub(super) fn after_command(
     outcome: Option<&Outcome>,
     actor: UserId,
     version: u64,
+    (deadline, bot_plays): (Option<OffsetDateTime>, &dyn Fn(u8) -> bool),
 ) -> Vec<NewNotification> {
     let row = &loaded.row;
     let kind = row.kind.as_str();
@@ -220,7 +221,8 @@ pub(super) fn after_command(
         waiting(&*loaded.state)
     };
     for (seat, kinds) in waiting(next) {
-        if before.get(&seat) == Some(&kinds) {
+        // A bot's seat (a resigned or abandoned person's too) is not told it is its turn.
+        if before.get(&seat) == Some(&kinds) || bot_plays(seat) {
             continue;
         }
         let Some(user) = loaded.seats.iter().find(|s| s.seat == seat) else {
@@ -238,8 +240,8 @@ pub(super) fn after_command(
                 "version": version,
                 "seat": seat,
                 "kinds": kinds,
-                // Set when the game has a clock (CLOCKS); no game exposes one yet.
-                "deadline": Value::Null,
+                // When the decision times out, in a game with a clock (issue 17).
+                "deadline": deadline.and_then(|d| d.format(&Rfc3339).ok()),
             }),
         ));
     }

@@ -268,3 +268,64 @@ async fn inbox_latency_for_a_user_with_50_active_games() {
         );
     }
 }
+
+/// In a clocked game (issue 17) the inbox carries the deadline the prompts show, and a seat
+/// handed to a bot (here: resigned) leaves its owner's inbox for good.
+#[actix_web::test]
+async fn a_clocked_game_s_inbox_shows_the_deadline_and_a_resigned_seat_leaves_it() {
+    let app = spawn_app().await;
+    let players = [app.register("ann").await, app.register("bob").await];
+    let id = app
+        .started_game(
+            "mush",
+            &players,
+            json!({"clock": {"per_decision_s": 86400, "abandon_after": 3}}),
+            None,
+        )
+        .await;
+    let prompts = app
+        .get(&format!("/v1/games/{id}/prompts"), &players[0].token)
+        .await
+        .ok();
+    let waited = prompts["prompts"]
+        .as_array()
+        .expect("prompts")
+        .iter()
+        .find(|p| p["must"] == true)
+        .expect("the game waits for someone")
+        .clone();
+    let deadline = waited["deadline"]
+        .as_str()
+        .expect("a clocked prompt has a deadline");
+    let seat = waited["seat"].as_u64().unwrap();
+    let player = &players[seat as usize - 1];
+    let listed = inbox(&app, player, None).await.ok();
+    let entry = listed["games"]
+        .as_array()
+        .expect("games")
+        .iter()
+        .find(|g| g["id"] == json!(id))
+        .expect("the waited-for seat's inbox lists the game")
+        .clone();
+    assert_eq!(entry["deadline"], json!(deadline));
+    app.post(
+        &format!("/v1/games/{id}/seats/me/resign"),
+        &player.token,
+        &json!({}),
+    )
+    .await
+    .ok();
+    // Whatever the bot now playing that seat is asked, the person is never asked again.
+    for _ in 0..20 {
+        let listed = inbox(&app, player, None).await.ok();
+        assert!(
+            listed["games"]
+                .as_array()
+                .expect("games")
+                .iter()
+                .all(|g| g["id"] != json!(id)),
+            "a resigned seat is in its owner's inbox: {listed}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+}

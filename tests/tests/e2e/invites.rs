@@ -375,6 +375,29 @@ async fn a_rematch_opens_one_lobby_like_the_finished_game_for_every_player() {
         .await
         .unwrap();
     assert_eq!(rows, 1);
+    // The other player was invited once (the outbox, in the rematch's transaction), the one who
+    // asked was not, however many presses.
+    let invitations = |player: Player| {
+        let app = &app;
+        async move {
+            let feed = app
+                .get("/v1/me/notifications?after=0&limit=500", &player.token)
+                .await
+                .ok();
+            feed["notifications"]
+                .as_array()
+                .expect("notifications")
+                .iter()
+                .map(|n| n["notification"].clone())
+                .filter(|n| n["type"] == "invited")
+                .collect::<Vec<_>>()
+        }
+    };
+    let to_ann = invitations(ann.clone()).await;
+    assert_eq!(to_ann.len(), 1, "{to_ann:?}");
+    assert_eq!(to_ann[0]["game_id"], json!(new_id));
+    assert_eq!(to_ann[0]["rematch_of"], json!(old));
+    assert!(invitations(bob.clone()).await.is_empty());
 }
 
 #[actix_web::test]
