@@ -23,12 +23,13 @@ pub enum Lang {
 pub const LANGS: [Lang; 2] = [Lang::En, Lang::Fr];
 
 /// Every notification type (the webhook `type`, issue 18).
-pub const NOTIFICATION_TYPES: [&str; 5] = [
+pub const NOTIFICATION_TYPES: [&str; 6] = [
     "your_turn",
     "player_joined",
     "game_started",
     "game_finished",
     "dispute_resolved",
+    "invited",
 ];
 
 impl Lang {
@@ -165,6 +166,36 @@ pub fn notification(kind: &str, lang: Lang, params: &[(&str, &str)]) -> String {
     match notification_text(kind, lang) {
         Some(text) => fill(text.body_for(params), lang, params),
         None => kind.to_string(),
+    }
+}
+
+/// A notification's JSON told in `lang`: its `title` and `body` from the catalogue, filled
+/// from the payload's own fields (`game_kind`, `seat`, `place`), so the text says nothing the
+/// payload does not (issue 18: the recipient's stored preference picks `lang`).
+pub fn tell_notification(payload: &mut serde_json::Value, lang: Lang) {
+    let Some(fields) = payload.as_object() else {
+        return;
+    };
+    let kind = fields
+        .get("type")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let text = |key: &str| match fields.get(key) {
+        Some(serde_json::Value::String(s)) => Some(s.replace('_', " ")),
+        Some(serde_json::Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    };
+    let values: Vec<(&str, String)> = [("game", "game_kind"), ("seat", "seat"), ("place", "place")]
+        .into_iter()
+        .filter_map(|(name, key)| text(key).map(|v| (name, v)))
+        .collect();
+    let params: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let title = notification_title(&kind, lang, &params);
+    let body = notification(&kind, lang, &params);
+    if let Some(fields) = payload.as_object_mut() {
+        fields.insert("title".into(), title.into());
+        fields.insert("body".into(), body.into());
     }
 }
 

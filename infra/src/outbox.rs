@@ -40,7 +40,24 @@ pub async fn enqueue(tx: &mut PgConnection, notes: &[NewNotification]) -> Result
     // same users cannot deadlock; the order within one recipient is kept (stable sort).
     let mut sorted: Vec<&NewNotification> = notes.iter().collect();
     sorted.sort_by_key(|n| n.user);
+    // Each recipient reads it in their stored language (English without one): the texts come
+    // from the message catalogue, filled from the payload's own fields.
+    let recipients: Vec<Uuid> = sorted.iter().map(|n| n.user.0).collect();
+    let languages: Vec<(Uuid, String)> = sqlx::query_as(
+        "SELECT id, language FROM users WHERE id = ANY($1) AND language IS NOT NULL",
+    )
+    .bind(&recipients)
+    .fetch_all(&mut *tx)
+    .await?;
     for note in &sorted {
+        let language = languages
+            .iter()
+            .find(|(user, _)| *user == note.user.0)
+            .and_then(|(_, tag)| domain::i18n::Lang::from_tag(tag));
+        let mut payload = note.payload.clone();
+        if let Some(language) = language {
+            domain::i18n::tell_notification(&mut payload, language);
+        }
         sqlx::query(
             "WITH head AS (
                  INSERT INTO notification_heads (user_id, seq) VALUES ($1, 1)
@@ -58,7 +75,7 @@ pub async fn enqueue(tx: &mut PgConnection, notes: &[NewNotification]) -> Result
         .bind(note.id)
         .bind(note.game.map(|g| g.0))
         .bind(&note.kind)
-        .bind(&note.payload)
+        .bind(&payload)
         .execute(&mut *tx)
         .await?;
     }

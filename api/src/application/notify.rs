@@ -42,61 +42,10 @@ pub const TYPES: [&str; 6] = [
     INVITED,
 ];
 
-/// The English title and body of a notification of `kind` (the one place its texts are
-/// written until the message catalogue lands). `fields` is the notification's own JSON.
-pub fn text(kind: &str, fields: &Map<String, Value>) -> (String, String) {
-    let game = fields
-        .get("game_kind")
-        .and_then(Value::as_str)
-        .unwrap_or("game")
-        .replace('_', " ");
-    match kind {
-        YOUR_TURN => ("Your turn".into(), format!("It is your turn in {game}.")),
-        PLAYER_JOINED => (
-            "A player joined".into(),
-            format!("A player joined your {game} game."),
-        ),
-        GAME_STARTED => (
-            "The game started".into(),
-            format!("Your {game} game has started."),
-        ),
-        GAME_FINISHED => {
-            let place = fields.get("place").and_then(Value::as_u64).unwrap_or(0);
-            let body = match place {
-                1 => format!("The {game} game is over: you won!"),
-                p => format!("The {game} game is over: you came {}.", ordinal(p)),
-            };
-            ("The game is over".into(), body)
-        }
-        DISPUTE_RESOLVED => {
-            let verdict = fields.get("verdict").and_then(Value::as_str).unwrap_or("");
-            (
-                "A dispute was resolved".into(),
-                format!("A dispute on your {game} game was resolved: {verdict}."),
-            )
-        }
-        INVITED => (
-            "You are invited".into(),
-            format!("You are invited to a {game} rematch."),
-        ),
-        other => (other.to_string(), String::new()),
-    }
-}
-
-fn ordinal(n: u64) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (1, 11) | (2, 12) | (3, 13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
-}
-
 /// A notification of `kind` about `game` for `user`, with `fields` (the type's own data):
 /// the common fields (`id`, `type`, `game_id`, `game_kind`, `link`, `created_at`) and the
-/// English `title` and `body` are added here.
+/// English `title` and `body` from the message catalogue are added here (the outbox tells it
+/// again in the recipient's stored language).
 pub fn note(
     user: UserId,
     game: GameId,
@@ -120,15 +69,14 @@ pub fn note(
     if let Value::Object(fields) = fields {
         body.extend(fields);
     }
-    let (title, text_body) = text(kind, &body);
-    body.insert("title".into(), json!(title));
-    body.insert("body".into(), json!(text_body));
+    let mut body = Value::Object(body);
+    domain::i18n::tell_notification(&mut body, domain::i18n::Lang::En);
     NewNotification {
         id,
         user,
         game: Some(game),
         kind: kind.to_string(),
-        payload: Value::Object(body),
+        payload: body,
     }
 }
 
@@ -334,14 +282,35 @@ mod tests {
     }
 
     #[test]
-    fn every_type_has_a_text() {
+    fn every_type_has_its_catalogue_text_in_both_languages() {
+        assert_eq!(TYPES, domain::i18n::NOTIFICATION_TYPES);
+        let game = GameId(Uuid::nil());
         for kind in TYPES {
-            let (title, body) = text(kind, &Map::new());
-            assert!(!title.is_empty() && !body.is_empty(), "{kind}");
-            assert_ne!(title, kind);
+            let english = note(
+                UserId(Uuid::nil()),
+                game,
+                "whisky_race",
+                kind,
+                json!({"seat": 2, "place": 2}),
+            );
+            let mut french = english.payload.clone();
+            domain::i18n::tell_notification(&mut french, domain::i18n::Lang::Fr);
+            for payload in [&english.payload, &french] {
+                let body = payload["body"].as_str().unwrap();
+                assert!(
+                    !body.contains('{') && body.contains("whisky race"),
+                    "{kind}: {body}"
+                );
+            }
+            assert_ne!(english.payload["title"], french["title"], "{kind}");
         }
-        let mut fields = Map::new();
-        fields.insert("place".into(), json!(2));
-        assert!(text(GAME_FINISHED, &fields).1.contains("2nd"));
+        let finished = note(
+            UserId(Uuid::nil()),
+            game,
+            "mush",
+            GAME_FINISHED,
+            json!({"place": 2}),
+        );
+        assert!(finished.payload["body"].as_str().unwrap().contains("2nd"));
     }
 }

@@ -336,3 +336,67 @@ async fn a_browser_may_patch_the_preference_and_send_accept_language() {
     assert!(header("access-control-allow-methods").contains("patch"));
     assert!(header("access-control-allow-headers").contains("accept-language"));
 }
+
+/// Notifications are told in the recipient's stored language (issue 18): no request carries
+/// an `Accept-Language` for them. Ann prefers French, Bob has no preference.
+#[actix_web::test]
+async fn notifications_follow_the_recipient_s_stored_language() {
+    let app = spawn_app().await;
+    let (ann, bob) = (app.register("ann").await, app.register("bob").await);
+    app.request(
+        "PATCH",
+        "/v1/me",
+        Some(&ann.token),
+        Some(&json!({"language": "fr"})),
+        &[],
+    )
+    .await
+    .ok();
+    let lobby = app
+        .post(
+            "/v1/games",
+            &ann.token,
+            &json!({"kind": "mush", "seats": 2}),
+        )
+        .await
+        .ok();
+    let id = lobby["id"].as_str().unwrap().to_string();
+    app.post(&format!("/v1/games/{id}/seats"), &bob.token, &json!({}))
+        .await
+        .ok();
+    app.post(&format!("/v1/games/{id}/start"), &ann.token, &json!({}))
+        .await
+        .ok();
+    let first = |player: Player, kind: &'static str| {
+        let app = &app;
+        async move {
+            let feed = app
+                .get("/v1/me/notifications?after=0&limit=100", &player.token)
+                .await
+                .ok();
+            feed["notifications"]
+                .as_array()
+                .expect("notifications")
+                .iter()
+                .map(|n| n["notification"].clone())
+                .find(|n| n["type"] == kind)
+                .unwrap_or_else(|| panic!("no {kind} in {feed}"))
+        }
+    };
+    let joined = first(ann.clone(), "player_joined").await;
+    assert_eq!(joined["title"], "Un joueur est arrivé");
+    assert_eq!(
+        joined["body"],
+        i18n::notification(
+            "player_joined",
+            Lang::Fr,
+            &[("seat", "2"), ("game", "mush")]
+        )
+    );
+    let started = first(bob.clone(), "game_started").await;
+    assert_eq!(started["title"], "The game started");
+    assert_eq!(
+        started["body"],
+        i18n::notification("game_started", Lang::En, &[("game", "mush")])
+    );
+}
