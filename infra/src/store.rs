@@ -299,44 +299,6 @@ impl Store {
         Ok(seat as u8)
     }
 
-    /// Leaves a lobby; later seats move down so seats stay numbered in joining order.
-    pub async fn leave(&self, id: GameId, user: UserId) -> Result<()> {
-        let mut tx = self.pool.begin().await?;
-        let (status, host): (String, Uuid) =
-            sqlx::query_as("SELECT status, host_id FROM games WHERE id = $1 FOR UPDATE")
-                .bind(id.0)
-                .fetch_optional(&mut *tx)
-                .await?
-                .ok_or(StoreError::NotFound("game"))?;
-        if status != "lobby" {
-            return Err(StoreError::Invalid(
-                "seats cannot be left once the game has started".into(),
-            ));
-        }
-        if host == user.0 {
-            return Err(StoreError::Invalid(
-                "the host cannot leave their own game".into(),
-            ));
-        }
-        let seat: Option<i16> = sqlx::query_scalar(
-            "DELETE FROM game_seats WHERE game_id = $1 AND user_id = $2 RETURNING seat",
-        )
-        .bind(id.0)
-        .bind(user.0)
-        .fetch_optional(&mut *tx)
-        .await?;
-        let Some(seat) = seat else {
-            return Err(StoreError::NotFound("seat"));
-        };
-        sqlx::query("UPDATE game_seats SET seat = seat - 1 WHERE game_id = $1 AND seat > $2")
-            .bind(id.0)
-            .bind(seat)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(())
-    }
-
     pub async fn list(&self, filter: &ListFilter) -> Result<Vec<GameRow>> {
         let mut query = sqlx::QueryBuilder::<sqlx::Postgres>::new(format!(
             "SELECT {GAME_COLUMNS} FROM games g WHERE true"

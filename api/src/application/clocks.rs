@@ -153,16 +153,13 @@ impl Loaded {
 
     /// The deadline of every seat the game waits for, in a clocked game (bots have none).
     pub fn deadlines(&self, prompts: &[Prompt]) -> Vec<(u8, OffsetDateTime)> {
-        let (Some(clock), Some(head_at)) = (self.clock(), self.head_at) else {
+        let deadline = self.head_at.and_then(|at| self.deadline_after(at));
+        let (Some(deadline), false) = (deadline, self.finished) else {
             return Vec::new();
         };
-        if self.finished {
-            return Vec::new();
-        }
-        let deadline = head_at + Duration::from_secs(clock.per_decision_s);
         prompts
             .iter()
-            .filter(|p| p.must && self.bot_policy(p.seat).is_none())
+            .filter(|p| p.must && !self.bot_plays(p.seat.number(), &[]))
             .map(|p| (p.seat.number(), deadline))
             .collect()
     }
