@@ -42,6 +42,7 @@ fn apply(st: &mut State, event: &Event) {
             options,
             colours,
             order,
+            segmented_moves,
         } => {
             let b = board();
             *st = State {
@@ -54,6 +55,7 @@ fn apply(st: &mut State, event: &Event) {
                 hunter: options.bounty_hunter.then_some(b.hunter_start),
                 hands: vec![Vec::new(); colours.len()],
                 returned: vec![0; colours.len()],
+                segmented_moves: *segmented_moves,
                 ..State::default()
             };
             // BD-021: every pawn starts in its colour's prison.
@@ -97,6 +99,7 @@ fn apply(st: &mut State, event: &Event) {
         | Event::PawnAccused { .. }
         | Event::RollsGranted { .. }
         | Event::ExpressMissed { .. }
+        | Event::MoveSegmentChosen { .. }
         | Event::PawnStacked { .. }
         | Event::FightStarted { .. }
         | Event::FightEnded { .. }

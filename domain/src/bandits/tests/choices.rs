@@ -299,7 +299,8 @@ fn bd232_a_discard_is_any_set_of_the_excess() {
 
 /// Issue 15 item 3: the serialized prompts plus the acting seat's `choices`, at every
 /// position of `GAMES` (default 10,000) simulated games (options of the simulations: 2–6
-/// players, 1–6 pawns, the hunter in every fourth game; random picks from `legal`):
+/// players, 1–6 pawns, the hunter in every fourth game; a random instance of a random
+/// family; no exactness check, so it is cheap enough for long runs):
 /// `GAMES=10000 cargo test -p domain --release --lib -- --ignored choices_size --nocapture`
 #[test]
 #[ignore]
@@ -312,17 +313,31 @@ fn choices_size() {
     let mut sizes: Vec<u32> = Vec::new();
     let mut largest = (0, String::new());
     for i in 0..games {
-        walk(i, 2026, 400_000, |st, seat, _| {
-            let answer = json!({
-                "prompts": Bandits::prompts(st),
-                "choices": Bandits::choices(st, seat),
-            });
+        // Size only: the bot samples an instance of a random family of the choices it just
+        // measured (the `legal` list would enumerate every path again).
+        let (options, seats) = sim_options(i);
+        let mut rng = seeded(2026u64.wrapping_mul(1_000_003).wrapping_add(i));
+        let mut st = replay_events(&Bandits::setup(&options, seats, &mut rng).unwrap());
+        for _ in 0..400_000 {
+            if st.winner.is_some() {
+                break;
+            }
+            let prompts = Bandits::prompts(&st);
+            let seat = prompts[0].seat;
+            let choices = Bandits::choices(&st, seat);
+            let answer = json!({ "prompts": prompts, "choices": choices });
             let n = serde_json::to_vec(&answer).unwrap().len();
             if n > largest.0 {
                 largest = (n, format!("game {i}, {:?}", st.ctl.phase));
             }
             sizes.push(n as u32);
-        });
+            let family = &choices[rng.index(choices.len())];
+            let cmd: Command = serde_json::from_value(sample(&family.schema, &mut rng).unwrap())
+                .unwrap_or_else(|e| panic!("{}: {e}", family.title));
+            for e in Bandits::decide(&st, seat, &cmd, &mut rng).unwrap() {
+                Bandits::evolve(&mut st, &e);
+            }
+        }
         if i % 100 == 99 {
             // Partial figures, so that a run stopped early still says something.
             let mut sorted = sizes.clone();
@@ -350,4 +365,94 @@ fn choices_size() {
         t.elapsed()
     );
     assert!(largest.0 <= 16 * 1024, "over 16 KB: {largest:?}");
+}
+
+// BD-515: given a rampage of T = 12 (ex. 29's position), when black moves black-1 12 steps in
+// one command it is refused; in segments of 5 the move is accepted only whole, every family
+// lists paths of at most 5 steps, and a begun move must be finished by its pawn.
+#[test]
+fn bd515_a_long_rampage_goes_in_segments_of_five() {
+    use crate::bandits::decide::segment::SEGMENT;
+    let mut fx = Fx::new();
+    fx.put("black-1", "R12")
+        .put("black-3", "R40")
+        .put("red-1", "R16")
+        .put("green-1", "R20");
+    fx.dice(&[7, 5]).run_destiny("D07", Some("black-1"));
+    fx.roll("black");
+    fx.expect("destiny_move", "black");
+    let seat = fx.seat("black");
+    let longest = |st: &State| {
+        Bandits::legal(st, seat)
+            .iter()
+            .filter_map(|c| match c {
+                Command::MovePawn { path, .. } | Command::MoveSegment { path, .. } => {
+                    Some(path.len())
+                }
+                _ => None,
+            })
+            .max()
+    };
+    assert_eq!(longest(&fx.st), Some(SEGMENT));
+    fx.rejects("black", mv_ring("black-1", 12, 24), "BD-515"); // whole, 12 steps
+    let seg = |from: u8, to: u8| Command::MoveSegment {
+        pawn: p("black-1"),
+        path: ring(from, to),
+    };
+    fx.rejects("black", seg(12, 16), "BD-515"); // a segment has exactly 5 steps
+    let evs = fx.ok("black", seg(12, 17));
+    assert_eq!(
+        evs,
+        vec![Event::MoveSegmentChosen {
+            seat,
+            pawn: p("black-1"),
+            path: ring(12, 17)
+        }]
+    );
+    // The pawn has not moved (nothing is captured before the move is whole).
+    assert_eq!(fx.at("black-1"), "R12");
+    assert_eq!(fx.at("red-1"), "R16");
+    // 12 to 15 steps in all: no move ends within 5 more steps yet.
+    assert_eq!(Bandits::prompts(&fx.st)[0].kinds, vec!["move_segment"]);
+    let families = Bandits::choices(&fx.st, seat);
+    assert!(
+        families
+            .iter()
+            .all(|f| f.annotations.get("pawn") == Some(&json!("black-1"))),
+        "only the pawn under way may go on"
+    );
+    assert_eq!(longest(&fx.st), Some(SEGMENT));
+    fx.rejects("black", Command::Pass {}, "BD-515");
+    fx.rejects("black", mv_ring("black-3", 40, 45), "BD-515");
+    fx.rejects("black", mv("black-1", &[]), "BD-515");
+    fx.rejects("black", mv_ring("black-1", 17, 24), "BD-515"); // 7 more in one command
+    fx.rejects("black", mv_ring("black-1", 17, 21), "BD-512"); // 9 < T in all
+    fx.ok("black", seg(17, 22));
+    // Two captures on the way: 12 to 18 steps, 2 to 8 more.
+    assert_eq!(
+        Bandits::prompts(&fx.st)[0].kinds,
+        vec!["move_pawn", "move_segment"]
+    );
+    let evs = fx.ok("black", mv_ring("black-1", 22, 24));
+    assert!(has(&evs, |e| matches!(e,
+        Event::PawnMoved { pawn, path } if *pawn == p("black-1") && *path == ring(12, 24))));
+    assert_eq!(fx.at("black-1"), "R24");
+    assert_eq!(fx.at("red-1"), "P.red");
+    assert_eq!(fx.at("green-1"), "P.green");
+    assert!(fx.st.ctl.moving.is_none());
+}
+
+// BD-515: a move of at most 5 steps is one `move_pawn`, and `move_segment` is refused outside
+// a rampage or distribute move.
+#[test]
+fn bd515_segments_only_for_rampage_and_distribute() {
+    let mut fx = Fx::new();
+    fx.put("black-1", "R10").dice(&[7]);
+    fx.roll("black");
+    let seg = Command::MoveSegment {
+        pawn: p("black-1"),
+        path: ring(10, 15),
+    };
+    fx.rejects("black", seg, "BD-515");
+    fx.ok("black", mv_ring("black-1", 10, 17)); // a turn move of 7: one command
 }
