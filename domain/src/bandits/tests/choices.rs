@@ -4,7 +4,7 @@
 use super::fixture::*;
 use crate::bandits::board::{Node, board};
 use crate::bandits::sim::sim_options;
-use crate::bandits::state::{Card, HandCard};
+use crate::bandits::state::{Card, DestinyQueue, Frame, HandCard};
 use crate::bandits::*;
 use crate::choices::{exactness, sample};
 use crate::engine::{ChaChaRng, Game, RngExt, Seat, seeded};
@@ -365,4 +365,224 @@ fn choices_size() {
         t.elapsed()
     );
     assert!(largest.0 <= 16 * 1024, "over 16 KB: {largest:?}");
+}
+
+// BD-515: given a rampage of T = 12 (ex. 29's position), when black moves black-1 12 steps in
+// one command it is refused; in segments of 5 the move is accepted only whole, every family
+// lists paths of at most 5 steps, and a begun move must be finished by its pawn.
+#[test]
+fn bd515_a_long_rampage_goes_in_segments_of_five() {
+    use crate::bandits::decide::segment::SEGMENT;
+    let mut fx = Fx::new();
+    fx.put("black-1", "R12")
+        .put("black-3", "R40")
+        .put("red-1", "R16")
+        .put("green-1", "R20");
+    fx.dice(&[7, 5]).run_destiny("D07", Some("black-1"));
+    fx.roll("black");
+    fx.expect("destiny_move", "black");
+    let seat = fx.seat("black");
+    let longest = |st: &State| {
+        Bandits::legal(st, seat)
+            .iter()
+            .filter_map(|c| match c {
+                Command::MovePawn { path, .. } | Command::MoveSegment { path, .. } => {
+                    Some(path.len())
+                }
+                _ => None,
+            })
+            .max()
+    };
+    assert_eq!(longest(&fx.st), Some(SEGMENT));
+    fx.rejects("black", mv_ring("black-1", 12, 24), "BD-515"); // whole, 12 steps
+    let seg = |from: u8, to: u8| Command::MoveSegment {
+        pawn: p("black-1"),
+        path: ring(from, to),
+    };
+    fx.rejects("black", seg(12, 16), "BD-515"); // a segment has exactly 5 steps
+    let evs = fx.ok("black", seg(12, 17));
+    assert_eq!(
+        evs,
+        vec![Event::MoveSegmentChosen {
+            seat,
+            pawn: p("black-1"),
+            path: ring(12, 17)
+        }]
+    );
+    // The pawn has not moved (nothing is captured before the move is whole).
+    assert_eq!(fx.at("black-1"), "R12");
+    assert_eq!(fx.at("red-1"), "R16");
+    // 12 to 15 steps in all: no move ends within 5 more steps yet.
+    assert_eq!(Bandits::prompts(&fx.st)[0].kinds, vec!["move_segment"]);
+    let families = Bandits::choices(&fx.st, seat);
+    assert!(
+        families
+            .iter()
+            .all(|f| f.annotations.get("pawn") == Some(&json!("black-1"))),
+        "only the pawn under way may go on"
+    );
+    assert_eq!(longest(&fx.st), Some(SEGMENT));
+    fx.rejects("black", Command::Pass {}, "BD-515");
+    fx.rejects("black", mv_ring("black-3", 40, 45), "BD-515");
+    fx.rejects("black", mv("black-1", &[]), "BD-515");
+    fx.rejects("black", mv_ring("black-1", 17, 24), "BD-515"); // 7 more in one command
+    fx.rejects("black", mv_ring("black-1", 17, 21), "BD-512"); // 9 < T in all
+    fx.ok("black", seg(17, 22));
+    // Two captures on the way: 12 to 18 steps, 2 to 8 more.
+    assert_eq!(
+        Bandits::prompts(&fx.st)[0].kinds,
+        vec!["move_pawn", "move_segment"]
+    );
+    let evs = fx.ok("black", mv_ring("black-1", 22, 24));
+    assert!(has(&evs, |e| matches!(e,
+        Event::PawnMoved { pawn, path } if *pawn == p("black-1") && *path == ring(12, 24))));
+    assert_eq!(fx.at("black-1"), "R24");
+    assert_eq!(fx.at("red-1"), "P.red");
+    assert_eq!(fx.at("green-1"), "P.green");
+    assert!(fx.st.ctl.moving.is_none());
+}
+
+// BD-515: a move of at most 5 steps is one `move_pawn`, and `move_segment` is refused outside
+// a rampage or distribute move.
+#[test]
+fn bd515_segments_only_for_rampage_and_distribute() {
+    let mut fx = Fx::new();
+    fx.put("black-1", "R10").dice(&[7]);
+    fx.roll("black");
+    let seg = Command::MoveSegment {
+        pawn: p("black-1"),
+        path: ring(10, 15),
+    };
+    fx.rejects("black", seg, "BD-515");
+    fx.ok("black", mv_ring("black-1", 10, 17)); // a turn move of 7: one command
+}
+
+// BD-515 and the timeout policy (issue 17): when black's clock runs out during a rampage of
+// T = 12, the default moves (the first legal command of the kinds waited for) are segments
+// and then a `move_pawn` that ends the move: a begun move is always finished.
+#[test]
+fn bd515_default_moves_finish_a_segmented_rampage() {
+    let mut fx = Fx::new();
+    fx.put("black-1", "R12")
+        .put("black-3", "R40")
+        .put("red-1", "R16")
+        .put("green-1", "R20");
+    fx.dice(&[7, 5]).run_destiny("D07", Some("black-1"));
+    fx.roll("black");
+    let seat = fx.seat("black");
+    let mut kinds = Vec::new();
+    for _ in 0..20 {
+        let cmd = Bandits::default_move(&fx.st, seat).expect("a default move");
+        kinds.push(cmd.tag());
+        let evs = fx.ok("black", cmd);
+        if has(&evs, |e| matches!(e, Event::PawnMoved { .. })) {
+            break;
+        }
+    }
+    assert_eq!(kinds.last(), Some(&"move_pawn"), "{kinds:?}");
+    assert!(
+        kinds.len() >= 3,
+        "12 steps or more take 3 commands: {kinds:?}"
+    );
+    assert!(
+        kinds[..kinds.len() - 1]
+            .iter()
+            .all(|k| *k == "move_segment")
+    );
+    assert!(fx.st.ctl.moving.is_none());
+}
+
+/// `st` (a destiny move of black's) with the card executed set to `card` of value `value`.
+fn executing(st: &State, card: &str, value: u8) -> State {
+    let mut st = st.clone();
+    match st.ctl.stack.last_mut() {
+        Some(Frame::Destiny(DestinyQueue { exec: Some(e), .. })) => {
+            e.card = d(card);
+            e.value = value;
+        }
+        other => panic!("not executing a destiny card: {other:?}"),
+    }
+    st
+}
+
+// BD-515, the bound (issue 15: a prompt of at most 16 KB). Per pawn, a segmented move
+// offers a `move_segment` family of 5-step paths and a `move_pawn` family of at most 5 steps
+// with its cards. Given black holding every kind of card that changes a path (two Jet-packs,
+// both tickets, a Sur le dos) and an opponent to take on, the nodes where one pawn's families
+// are largest are found over the whole board: the segments of a rampage of T = 10 (every
+// 5-step prefix) plus the moves of a rampage of T = 5 or a distribute of 5 points (every
+// path of at most 5 steps, with every card group). Then all six of black's pawns stand on
+// the six worst nodes at once: the whole prompt of that rampage or distribute still fits.
+#[test]
+fn bd515_the_worst_segmented_prompt_of_the_board_fits_16_kb() {
+    use crate::bandits::board::Zone;
+    use crate::bandits::decide::segment::SEGMENT;
+    let mut fx = Fx::new();
+    fx.give("black", "S01")
+        .give("black", "S02")
+        .give("black", "S07")
+        .give("black", "S13")
+        .give("black", "S19")
+        .put("black-1", "R12");
+    fx.dice(&[3, 3]).run_destiny("D07", Some("black-1"));
+    fx.roll("black");
+    fx.expect("destiny_move", "black");
+    let seat = fx.seat("black");
+    let b = board();
+    let put = |st: &mut State, pawn: &str, to: Node| {
+        let pw = p(pawn);
+        let from = st.pos[pw.idx()];
+        st.occ[from.idx()].retain(|&x| x != pw);
+        st.occ[to.idx()].push(pw);
+        st.pos[pw.idx()] = to;
+    };
+    // An opponent two steps on from `node`, where it can be taken (Sur le dos optional).
+    let prey = |st: &mut State, node: Node| {
+        if let Some(&(next, _, _)) = b.out[node.idx()].first()
+            && let Some(&(two, _, _)) = b.out[next.idx()].first()
+        {
+            put(st, "red-1", two);
+        }
+    };
+    let configs = [("D07", 10), ("D07", SEGMENT as u8), ("D08", SEGMENT as u8)];
+    let choices =
+        |st: &State, (card, value): (&str, u8)| Bandits::choices(&executing(st, card, value), seat);
+    let mut per_node: Vec<(usize, Node)> = Vec::new();
+    let mut largest_family = 0;
+    for (i, info) in b.nodes.iter().enumerate() {
+        if matches!(info.zone, Zone::Prison | Zone::Pile) {
+            continue;
+        }
+        let node = Node(i as u8);
+        let mut at = fx.st.clone();
+        put(&mut at, "black-1", node);
+        prey(&mut at, node);
+        let mut sizes = configs.map(|config| {
+            let families = choices(&at, config);
+            for f in &families {
+                largest_family = largest_family.max(serde_json::to_vec(f).unwrap().len());
+            }
+            serde_json::to_vec(&families).unwrap().len()
+        });
+        sizes[1] = sizes[1].max(sizes[2]);
+        per_node.push((sizes[0] + sizes[1], node));
+    }
+    per_node.sort();
+    let worst: Vec<Node> = per_node.iter().rev().take(6).map(|&(_, n)| n).collect();
+    let mut st = fx.st.clone();
+    for (k, &node) in worst.iter().enumerate() {
+        put(&mut st, &format!("black-{}", k + 1), node);
+    }
+    prey(&mut st, worst[0]);
+    for config in configs {
+        let at = executing(&st, config.0, config.1);
+        let answer = json!({
+            "prompts": Bandits::prompts(&at),
+            "choices": Bandits::choices(&at, seat),
+        });
+        let n = serde_json::to_vec(&answer).unwrap().len();
+        let shown: Vec<&str> = worst.iter().map(|w| w.name()).collect();
+        eprintln!("{config:?} at {shown:?}: {n} B (largest family {largest_family} B)");
+        assert!(n <= 16 * 1024, "BD-515: {n} B with {config:?} at {shown:?}");
+    }
 }
