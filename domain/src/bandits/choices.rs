@@ -25,8 +25,9 @@ use super::command::{Command, DestinyOption};
 use super::decide::destiny::*;
 use super::decide::free_movable;
 use super::decide::hunter::hunter_paths;
+use super::decide::segment::{self, SEGMENT};
 use super::evolve::control::{awaiting, can_free, must_leave_officer};
-use super::movement::{self, End, Len};
+use super::movement::{self, Candidate, End, Len};
 use super::state::*;
 use crate::choices::{Family, schema};
 use crate::decider::Decided;
@@ -418,11 +419,23 @@ fn ride(st: &State, seat: Seat, departure: Node) -> Option<Family> {
 /// (BD-190 ticket, BD-215/BD-250 Jet-packs, BD-085/BD-380/BD-381 Sur le dos), each its whole
 /// paths (never capped, [`schema::paths`]) with the held card ids that fit (BD-514).
 pub(super) fn moves(st: &State, seat: Seat, pawn: Pawn, len: Len) -> Option<Family> {
+    let candidates = movement::candidates_up_to(st, pawn, len, true, usize::MAX);
+    move_family(st, seat, pawn, len, candidates)
+}
+
+/// The `move_pawn` family of `pawn` whose whole paths are `candidates`.
+fn move_family(
+    st: &State,
+    seat: Seat,
+    pawn: Pawn,
+    len: Len,
+    candidates: Vec<Candidate>,
+) -> Option<Family> {
     let jets = st.usable_of_kind(seat, SupportKind::Jetpack);
     let piggies = st.usable_of_kind(seat, SupportKind::Piggyback);
     type Key = (Option<SupportKind>, usize, u8);
     let mut groups: Vec<(Key, Vec<Vec<Node>>)> = Vec::new();
-    for c in movement::candidates_up_to(st, pawn, len, true, usize::MAX) {
+    for c in candidates {
         let last = c.path.last().copied().unwrap_or_default();
         // 0: no Sur le dos, 1: optional (opponents on the ring), 2: required (own pawn).
         let piggy = match c.end {
@@ -489,6 +502,65 @@ pub(super) fn moves(st: &State, seat: Seat, pawn: Pawn, len: Len) -> Option<Fami
     )
 }
 
+/// BD-515: a rampage or distribute move of `pawn` in segments, from the steps chosen so far:
+/// the `move_pawn` family of the moves that end within [`SEGMENT`] steps (with their cards,
+/// as [`moves`]) and the `move_segment` family of the next [`SEGMENT`] steps of the longer
+/// ones the seat can afford (any card ids, BD-514), so each lists paths of at most
+/// [`SEGMENT`] steps.
+fn segment_moves(st: &State, seat: Seat, pawn: Pawn, e: &Exec, out: &mut Vec<Family>) {
+    let len = destiny_len(e);
+    let (ends, longer): (Vec<Candidate>, Vec<Candidate>) = segment::rests(st, pawn, e)
+        .into_iter()
+        .partition(|c| c.path.len() <= SEGMENT);
+    let begun = st.ctl.moving.is_some();
+    out.extend(move_family(st, seat, pawn, len, ends).map(|f| {
+        let description = if begun {
+            format!(
+                "the last 1 to {SEGMENT} steps of the move begun (its cards for the whole path)"
+            )
+        } else {
+            format!("a whole move of at most {SEGMENT} steps (longer ones: `move_segment`)")
+        };
+        f.describe(description).annotate("rule", json!("BD-515"))
+    }));
+    let mut next: Vec<Vec<Node>> = longer
+        .into_iter()
+        .filter(|c| segment::affordable(st, seat, c))
+        .map(|mut c| {
+            c.path.truncate(SEGMENT);
+            c.path
+        })
+        .collect();
+    next.sort();
+    next.dedup();
+    if next.is_empty() {
+        return;
+    }
+    let fields = vec![
+        req("pawn", json!({ "const": pawn })),
+        req("path", schema::paths(&as_values(&next))),
+    ];
+    let title = if begun {
+        format!("Go on with {pawn}")
+    } else {
+        format!("Begin a long move of {pawn}")
+    };
+    out.extend(
+        family(
+            "move_segment",
+            title,
+            "BD-515",
+            vec![branch("move_segment", fields)],
+        )
+        .map(|f| {
+            f.describe(format!(
+                "the next {SEGMENT} steps of a longer move; it goes on with the next command"
+            ))
+            .annotate("pawn", json!(pawn))
+        }),
+    );
+}
+
 /// BD-423–BD-428: every path of the bounty hunter (never capped).
 fn hunter_family(st: &State, h: u8) -> Option<Family> {
     let paths = hunter_paths(st, h, usize::MAX);
@@ -523,6 +595,14 @@ fn destiny(st: &State, seat: Seat, e: &Exec, kinds: &[&str], out: &mut Vec<Famil
             out.push(simple("roll_die", "Roll for the card", "BD-305"));
             if pass {
                 out.push(simple("pass", "Stop rolling", "BD-306"));
+            }
+        }
+        ExecStep::Move if segment::segmented(st, e.card) => {
+            for p in destiny_movers(st, seat, e) {
+                segment_moves(st, seat, p, e, out);
+            }
+            if pass {
+                out.push(simple("pass", "Do not use the roll", "BD-306"));
             }
         }
         ExecStep::Move => {

@@ -49,7 +49,8 @@ pub enum Command {
         #[serde(default)]
         piggyback_card: Option<Card>,
     },
-    /// Move `pawn` along `path` (start excluded), naming any cards the move uses.
+    /// Move `pawn` along `path` (start excluded), naming any cards the move uses. After
+    /// `move_segment`s, `path` is the rest of the move from the steps chosen so far (BD-515).
     MovePawn {
         pawn: Pawn,
         path: Vec<Node>,
@@ -63,6 +64,11 @@ pub enum Command {
         #[serde(default)]
         piggyback_card: Option<Card>,
     },
+    /// The next `steps` of `pawn`'s rampage or distribute move, which goes on with the next
+    /// command (a `move_pawn` ends it): such a move is sent in segments of at most
+    /// `movement::SEGMENT` steps, each but the last exactly that long (BD-515). No card is
+    /// named here: the `move_pawn` that ends the move names the cards of the whole path.
+    MoveSegment { pawn: Pawn, path: Vec<Node> },
     /// Play a support card: Surveiller (with `pawn`), Bodyguard or Lawyer in their windows.
     PlayCard {
         card: Card,
@@ -112,6 +118,7 @@ impl Command {
             Command::MoveHunter { .. } => "move_hunter",
             Command::FreePawn { .. } => "free_pawn",
             Command::MovePawn { .. } => "move_pawn",
+            Command::MoveSegment { .. } => "move_segment",
             Command::PlayCard { .. } => "play_card",
             Command::Pass {} => "pass",
             Command::EndTurn {} => "end_turn",

@@ -37,6 +37,10 @@ pub enum Event {
         options: Options,
         colours: Vec<Colour>,
         order: Vec<Seat>,
+        /// Long moves go in segments (BD-515; schema 3). Logs of schema 1–2 are upcast with
+        /// `false`: those games keep whole moves.
+        #[serde(default)]
+        segmented_moves: bool,
     },
     /// The support deck order, top first (hidden from everyone, BD-502).
     SupportDeckShuffled {
@@ -217,5 +221,13 @@ pub enum Event {
     ExpressMissed {
         pawn: Pawn,
         station: Node,
+    },
+    /// `seat` chose the next steps `path` of `pawn`'s rampage or distribute move, which goes
+    /// on with the next command (BD-515). The pawn moves (captures, arrival …) only when the
+    /// move is whole: `pawn_moved` then carries the whole path.
+    MoveSegmentChosen {
+        seat: Seat,
+        pawn: Pawn,
+        path: Vec<Node>,
     },
 }

@@ -76,6 +76,7 @@ pub fn setup_with(
         options: options.clone(),
         colours,
         order: order.clone(),
+        segmented_moves: true, // BD-515
     });
     cx.emit(Event::SupportDeckShuffled {
         order: support.clone(),
@@ -177,7 +178,9 @@ impl Game for Bandits {
     /// 1.1.0: the errata BD-505 … BD-514 (docs/rules/bandits.md).
     const RULES_VERSION: &'static str = "bandits/1.1.0";
     /// Schema 2: the control state is derived by `evolve`; no more `awaiting` events.
-    const EVENT_SCHEMA_VERSION: u32 = 2;
+    /// Schema 3: `game_created.segmented_moves` (BD-515: long moves sent in segments) and
+    /// `move_segment_chosen`; older logs are upcast to whole moves.
+    const EVENT_SCHEMA_VERSION: u32 = 3;
     const READS_RULES: &'static [&'static str] = &["bandits/1.0.0"];
     type Options = Options;
     type State = State;

@@ -403,6 +403,17 @@ pub struct Control {
     /// no arrival (BD-380; transient).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub climbing: Option<Pawn>,
+    /// The steps already chosen of a rampage or distribute move sent in segments (BD-515):
+    /// the pawn has not moved yet; the move's next command goes on from there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moving: Option<MoveSoFar>,
+}
+
+/// A move sent in segments (BD-515): its pawn and the steps chosen so far (start excluded).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct MoveSoFar {
+    pub pawn: Pawn,
+    pub path: Vec<Node>,
 }
 
 /// Where a pawn is not on any node (colours not in play).
@@ -452,6 +463,11 @@ pub struct State {
     pub active: Option<Seat>,
     pub winner: Option<Seat>,
     pub ctl: Control,
+    /// Rampage and distribute moves are sent in segments (BD-515): every game created with
+    /// event schema 3; a game begun before (schema 1–2 `game_created`) keeps whole moves, so
+    /// its recorded commands still re-run (audit, verify).
+    #[serde(default)]
+    pub segmented_moves: bool,
 }
 
 impl State {

@@ -17,6 +17,13 @@ use serde_json::Value;
 
 pub fn upcast(st: &State, schema_version: u32, payload: Value) -> Result<Vec<Value>, String> {
     match schema_version {
+        3 => Ok(vec![payload]),
+        // BD-515: games begun before schema 3 keep whole moves (their commands re-run).
+        1 | 2 if payload.get("type").and_then(Value::as_str) == Some("game_created") => {
+            let mut payload = payload;
+            payload["segmented_moves"] = Value::Bool(false);
+            Ok(vec![payload])
+        }
         2 => Ok(vec![payload]),
         1 if payload.get("type").and_then(Value::as_str) == Some("awaiting") => {
             awaiting_v1(st, &payload)

@@ -289,7 +289,7 @@ async fn a_game_begun_under_schema1_is_finished_under_the_new_rules() {
     let half = bundle.commands.len() / 2;
     let players = load(&app, &bundle, Some(half)).await;
     let id = bundle.game.id.to_string();
-    // The state rebuilt from schema-1 events takes new commands (schema 2) …
+    // The state rebuilt from schema-1 events takes new commands (schema 3) …
     let sent = app.play_randomly(&id, &players, 5, 5000).await;
     assert!(sent < 5000, "the game did not end");
     let export: Bundle = serde_json::from_value(
@@ -300,12 +300,12 @@ async fn a_game_begun_under_schema1_is_finished_under_the_new_rules() {
     .unwrap();
     let schemas: std::collections::BTreeSet<u32> =
         export.events.iter().map(|e| e.schema_version).collect();
-    assert_eq!(schemas, [1, 2].into());
+    assert_eq!(schemas, [1, 3].into());
     assert!(
         !export
             .events
             .iter()
-            .any(|e| e.schema_version == 2 && e.kind == "awaiting"),
+            .any(|e| e.schema_version == 3 && e.kind == "awaiting"),
         "no awaiting event is written any more"
     );
     // … and the mixed log verifies and audits.

@@ -17,6 +17,7 @@ use crate::engine::{Rng, RngExt, Seat};
 pub mod destiny;
 mod fight;
 pub mod hunter;
+pub mod segment;
 
 pub use super::evolve::control::{Awaiting, awaiting, can_free, must_leave_officer};
 pub use destiny::*;
@@ -49,7 +50,9 @@ pub fn decide(st: &State, actor: Seat, cmd: &Command, rng: &mut dyn Rng) -> Deci
     })?;
     // Commands built in Rust (not parsed from JSON) could carry out-of-range node indices.
     let nodes = match cmd {
-        Command::MovePawn { path, .. } | Command::MoveHunter { path } => path.as_slice(),
+        Command::MovePawn { path, .. }
+        | Command::MoveSegment { path, .. }
+        | Command::MoveHunter { path } => path.as_slice(),
         _ => &[],
     };
     ensure(
@@ -65,7 +68,15 @@ pub fn decide(st: &State, actor: Seat, cmd: &Command, rng: &mut dyn Rng) -> Deci
     })?;
     super::choices::stray_fields(st, cmd)?;
     let mut cx = Cx::new(st.clone(), rng);
-    cx.handle(actor, cmd, &w)?;
+    let cmd = match segment::prepare(st, actor, cmd)? {
+        // BD-515: the move goes on with the seat's next command; nothing else happens.
+        segment::Prepared::Segment(fact) => {
+            cx.emit(fact);
+            return Ok(cx.into_events());
+        }
+        segment::Prepared::Whole(cmd) => cmd,
+    };
+    cx.handle(actor, &cmd, &w)?;
     cx.run();
     Ok(cx.into_events())
 }

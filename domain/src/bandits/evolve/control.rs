@@ -15,6 +15,7 @@
 
 use crate::bandits::board::{Kind, Node, board};
 use crate::bandits::decide::destiny::*;
+use crate::bandits::decide::segment::segmented;
 use crate::bandits::decide::{free_movable, outside_movable};
 use crate::bandits::event::{Event, FightResult, RollContext};
 use crate::bandits::movement::{self, Len};
@@ -141,12 +142,20 @@ pub fn awaiting(st: &State) -> Option<Awaiting> {
                         aw(active, "destiny_roll", &["roll_die", "pass"])
                     }
                     ExecStep::Roll => aw(active, "destiny_roll", &["roll_die"]),
+                    // BD-515: a move begun in segments must be finished.
+                    ExecStep::Move if st.ctl.moving.is_some() => {
+                        aw(active, "destiny_move", &["move_pawn", "move_segment"])
+                    }
                     ExecStep::Move => {
-                        if is_permission(e.card) || !destiny_moves(st, active, e).0 {
-                            aw(active, "destiny_move", &["move_pawn", "pass"])
-                        } else {
-                            aw(active, "destiny_move", &["move_pawn"])
-                        }
+                        let pass = is_permission(e.card) || !destiny_moves(st, active, e).0;
+                        // BD-515: rampage and distribute moves may go in segments.
+                        let kinds: &'static [&'static str] = match (pass, segmented(st, e.card)) {
+                            (true, true) => &["move_pawn", "move_segment", "pass"],
+                            (true, false) => &["move_pawn", "pass"],
+                            (false, true) => &["move_pawn", "move_segment"],
+                            (false, false) => &["move_pawn"],
+                        };
+                        aw(active, "destiny_move", kinds)
                     }
                     ExecStep::Lawyer => aw(
                         *e.window.get(usize::from(e.next))?,
@@ -351,7 +360,16 @@ fn on_setup_and_moves(st: &mut State, event: &Event, start: Node) -> bool {
             action_started(st);
             start_arrival(st, *pawn, vec![start, *to], false);
         }
+        Event::MoveSegmentChosen { pawn, path, .. } => {
+            // BD-515: the steps wait for the rest of the move.
+            let so_far = st.ctl.moving.get_or_insert_with(|| MoveSoFar {
+                pawn: *pawn,
+                path: Vec::new(),
+            });
+            so_far.path.extend_from_slice(path);
+        }
         Event::PawnMoved { pawn, path } => {
+            st.ctl.moving = None; // BD-515: the move is whole
             action_started(st);
             let bonus = matches!(
                 st.ctl.stack.last(),

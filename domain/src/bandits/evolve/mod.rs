@@ -43,7 +43,8 @@ fn apply(st: &mut State, event: &Event) {
             options,
             colours,
             order,
-        } => set_up(st, options, colours, order),
+            segmented_moves,
+        } => set_up(st, options, colours, order, *segmented_moves),
         Event::SupportDeckShuffled { order } => st.support_deck = order.iter().copied().collect(),
         Event::DestinyDeckShuffled { order } => st.destiny_deck = order.iter().copied().collect(),
         Event::SupportCardsDealt { .. }
@@ -63,6 +64,7 @@ fn apply(st: &mut State, event: &Event) {
         | Event::PawnAccused { .. }
         | Event::RollsGranted { .. }
         | Event::ExpressMissed { .. }
+        | Event::MoveSegmentChosen { .. }
         | Event::PawnStacked { .. }
         | Event::FightStarted { .. }
         | Event::FightEnded { .. }
@@ -101,7 +103,13 @@ fn apply(st: &mut State, event: &Event) {
 }
 
 /// §3.2 setup: the table for the chosen colours, every pawn in its colour's prison (BD-021).
-fn set_up(st: &mut State, options: &Options, colours: &[Colour], order: &[Seat]) {
+fn set_up(
+    st: &mut State,
+    options: &Options,
+    colours: &[Colour],
+    order: &[Seat],
+    segmented_moves: bool,
+) {
     let b = board();
     *st = State {
         options: options.clone(),
@@ -113,6 +121,7 @@ fn set_up(st: &mut State, options: &Options, colours: &[Colour], order: &[Seat])
         hunter: options.bounty_hunter.then_some(b.hunter_start),
         hands: vec![Vec::new(); colours.len()],
         returned: vec![0; colours.len()],
+        segmented_moves,
         ..State::default()
     };
     // BD-021: every pawn starts in its colour's prison.

@@ -223,7 +223,7 @@ fn bd391_rampage_takes_only_opponents_from_a_unit() {
         .dice(&[5, 5]);
     fx.run_destiny("D07", None);
     fx.roll("black");
-    fx.ok("black", mv_ring("black-1", 10, 23));
+    fx.ok_segments("black", mv_ring("black-1", 10, 23)); // BD-515: in segments
     assert_eq!(fx.at("red-1"), "P.red");
     assert_eq!(fx.on("R14"), vec!["black-2"]);
 }

@@ -366,3 +366,93 @@ fn choices_size() {
     );
     assert!(largest.0 <= 16 * 1024, "over 16 KB: {largest:?}");
 }
+
+// BD-515: given a rampage of T = 12 (ex. 29's position), when black moves black-1 12 steps in
+// one command it is refused; in segments of 5 the move is accepted only whole, every family
+// lists paths of at most 5 steps, and a begun move must be finished by its pawn.
+#[test]
+fn bd515_a_long_rampage_goes_in_segments_of_five() {
+    use crate::bandits::decide::segment::SEGMENT;
+    let mut fx = Fx::new();
+    fx.put("black-1", "R12")
+        .put("black-3", "R40")
+        .put("red-1", "R16")
+        .put("green-1", "R20");
+    fx.dice(&[7, 5]).run_destiny("D07", Some("black-1"));
+    fx.roll("black");
+    fx.expect("destiny_move", "black");
+    let seat = fx.seat("black");
+    let longest = |st: &State| {
+        Bandits::legal(st, seat)
+            .iter()
+            .filter_map(|c| match c {
+                Command::MovePawn { path, .. } | Command::MoveSegment { path, .. } => {
+                    Some(path.len())
+                }
+                _ => None,
+            })
+            .max()
+    };
+    assert_eq!(longest(&fx.st), Some(SEGMENT));
+    fx.rejects("black", mv_ring("black-1", 12, 24), "BD-515"); // whole, 12 steps
+    let seg = |from: u8, to: u8| Command::MoveSegment {
+        pawn: p("black-1"),
+        path: ring(from, to),
+    };
+    fx.rejects("black", seg(12, 16), "BD-515"); // a segment has exactly 5 steps
+    let evs = fx.ok("black", seg(12, 17));
+    assert_eq!(
+        evs,
+        vec![Event::MoveSegmentChosen {
+            seat,
+            pawn: p("black-1"),
+            path: ring(12, 17)
+        }]
+    );
+    // The pawn has not moved (nothing is captured before the move is whole).
+    assert_eq!(fx.at("black-1"), "R12");
+    assert_eq!(fx.at("red-1"), "R16");
+    // 12 to 15 steps in all: no move ends within 5 more steps yet.
+    assert_eq!(Bandits::prompts(&fx.st)[0].kinds, vec!["move_segment"]);
+    let families = Bandits::choices(&fx.st, seat);
+    assert!(
+        families
+            .iter()
+            .all(|f| f.annotations.get("pawn") == Some(&json!("black-1"))),
+        "only the pawn under way may go on"
+    );
+    assert_eq!(longest(&fx.st), Some(SEGMENT));
+    fx.rejects("black", Command::Pass {}, "BD-515");
+    fx.rejects("black", mv_ring("black-3", 40, 45), "BD-515");
+    fx.rejects("black", mv("black-1", &[]), "BD-515");
+    fx.rejects("black", mv_ring("black-1", 17, 24), "BD-515"); // 7 more in one command
+    fx.rejects("black", mv_ring("black-1", 17, 21), "BD-512"); // 9 < T in all
+    fx.ok("black", seg(17, 22));
+    // Two captures on the way: 12 to 18 steps, 2 to 8 more.
+    assert_eq!(
+        Bandits::prompts(&fx.st)[0].kinds,
+        vec!["move_pawn", "move_segment"]
+    );
+    let evs = fx.ok("black", mv_ring("black-1", 22, 24));
+    assert!(has(&evs, |e| matches!(e,
+        Event::PawnMoved { pawn, path } if *pawn == p("black-1") && *path == ring(12, 24))));
+    assert_eq!(fx.at("black-1"), "R24");
+    assert_eq!(fx.at("red-1"), "P.red");
+    assert_eq!(fx.at("green-1"), "P.green");
+    assert!(fx.st.ctl.moving.is_none());
+}
+
+// BD-515: a move of at most 5 steps is one `move_pawn`, and `move_segment` is refused outside
+// a rampage or distribute move.
+#[test]
+fn bd515_segments_only_for_rampage_and_distribute() {
+    let mut fx = Fx::new();
+    fx.put("black-1", "R10").dice(&[7]);
+    fx.roll("black");
+    let seg = Command::MoveSegment {
+        pawn: p("black-1"),
+        path: ring(10, 15),
+    };
+    fx.rejects("black", seg, "BD-515");
+    fx.ok("black", mv_ring("black-1", 10, 17)); // a turn move of 7: one command
+}

@@ -37,10 +37,12 @@ fn bd505_distribute_one_free_pawn_uses_all_five_points() {
     fx.expect("destiny_move", "black");
     assert_eq!(destiny_value(&fx), 5);
     fx.rejects("black", Command::Pass {}, "BD-505");
-    fx.rejects("black", mv_ring("black-1", 20, 26), "BD-505"); // more than 5
+    // More than 5 steps: in one command, more than a segment (BD-515) before the points.
+    fx.rejects("black", mv_ring("black-1", 20, 26), "BD-515");
     fx.ok("black", mv_ring("black-1", 20, 21));
     fx.expect("destiny_move", "black"); // 4 points left: the same pawn goes on
     assert_eq!(destiny_value(&fx), 4);
+    fx.rejects("black", mv_ring("black-1", 21, 26), "BD-505"); // 5 > the 4 points left
     fx.rejects("black", Command::Pass {}, "BD-505");
     fx.ok("black", mv_ring("black-1", 21, 24));
     fx.ok("black", mv_ring("black-1", 24, 25));
@@ -444,15 +446,15 @@ fn bd512_rampage_extra_steps_are_optional() {
         fx.put("black-1", "R10").put("red-1", "R14").dice(&[2, 4]);
         fx.run_destiny("D07", Some("black-1"));
         fx.roll("black");
-        fx.ok("black", mv_ring("black-1", 10, to));
+        fx.ok_segments("black", mv_ring("black-1", 10, to)); // BD-515: in segments
         assert_eq!(fx.at("red-1"), "P.red");
     }
     let mut fx = Fx::new();
     fx.put("black-1", "R10").put("red-1", "R14").dice(&[2, 4]);
     fx.run_destiny("D07", Some("black-1"));
     fx.roll("black");
-    fx.rejects("black", mv_ring("black-1", 10, 15), "BD-512");
-    fx.rejects("black", mv_ring("black-1", 10, 20), "BD-340");
+    fx.rejects_segments("black", mv_ring("black-1", 10, 15), "BD-512");
+    fx.rejects_segments("black", mv_ring("black-1", 10, 20), "BD-340");
 }
 
 // ------------------------------------------------------------------------------- BD-513

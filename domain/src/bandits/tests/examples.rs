@@ -802,10 +802,11 @@ fn ex29_the_rampage() {
     fx.dice(&[7, 5]).run_destiny("D07", Some("black-1"));
     fx.roll("black");
     fx.expect("destiny_move", "black");
-    fx.rejects("black", mv_ring("black-1", 12, 23), "BD-512"); // 11 < T = 12
-    fx.rejects("black", mv_ring("black-1", 12, 31), "BD-340"); // the steps ran out at R30
-    assert!(fx.legal("black").contains(&mv_ring("black-1", 12, 24))); // BD-512: stops early
-    fx.ok("black", mv_ring("black-1", 12, 30));
+    // BD-515: moves longer than 5 steps go in segments (refused at the end of the move).
+    fx.rejects_segments("black", mv_ring("black-1", 12, 23), "BD-512"); // 11 < T = 12
+    fx.rejects_segments("black", mv_ring("black-1", 12, 31), "BD-340"); // ran out at R30
+    fx.rejects("black", mv_ring("black-1", 12, 24), "BD-515"); // 12 steps in one command
+    fx.ok_segments("black", mv_ring("black-1", 12, 30));
     assert_eq!(fx.at("red-1"), "P.red");
     assert_eq!(fx.at("green-1"), "P.green");
     assert_eq!(fx.at("black-2"), "R18");

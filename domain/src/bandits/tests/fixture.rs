@@ -275,6 +275,68 @@ impl Fx {
         self.try_cmd(colour, cmd)
             .unwrap_or_else(|e| panic!("{colour} {shown} refused: {e}"))
     }
+    /// BD-515: a rampage or distribute move sent as segments: `move_segment`s of
+    /// `SEGMENT` steps while more than that is left, then the `move_pawn` of the rest (with
+    /// the cards). The events of all.
+    pub fn try_segments(
+        &mut self,
+        colour: &str,
+        cmd: Command,
+    ) -> Result<Vec<Event>, RuleViolation> {
+        use crate::bandits::decide::segment::SEGMENT;
+        let Command::MovePawn { pawn, path, .. } = &cmd else {
+            return self.try_cmd(colour, cmd);
+        };
+        let (pawn, whole) = (*pawn, path.clone());
+        let mut events = Vec::new();
+        let mut done = 0;
+        while whole.len() - done > SEGMENT {
+            let path = whole[done..done + SEGMENT].to_vec();
+            events.extend(self.try_cmd(colour, Command::MoveSegment { pawn, path })?);
+            done += SEGMENT;
+        }
+        let rest = match cmd {
+            Command::MovePawn {
+                pawn,
+                ticket_card,
+                jetpack_cards,
+                piggyback_card,
+                ..
+            } => Command::MovePawn {
+                pawn,
+                path: whole[done..].to_vec(),
+                ticket_card,
+                jetpack_cards,
+                piggyback_card,
+            },
+            other => other,
+        };
+        events.extend(self.try_cmd(colour, rest)?);
+        Ok(events)
+    }
+    #[track_caller]
+    pub fn ok_segments(&mut self, colour: &str, cmd: Command) -> Vec<Event> {
+        let shown = format!("{cmd:?}");
+        self.try_segments(colour, cmd)
+            .unwrap_or_else(|e| panic!("{colour} {shown} refused: {e}"))
+    }
+    /// Asserts that the move in segments is refused with `rule` (at its segment or its end);
+    /// the position is left as it was.
+    #[track_caller]
+    pub fn rejects_segments(&mut self, colour: &str, cmd: Command, rule: &str) -> RuleViolation {
+        let (st, logged) = (self.st.clone(), self.log.len());
+        let shown = format!("{cmd:?}");
+        let r = self.try_segments(colour, cmd);
+        self.st = st;
+        self.log.truncate(logged);
+        match r {
+            Ok(evs) => panic!("{colour} {shown} accepted: {evs:?}"),
+            Err(e) => {
+                assert_eq!(e.rule, rule, "{shown}: {e}");
+                e
+            }
+        }
+    }
     /// Asserts a rejection with `rule`.
     #[track_caller]
     pub fn rejects(&mut self, colour: &str, cmd: Command, rule: &str) -> RuleViolation {
