@@ -330,23 +330,7 @@ pub fn sample(schema: &Value, rng: &mut dyn Rng) -> Option<Value> {
         return (!values.is_empty()).then(|| values[rng.index(values.len())].clone());
     }
     if is_array_tree(schema) {
-        let mut walk = ArrayWalk::default();
-        let mut at = schema;
-        loop {
-            walk.apply(at)?;
-            match branches(at) {
-                Some([]) => return None,
-                Some(next) => at = &next[rng.index(next.len())],
-                None => break,
-            }
-        }
-        let (lo, hi) = walk.lengths()?;
-        let len = match rng.below(3) {
-            0 => lo,
-            1 => hi,
-            _ => lo + rng.index(hi - lo + 1),
-        };
-        return walk.instance(len, rng);
+        return sample_array_tree(schema, rng);
     }
     for key in ["oneOf", "anyOf"] {
         if let Some(branches) = schema.get(key).and_then(Value::as_array) {
@@ -357,74 +341,107 @@ pub fn sample(schema: &Value, rng: &mut dyn Rng) -> Option<Value> {
         }
     }
     match schema.get("type").and_then(Value::as_str) {
-        Some("integer") => {
-            let min = schema.get("minimum").and_then(Value::as_i64).unwrap_or(0);
-            let max = schema
-                .get("maximum")
-                .and_then(Value::as_i64)
-                .unwrap_or(min + 100);
-            if max < min {
-                return None;
-            }
-            let span = u32::try_from(max - min).ok()?.checked_add(1)?;
-            Some(json!(match rng.below(6) {
-                0 => min,
-                1 => max,
-                _ => min + i64::from(rng.below(span)),
-            }))
-        }
+        Some("integer") => sample_integer(schema, rng),
         Some("boolean") => Some(json!(rng.below(2) == 1)),
-        Some("object") => {
-            let required: Vec<&str> = schema
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|r| r.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            let mut out = Map::new();
-            if let Some(props) = schema.get("properties").and_then(Value::as_object) {
-                for (name, sub) in props {
-                    if required.contains(&name.as_str()) || rng.below(2) == 1 {
-                        out.insert(name.clone(), sample(sub, rng)?);
-                    }
-                }
-            }
-            Some(Value::Object(out))
-        }
-        Some("array") => {
-            let min = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0) as usize;
-            let max = schema
-                .get("maxItems")
-                .and_then(Value::as_u64)
-                .unwrap_or(min as u64 + 4) as usize;
-            let items = schema.get("items").cloned().unwrap_or(json!({}));
-            let unique = schema.get("uniqueItems") == Some(&json!(true));
-            if unique && let Some(pool) = items.get("enum").and_then(Value::as_array) {
-                let max = max.min(pool.len());
-                if max < min {
-                    return None;
-                }
-                let len = min + rng.index(max - min + 1);
-                let mut pool = pool.clone();
-                rng.shuffle(&mut pool);
-                pool.truncate(len);
-                return Some(Value::Array(pool));
-            }
-            if max < min {
-                return None;
-            }
-            let len = min + rng.index(max - min + 1);
-            let mut out = Vec::with_capacity(len);
-            for _ in 0..len {
-                let item = sample(&items, rng)?;
-                if unique && out.contains(&item) {
-                    continue;
-                }
-                out.push(item);
-            }
-            (out.len() >= min).then_some(Value::Array(out))
-        }
+        Some("object") => sample_object(schema, rng),
+        Some("array") => sample_array(schema, rng),
         _ => None,
     }
+}
+
+/// A path of a prefix tree: one branch at every fork, then a length at a bound one time in
+/// three.
+fn sample_array_tree(schema: &Value, rng: &mut dyn Rng) -> Option<Value> {
+    use crate::engine::RngExt;
+    let mut walk = ArrayWalk::default();
+    let mut at = schema;
+    loop {
+        walk.apply(at)?;
+        match branches(at) {
+            Some([]) => return None,
+            Some(next) => at = &next[rng.index(next.len())],
+            None => break,
+        }
+    }
+    let (lo, hi) = walk.lengths()?;
+    let len = match rng.below(3) {
+        0 => lo,
+        1 => hi,
+        _ => lo + rng.index(hi - lo + 1),
+    };
+    walk.instance(len, rng)
+}
+
+/// An integer of `minimum..=maximum`, a bound one time in three.
+fn sample_integer(schema: &Value, rng: &mut dyn Rng) -> Option<Value> {
+    let min = schema.get("minimum").and_then(Value::as_i64).unwrap_or(0);
+    let max = schema
+        .get("maximum")
+        .and_then(Value::as_i64)
+        .unwrap_or(min + 100);
+    if max < min {
+        return None;
+    }
+    let span = u32::try_from(max - min).ok()?.checked_add(1)?;
+    Some(json!(match rng.below(6) {
+        0 => min,
+        1 => max,
+        _ => min + i64::from(rng.below(span)),
+    }))
+}
+
+/// The required properties, and each optional one with a chance of one in two.
+fn sample_object(schema: &Value, rng: &mut dyn Rng) -> Option<Value> {
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut out = Map::new();
+    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        for (name, sub) in props {
+            if required.contains(&name.as_str()) || rng.below(2) == 1 {
+                out.insert(name.clone(), sample(sub, rng)?);
+            }
+        }
+    }
+    Some(Value::Object(out))
+}
+
+/// `minItems..=maxItems` items; with `uniqueItems` over an `enum`, a shuffled draw of it.
+fn sample_array(schema: &Value, rng: &mut dyn Rng) -> Option<Value> {
+    use crate::engine::RngExt;
+    let min = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let max = schema
+        .get("maxItems")
+        .and_then(Value::as_u64)
+        .unwrap_or(min as u64 + 4) as usize;
+    let items = schema.get("items").cloned().unwrap_or(json!({}));
+    let unique = schema.get("uniqueItems") == Some(&json!(true));
+    if unique && let Some(pool) = items.get("enum").and_then(Value::as_array) {
+        let max = max.min(pool.len());
+        if max < min {
+            return None;
+        }
+        let len = min + rng.index(max - min + 1);
+        let mut pool = pool.clone();
+        rng.shuffle(&mut pool);
+        pool.truncate(len);
+        return Some(Value::Array(pool));
+    }
+    if max < min {
+        return None;
+    }
+    let len = min + rng.index(max - min + 1);
+    let mut out = Vec::with_capacity(len);
+    for _ in 0..len {
+        let item = sample(&items, rng)?;
+        if unique && out.contains(&item) {
+            continue;
+        }
+        out.push(item);
+    }
+    (out.len() >= min).then_some(Value::Array(out))
 }
 
 /// A near miss of `command`: one field changed to a neighbouring or foreign value, removed, or

@@ -191,6 +191,81 @@ fn whisky_sealed_counterfactuals(
     compared
 }
 
+/// The strings the log carries that `viewer` has never been shown (see the module's doc).
+fn secrets_of(state: &dyn AnyState, log: &[Value], viewer: Viewer) -> Vec<String> {
+    let mut secrets = HashSet::new();
+    let mut seen = HashSet::new();
+    for event in log {
+        let mut all = HashSet::new();
+        strings(event, &mut all);
+        match state.redact(event, viewer) {
+            Some(shown) => {
+                let mut visible = HashSet::new();
+                strings(&shown, &mut visible);
+                secrets.extend(all.difference(&visible).cloned());
+                seen.extend(visible);
+            }
+            None => secrets.extend(all),
+        }
+    }
+    secrets.difference(&seen).cloned().collect()
+}
+
+/// Everything `seat` can fetch: its view, the prompts, its legal list (and choices), and the
+/// errors it gets for refused commands.
+fn fetched_by(game: &dyn AnyGame, state: &dyn AnyState, seat: Seat) -> Vec<(&'static str, String)> {
+    let mut fetched = vec![
+        ("view", state.view(Viewer::Seat(seat)).to_string()),
+        ("prompts", serde_json::to_string(&state.prompts()).unwrap()),
+        ("legal", Value::Array(state.legal(seat)).to_string()),
+    ];
+    if game.kind() == "bandits" {
+        // Issue 15: the seat's `choices` name only what it may see.
+        let choices = serde_json::to_string(&state.choices(seat)).unwrap();
+        fetched.push(("choices", choices));
+    }
+    // A refused command's error message must not name secrets either.
+    for probe in [
+        json!({"type": "no_such_command"}),
+        json!({"type": "pass"}),
+        json!({"type": "submit_bid", "amount": 1}),
+    ] {
+        if let Err(e) = state.decide(seat, &probe, &mut seeded(1)) {
+            fetched.push(("error", e.to_string()));
+        }
+    }
+    fetched
+}
+
+/// Then no seat's fetches show a secret of another: the number of secrets checked.
+fn check_every_seat(
+    game: &dyn AnyGame,
+    state: &dyn AnyState,
+    log: &[Value],
+    seats: u8,
+    (seed, step): (u64, usize),
+) -> usize {
+    let mut checked = 0;
+    for seat in Seat::all(seats) {
+        let secrets = secrets_of(state, log, Viewer::Seat(seat));
+        if secrets.is_empty() {
+            continue;
+        }
+        checked += secrets.len();
+        for (what, text) in &fetched_by(game, state, seat) {
+            for secret in &secrets {
+                assert!(
+                    !(text.contains(&format!("\"{secret}\""))
+                        || (what == &"error" && text.contains(secret.as_str()))),
+                    "{} seed {seed} step {step}: {seat}'s {what} shows the secret {secret:?}",
+                    game.kind()
+                );
+            }
+        }
+    }
+    checked
+}
+
 fn check_game(
     game: &dyn AnyGame,
     options: &Value,
@@ -214,59 +289,7 @@ fn check_game(
         if state.outcome().is_some() {
             return checked;
         }
-        for seat in Seat::all(seats) {
-            let viewer = Viewer::Seat(seat);
-            let mut secrets = HashSet::new();
-            let mut seen = HashSet::new();
-            for event in &log {
-                let mut all = HashSet::new();
-                strings(event, &mut all);
-                match state.redact(event, viewer) {
-                    Some(shown) => {
-                        let mut visible = HashSet::new();
-                        strings(&shown, &mut visible);
-                        secrets.extend(all.difference(&visible).cloned());
-                        seen.extend(visible);
-                    }
-                    None => secrets.extend(all),
-                }
-            }
-            let secrets: Vec<String> = secrets.difference(&seen).cloned().collect();
-            if secrets.is_empty() {
-                continue;
-            }
-            checked += secrets.len();
-            let mut fetched = vec![
-                ("view", state.view(viewer).to_string()),
-                ("prompts", serde_json::to_string(&state.prompts()).unwrap()),
-                ("legal", Value::Array(state.legal(seat)).to_string()),
-            ];
-            if game.kind() == "bandits" {
-                // Issue 15: the seat's `choices` name only what it may see.
-                let choices = serde_json::to_string(&state.choices(seat)).unwrap();
-                fetched.push(("choices", choices));
-            }
-            // A refused command's error message must not name secrets either.
-            for probe in [
-                json!({"type": "no_such_command"}),
-                json!({"type": "pass"}),
-                json!({"type": "submit_bid", "amount": 1}),
-            ] {
-                if let Err(e) = state.decide(seat, &probe, &mut seeded(1)) {
-                    fetched.push(("error", e.to_string()));
-                }
-            }
-            for (what, text) in &fetched {
-                for secret in &secrets {
-                    assert!(
-                        !(text.contains(&format!("\"{secret}\""))
-                            || (what == &"error" && text.contains(secret.as_str()))),
-                        "{} seed {seed} step {step}: {seat}'s {what} shows the secret {secret:?}",
-                        game.kind()
-                    );
-                }
-            }
-        }
+        checked += check_every_seat(game, &*state, &log, seats, (seed, step));
         if game.kind() == "whisky_race" {
             planning.comparisons += whisky_sealed_counterfactuals(game, &*state, seats, seed, step);
             whisky_planning_trade(&mut state, game, &mut log, step, seats, &mut rng, planning);

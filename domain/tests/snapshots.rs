@@ -50,6 +50,108 @@ struct Played {
     ended: bool,
 }
 
+/// One game under test: the state folded from the events, and the one loaded back from the
+/// snapshot taken after the last event.
+struct Run<'a> {
+    game: &'a dyn AnyGame,
+    options: &'a Value,
+    seats: u8,
+    seed: u64,
+    folded: Box<dyn AnyState>,
+    restored: Box<dyn AnyState>,
+    version: u64,
+}
+
+impl Run<'_> {
+    fn context(&self) -> String {
+        format!(
+            "{} {} seats, options {}, seed {}, version {}",
+            self.game.kind(),
+            self.seats,
+            self.options,
+            self.seed,
+            self.version
+        )
+    }
+
+    /// Given one more event (through `jsonb`, as the log stores it), then the snapshot after
+    /// it loads back and serializes exactly as the folded state.
+    fn apply(&mut self, payload: &Value) {
+        let schema = self.game.event_schema_version();
+        if let Err(e) = self.folded.apply(&through_jsonb(payload).1, schema) {
+            panic!("{}: event does not replay: {e}", self.context());
+        }
+        self.version += 1;
+        let (text, snapshot) = through_jsonb(&self.folded.to_json());
+        let restored = self
+            .game
+            .state_from_json(&snapshot)
+            .unwrap_or_else(|e| panic!("{}: the snapshot does not load: {e}", self.context()));
+        let again = serde_json::to_string(&restored.to_json()).expect("serializes");
+        assert!(
+            again == text,
+            "{}: the snapshot loads as another state:\n{text}\n{again}",
+            self.context()
+        );
+        self.restored = restored;
+    }
+
+    /// The restored state shows everything as the folded one does.
+    fn compare_observed(&self) {
+        assert_eq!(
+            observed(&*self.restored, self.seats),
+            observed(&*self.folded, self.seats),
+            "{}: the restored state shows something else",
+            self.context()
+        );
+    }
+
+    /// When a prompted seat sends a random legal command, then (if `compare`) the restored
+    /// state decides the same events with the same dice; the events are applied.
+    fn play_one(&mut self, rng: &mut dyn Rng, compare: bool) {
+        let prompts = self.folded.prompts();
+        assert!(
+            !prompts.is_empty(),
+            "{}: nobody is prompted",
+            self.context()
+        );
+        let seat = prompts[rng.index(prompts.len())].seat;
+        let legal = self.folded.legal(seat);
+        assert!(
+            !legal.is_empty(),
+            "{}: {seat} has no legal command",
+            self.context()
+        );
+        let command = &legal[rng.index(legal.len())];
+        let dice = u64::from(rng.below(u32::MAX));
+        let events = self
+            .folded
+            .decide(seat, command, &mut seeded(dice))
+            .unwrap_or_else(|e| panic!("{}: legal {command} refused: {e}", self.context()));
+        if compare {
+            // Same command, same dice: the restored state decides the same events.
+            let from_snapshot = self
+                .restored
+                .decide(seat, command, &mut seeded(dice))
+                .unwrap_or_else(|e| {
+                    panic!(
+                        "{}: the restored state refuses {command}: {e}",
+                        self.context()
+                    )
+                });
+            assert_eq!(
+                from_snapshot,
+                events,
+                "{}: the restored state decides {command} otherwise",
+                self.context()
+            );
+        }
+        for event in &events {
+            self.apply(&event.payload);
+        }
+    }
+}
+
 /// Plays one random game of at most `max_commands` commands and checks the snapshot round trip
 /// at every version: the state that loads back serializes exactly as the folded one (every
 /// field of a state is serialized, so this is equality). At every `BEHAVIOUR_EVERY`th command
@@ -61,99 +163,38 @@ fn check_game(
     seed: u64,
     max_commands: u64,
 ) -> Played {
-    let context = |version: u64| {
-        format!(
-            "{} {seats} seats, options {options}, seed {seed}, version {version}",
-            game.kind()
-        )
-    };
-    let schema = game.event_schema_version();
     let mut rng = seeded(seed);
-    let mut folded: Box<dyn AnyState> = game.new_state();
-    let mut version = 0u64;
-    let apply = |folded: &mut Box<dyn AnyState>, payload: &Value, version: &mut u64| {
-        // Events reach the fold through the log (jsonb) too.
-        folded
-            .apply(&through_jsonb(payload).1, schema)
-            .unwrap_or_else(|e| panic!("{}: event does not replay: {e}", context(*version)));
-        *version += 1;
-        let (text, snapshot) = through_jsonb(&folded.to_json());
-        let restored = game
-            .state_from_json(&snapshot)
-            .unwrap_or_else(|e| panic!("{}: the snapshot does not load: {e}", context(*version)));
-        let again = serde_json::to_string(&restored.to_json()).expect("serializes");
-        assert!(
-            again == text,
-            "{}: the snapshot loads as another state:\n{text}\n{again}",
-            context(*version)
-        );
-        restored
+    let mut run = Run {
+        game,
+        options,
+        seats,
+        seed,
+        folded: game.new_state(),
+        restored: game.new_state(),
+        version: 0,
     };
     let setup = game
         .setup(options, seats, &mut rng)
-        .unwrap_or_else(|e| panic!("{}: setup refused: {e}", context(0)));
-    let mut restored = game.new_state();
+        .unwrap_or_else(|e| panic!("{}: setup refused: {e}", run.context()));
     for event in setup {
-        restored = apply(&mut folded, &event.payload, &mut version);
+        run.apply(&event.payload);
     }
     for step in 0..max_commands {
-        let ended = folded.outcome().is_some();
+        let ended = run.folded.outcome().is_some();
         let compare = ended || step % BEHAVIOUR_EVERY == 0;
         if compare {
-            assert_eq!(
-                observed(&*restored, seats),
-                observed(&*folded, seats),
-                "{}: the restored state shows something else",
-                context(version)
-            );
+            run.compare_observed();
         }
         if ended {
             return Played {
-                versions: version,
+                versions: run.version,
                 ended: true,
             };
         }
-        let prompts = folded.prompts();
-        assert!(
-            !prompts.is_empty(),
-            "{}: nobody is prompted",
-            context(version)
-        );
-        let seat = prompts[rng.index(prompts.len())].seat;
-        let legal = folded.legal(seat);
-        assert!(
-            !legal.is_empty(),
-            "{}: {seat} has no legal command",
-            context(version)
-        );
-        let command = &legal[rng.index(legal.len())];
-        let dice = u64::from(rng.below(u32::MAX));
-        let events = folded
-            .decide(seat, command, &mut seeded(dice))
-            .unwrap_or_else(|e| panic!("{}: legal {command} refused: {e}", context(version)));
-        if compare {
-            // Same command, same dice: the restored state decides the same events.
-            let from_snapshot = restored
-                .decide(seat, command, &mut seeded(dice))
-                .unwrap_or_else(|e| {
-                    panic!(
-                        "{}: the restored state refuses {command}: {e}",
-                        context(version)
-                    )
-                });
-            assert_eq!(
-                from_snapshot,
-                events,
-                "{}: the restored state decides {command} otherwise",
-                context(version)
-            );
-        }
-        for event in &events {
-            restored = apply(&mut folded, &event.payload, &mut version);
-        }
+        run.play_one(&mut rng, compare);
     }
     Played {
-        versions: version,
+        versions: run.version,
         ended: false,
     }
 }

@@ -151,14 +151,24 @@ fn write_private(path: &Path, text: &str) -> Result<(), LaunchError> {
     file.write_all(text.as_bytes()).map_err(io_err(path))
 }
 
-impl Cluster {
-    /// Starts (initializing on first use) the cluster kept in `root` (`root/pg`), or reuses
-    /// one already running there (e.g. after the server was killed).
-    pub fn start(root: &Path) -> Result<Cluster, LaunchError> {
+/// Where a cluster lives and who runs it: the folders and files [`Cluster::start`] uses.
+struct Layout {
+    bindir: PathBuf,
+    root: PathBuf,
+    data_dir: PathBuf,
+    socket_dir: PathBuf,
+    password_file: PathBuf,
+    port_file: PathBuf,
+    /// The uid/gid PostgreSQL runs as ([`run_as`]).
+    owner: Option<(u32, u32)>,
+}
+
+impl Layout {
+    /// Creates the root and socket folders (owned by the cluster's user when we are root).
+    fn prepare(root: &Path) -> Result<Layout, LaunchError> {
         let bindir = find_bindir()?;
         std::fs::create_dir_all(root).map_err(io_err(root))?;
         let root = root.canonicalize().map_err(io_err(root))?;
-        let data_dir = root.join("pg");
         let socket_dir = root.join("run");
         std::fs::create_dir_all(&socket_dir).map_err(io_err(&socket_dir))?;
         let owner = run_as();
@@ -166,145 +176,186 @@ impl Cluster {
             chown(&root, uid, gid)?;
             chown(&socket_dir, uid, gid)?;
         }
-        let user = String::from("homestretch");
-        let password_file = root.join(PASSWORD_FILE);
-        let port_file = root.join("port");
-        let hba = data_dir.join("pg_hba.conf");
-        if !data_dir.join("PG_VERSION").exists() {
-            std::fs::create_dir_all(&data_dir).map_err(io_err(&data_dir))?;
-            std::fs::set_permissions(&data_dir, std::fs::Permissions::from_mode(0o700))
-                .map_err(io_err(&data_dir))?;
-            if let Some((uid, gid)) = owner {
-                chown(&data_dir, uid, gid)?;
-            }
-            let password = new_password();
-            write_private(&password_file, &password)?;
-            // initdb reads the password from a file (never a command line, which `ps` shows).
-            let pwfile = root.join(".initdb-password");
-            write_private(&pwfile, &password)?;
-            if let Some((uid, gid)) = owner {
-                chown(&pwfile, uid, gid)?;
-            }
-            let initdb = run(
-                pg_command(&bindir, "initdb", owner)
-                    .arg("-D")
-                    .arg(&data_dir)
-                    .arg(format!("--pwfile={}", pwfile.display()))
-                    .args([
-                        "-U",
-                        &user,
-                        "--auth=scram-sha-256",
-                        "-E",
-                        "UTF8",
-                        "--locale=C",
-                        "--no-instructions",
-                    ]),
-                "initdb",
-            );
-            let _ = std::fs::remove_file(&pwfile);
-            initdb?;
-            let conf = data_dir.join("postgresql.conf");
-            let mut text = std::fs::read_to_string(&conf).map_err(io_err(&conf))?;
-            text.push_str(
-                "\n# homestretch private cluster\nlisten_addresses = '127.0.0.1'\nunix_socket_permissions = 0770\n\
-                 password_encryption = 'scram-sha-256'\n\
-                 max_connections = 200\nshared_buffers = 256MB\nlog_min_messages = warning\n",
-            );
-            std::fs::write(&conf, text).map_err(io_err(&conf))?;
-        } else if !password_file.exists() {
-            // A cluster made before passwords (it trusted every local connection): give the role
-            // a password, offline, then the rules below replace `trust`.
-            if running_port(&bindir, &data_dir, &port_file, owner).is_some() {
-                run(
-                    pg_command(&bindir, "pg_ctl", owner)
-                        .arg("-D")
-                        .arg(&data_dir)
-                        .args(["-m", "fast", "-w", "stop"]),
-                    "pg_ctl stop (to set a password)",
-                )?;
-            }
-            let password = new_password();
-            run_with_input(
-                pg_command(&bindir, "postgres", owner)
-                    .args(["--single", "-D"])
-                    .arg(&data_dir)
-                    .args(["-c", "password_encryption=scram-sha-256", "postgres"]),
-                &format!("ALTER ROLE {user} PASSWORD '{password}';\n"),
-                "setting the database password",
-            )?;
-            write_private(&password_file, &password)?;
+        Ok(Layout {
+            bindir,
+            data_dir: root.join("pg"),
+            socket_dir,
+            password_file: root.join(PASSWORD_FILE),
+            port_file: root.join("port"),
+            root,
+            owner,
+        })
+    }
+
+    fn pg_ctl(&self) -> Command {
+        let mut command = pg_command(&self.bindir, "pg_ctl", self.owner);
+        command.arg("-D").arg(&self.data_dir);
+        command
+    }
+
+    /// A new cluster: initdb with the service role and a random password, then our settings.
+    fn init(&self, user: &str) -> Result<(), LaunchError> {
+        let data_dir = &self.data_dir;
+        std::fs::create_dir_all(data_dir).map_err(io_err(data_dir))?;
+        std::fs::set_permissions(data_dir, std::fs::Permissions::from_mode(0o700))
+            .map_err(io_err(data_dir))?;
+        if let Some((uid, gid)) = self.owner {
+            chown(data_dir, uid, gid)?;
         }
+        let password = new_password();
+        write_private(&self.password_file, &password)?;
+        // initdb reads the password from a file (never a command line, which `ps` shows).
+        let pwfile = self.root.join(".initdb-password");
+        write_private(&pwfile, &password)?;
+        if let Some((uid, gid)) = self.owner {
+            chown(&pwfile, uid, gid)?;
+        }
+        let initdb = run(
+            pg_command(&self.bindir, "initdb", self.owner)
+                .arg("-D")
+                .arg(data_dir)
+                .arg(format!("--pwfile={}", pwfile.display()))
+                .args([
+                    "-U",
+                    user,
+                    "--auth=scram-sha-256",
+                    "-E",
+                    "UTF8",
+                    "--locale=C",
+                    "--no-instructions",
+                ]),
+            "initdb",
+        );
+        let _ = std::fs::remove_file(&pwfile);
+        initdb?;
+        let conf = data_dir.join("postgresql.conf");
+        let mut text = std::fs::read_to_string(&conf).map_err(io_err(&conf))?;
+        text.push_str(
+            "\n# homestretch private cluster\nlisten_addresses = '127.0.0.1'\nunix_socket_permissions = 0770\n\
+             password_encryption = 'scram-sha-256'\n\
+             max_connections = 200\nshared_buffers = 256MB\nlog_min_messages = warning\n",
+        );
+        std::fs::write(&conf, text).map_err(io_err(&conf))
+    }
+
+    /// A cluster made before passwords (it trusted every local connection): give the role a
+    /// password, offline, then the rules of [`PG_HBA`] replace `trust`.
+    fn set_password(&self, user: &str) -> Result<(), LaunchError> {
+        if self.running_port().is_some() {
+            run(
+                self.pg_ctl().args(["-m", "fast", "-w", "stop"]),
+                "pg_ctl stop (to set a password)",
+            )?;
+        }
+        let password = new_password();
+        run_with_input(
+            pg_command(&self.bindir, "postgres", self.owner)
+                .args(["--single", "-D"])
+                .arg(&self.data_dir)
+                .args(["-c", "password_encryption=scram-sha-256", "postgres"]),
+            &format!("ALTER ROLE {user} PASSWORD '{password}';\n"),
+            "setting the database password",
+        )?;
+        write_private(&self.password_file, &password)
+    }
+
+    /// The role's password, also written in libpq's format for the operator's own tools:
+    /// `PGPASSFILE=<data>/pgpass psql -h <data>/run -p <port> -U homestretch`.
+    fn password(&self, user: &str) -> Result<Password, LaunchError> {
         let password = Password(
-            std::fs::read_to_string(&password_file)
-                .map_err(io_err(&password_file))?
+            std::fs::read_to_string(&self.password_file)
+                .map_err(io_err(&self.password_file))?
                 .trim()
                 .to_string(),
         );
-        // The same password in libpq's format, for the operator's own tools:
-        // `PGPASSFILE=<data>/pgpass psql -h <data>/run -p <port> -U homestretch`.
-        let pgpass = root.join(PGPASS_FILE);
+        let pgpass = self.root.join(PGPASS_FILE);
         let line = format!("*:*:*:{user}:{}\n", password.expose());
         if std::fs::read_to_string(&pgpass).ok().as_deref() != Some(line.as_str()) {
             write_private(&pgpass, &line)?;
         }
-        // Written on every start: a data folder from an older version gets the same rules.
-        let hba_changed = std::fs::read_to_string(&hba).ok().as_deref() != Some(PG_HBA);
-        if hba_changed {
+        Ok(password)
+    }
+
+    /// Writes [`PG_HBA`] (on every start: a data folder from an older version gets the same
+    /// rules); whether it changed.
+    fn write_hba(&self) -> Result<bool, LaunchError> {
+        let hba = self.data_dir.join("pg_hba.conf");
+        let changed = std::fs::read_to_string(&hba).ok().as_deref() != Some(PG_HBA);
+        if changed {
             std::fs::write(&hba, PG_HBA).map_err(io_err(&hba))?;
         }
-        if let Some(port) = running_port(&bindir, &data_dir, &port_file, owner) {
-            if hba_changed {
-                run(
-                    pg_command(&bindir, "pg_ctl", owner)
-                        .arg("-D")
-                        .arg(&data_dir)
-                        .arg("reload"),
-                    "pg_ctl reload",
-                )?;
-            }
-            return Ok(Cluster {
-                bindir,
-                data_dir,
-                socket_dir,
-                port,
-                user,
-                password,
-                started_here: false,
-            });
-        }
-        // Keep the port of an earlier run when it is free, so clients holding the old URL
-        // (a server whose database restarted) reconnect by themselves.
-        let previous = std::fs::read_to_string(&port_file)
+        Ok(changed)
+    }
+
+    fn running_port(&self) -> Option<u16> {
+        running_port(&self.bindir, &self.data_dir, &self.port_file, self.owner)
+    }
+
+    /// The port of an earlier run when it is free, so clients holding the old URL (a server
+    /// whose database restarted) reconnect by themselves; else a free one.
+    fn port(&self) -> Result<u16, LaunchError> {
+        let previous = std::fs::read_to_string(&self.port_file)
             .ok()
             .and_then(|p| p.trim().parse::<u16>().ok());
-        let port = match previous {
-            Some(port) if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() => port,
-            _ => free_port()?,
-        };
-        let log = root.join("postgres.log");
-        if let Some((uid, gid)) = owner {
+        match previous {
+            Some(port) if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() => Ok(port),
+            _ => free_port(),
+        }
+    }
+
+    /// pg_ctl start on `port`, logging to `postgres.log`; the port is remembered.
+    fn start_on(&self, port: u16) -> Result<(), LaunchError> {
+        let log = self.root.join("postgres.log");
+        if let Some((uid, gid)) = self.owner {
             let _ = std::fs::File::create(&log);
             chown(&log, uid, gid)?;
         }
         run(
-            pg_command(&bindir, "pg_ctl", owner)
-                .arg("-D")
-                .arg(&data_dir)
+            self.pg_ctl()
                 .arg("-l")
                 .arg(&log)
                 .args(["-w", "-t", "60", "start", "-o"])
-                .arg(format!("-p {port} -k {}", socket_dir.display())),
+                .arg(format!("-p {port} -k {}", self.socket_dir.display())),
             "pg_ctl start",
         )?;
-        std::fs::write(&port_file, port.to_string()).map_err(io_err(&port_file))?;
+        std::fs::write(&self.port_file, port.to_string()).map_err(io_err(&self.port_file))
+    }
+}
+
+impl Cluster {
+    /// Starts (initializing on first use) the cluster kept in `root` (`root/pg`), or reuses
+    /// one already running there (e.g. after the server was killed).
+    pub fn start(root: &Path) -> Result<Cluster, LaunchError> {
+        let layout = Layout::prepare(root)?;
+        let user = String::from("homestretch");
+        if !layout.data_dir.join("PG_VERSION").exists() {
+            layout.init(&user)?;
+        } else if !layout.password_file.exists() {
+            layout.set_password(&user)?;
+        }
+        let password = layout.password(&user)?;
+        let hba_changed = layout.write_hba()?;
+        let (port, started_here) = match layout.running_port() {
+            Some(port) => {
+                if hba_changed {
+                    run(layout.pg_ctl().arg("reload"), "pg_ctl reload")?;
+                }
+                (port, false)
+            }
+            None => {
+                let port = layout.port()?;
+                layout.start_on(port)?;
+                (port, true)
+            }
+        };
         Ok(Cluster {
-            bindir,
-            data_dir,
-            socket_dir,
+            bindir: layout.bindir,
+            data_dir: layout.data_dir,
+            socket_dir: layout.socket_dir,
             port,
             user,
             password,
-            started_here: true,
+            started_here,
         })
     }
 

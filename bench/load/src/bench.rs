@@ -42,10 +42,18 @@ pub async fn run_reads(url: &str, clients: usize, duration: Duration) -> Option<
     Some(reads as f64 / started.elapsed().as_secs_f64())
 }
 
+/// What the SSE benchmark's subscribers share: when each version was answered, the lags
+/// measured, the events delivered.
+#[derive(Clone, Default)]
+struct Deliveries {
+    sent_at: Rc<RefCell<BTreeMap<u64, Instant>>>,
+    lags: Rc<RefCell<Vec<f64>>>,
+    received: Rc<RefCell<u64>>,
+}
+
 /// SSE fan-out: `subscribers` streams on one game while moves are played; delivery rate and
 /// lag (from the command's answer to each subscriber's receipt).
 pub async fn run_sse(url: &str, subscribers: usize, moves: usize) -> Option<Value> {
-    use futures_util::StreamExt;
     let stats: Shared = Rc::new(RefCell::new(Stats::default()));
     let client = awc::Client::builder()
         .timeout(Duration::from_secs(120))
@@ -68,46 +76,8 @@ pub async fn run_sse(url: &str, subscribers: usize, moves: usize) -> Option<Valu
         .await?
         .1["version"]
         .as_u64()?;
-    let sent_at: Rc<RefCell<BTreeMap<u64, Instant>>> = Rc::default();
-    let lags: Rc<RefCell<Vec<f64>>> = Rc::default();
-    let received: Rc<RefCell<u64>> = Rc::default();
-    let mut watchers = Vec::new();
-    let mut viewer_tokens = Vec::new();
-    for _ in 0..subscribers.div_ceil(16) {
-        viewer_tokens.push(bot.token().await?);
-    }
-    for s in 0..subscribers {
-        let mut res = client
-            .get(format!("{}/v1/games/{id}/events/stream", bot.base))
-            .insert_header(("authorization", format!("Bearer {}", viewer_tokens[s / 16])))
-            .insert_header(("last-event-id", start_version.to_string()))
-            .send()
-            .await
-            .map_err(|e| eprintln!("stream {s}: {e}"))
-            .ok()?;
-        let (sent_at, lags, received) = (sent_at.clone(), lags.clone(), received.clone());
-        watchers.push(actix_rt::spawn(async move {
-            let mut buffer = String::new();
-            while let Some(Ok(chunk)) = res.next().await {
-                buffer.push_str(&String::from_utf8_lossy(&chunk));
-                while let Some(end) = buffer.find("\n\n") {
-                    let frame: String = buffer.drain(..end + 2).collect();
-                    if let Some(seq) = frame
-                        .lines()
-                        .find_map(|l| l.strip_prefix("id: "))
-                        .and_then(|v| v.parse::<u64>().ok())
-                    {
-                        *received.borrow_mut() += 1;
-                        // Lag is measured against the moment the command that produced the
-                        // event was answered (its version ≥ seq).
-                        if let Some((_, at)) = sent_at.borrow().range(seq..).next() {
-                            lags.borrow_mut().push(at.elapsed().as_secs_f64());
-                        }
-                    }
-                }
-            }
-        }));
-    }
+    let deliveries = Deliveries::default();
+    let watchers = subscribe(&bot, &id, subscribers, start_version, &deliveries).await?;
     actix_rt::time::sleep(Duration::from_millis(500)).await;
     let started = Instant::now();
     let mut rng = 0x9E3779B97F4A7C15u64;
@@ -116,7 +86,7 @@ pub async fn run_sse(url: &str, subscribers: usize, moves: usize) -> Option<Valu
         let before = Instant::now();
         match one_move(&bot, &id, &tokens, &mut rng).await {
             Some(version) => {
-                sent_at.borrow_mut().insert(version, before);
+                deliveries.sent_at.borrow_mut().insert(version, before);
                 events = version - start_version;
             }
             None => break,
@@ -124,16 +94,16 @@ pub async fn run_sse(url: &str, subscribers: usize, moves: usize) -> Option<Valu
     }
     // let the streams drain
     let deadline = Instant::now() + Duration::from_secs(30);
-    while *received.borrow() < events * subscribers as u64 && Instant::now() < deadline {
+    while *deliveries.received.borrow() < events * subscribers as u64 && Instant::now() < deadline {
         actix_rt::time::sleep(Duration::from_millis(50)).await;
     }
     let elapsed = started.elapsed().as_secs_f64();
     for w in watchers {
         w.abort();
     }
-    let mut lags = lags.borrow().clone();
+    let mut lags = deliveries.lags.borrow().clone();
     lags.sort_by(f64::total_cmp);
-    let received = *received.borrow();
+    let received = *deliveries.received.borrow();
     Some(json!({
         "subscribers": subscribers,
         "events_per_subscriber": events,
@@ -144,6 +114,65 @@ pub async fn run_sse(url: &str, subscribers: usize, moves: usize) -> Option<Valu
         "lag_p99_ms": percentile(&lags, 99.0) * 1e3,
         "lag_max_ms": lags.last().copied().unwrap_or(0.0) * 1e3,
     }))
+}
+
+/// Opens `subscribers` event streams of game `id` from `start_version` (16 per viewer
+/// token), each read by a task of its own.
+async fn subscribe(
+    bot: &Bot,
+    id: &str,
+    subscribers: usize,
+    start_version: u64,
+    deliveries: &Deliveries,
+) -> Option<Vec<actix_rt::task::JoinHandle<()>>> {
+    let mut watchers = Vec::new();
+    let mut viewer_tokens = Vec::new();
+    for _ in 0..subscribers.div_ceil(16) {
+        viewer_tokens.push(bot.token().await?);
+    }
+    for s in 0..subscribers {
+        let res = bot
+            .client
+            .get(format!("{}/v1/games/{id}/events/stream", bot.base))
+            .insert_header(("authorization", format!("Bearer {}", viewer_tokens[s / 16])))
+            .insert_header(("last-event-id", start_version.to_string()))
+            .send()
+            .await
+            .map_err(|e| eprintln!("stream {s}: {e}"))
+            .ok()?;
+        watchers.push(actix_rt::spawn(watch(res, deliveries.clone())));
+    }
+    Some(watchers)
+}
+
+/// Reads one event stream: every frame with an `id` is a delivery, its lag measured against
+/// the moment the command that produced the event was answered (its version ≥ the id).
+async fn watch<S, B, E>(mut stream: S, deliveries: Deliveries)
+where
+    S: futures_util::Stream<Item = Result<B, E>> + Unpin,
+    B: AsRef<[u8]>,
+{
+    use futures_util::StreamExt;
+    let mut buffer = String::new();
+    while let Some(Ok(chunk)) = stream.next().await {
+        buffer.push_str(&String::from_utf8_lossy(chunk.as_ref()));
+        while let Some(end) = buffer.find("\n\n") {
+            let frame: String = buffer.drain(..end + 2).collect();
+            if let Some(seq) = frame
+                .lines()
+                .find_map(|l| l.strip_prefix("id: "))
+                .and_then(|v| v.parse::<u64>().ok())
+            {
+                *deliveries.received.borrow_mut() += 1;
+                if let Some((_, at)) = deliveries.sent_at.borrow().range(seq..).next() {
+                    deliveries
+                        .lags
+                        .borrow_mut()
+                        .push(at.elapsed().as_secs_f64());
+                }
+            }
+        }
+    }
 }
 
 /// Replay over HTTP: plays a game past `events` events (the tables of every game are tried in

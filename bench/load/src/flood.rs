@@ -122,6 +122,23 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
+/// What every request loop of the flood shares.
+#[derive(Clone)]
+struct Flood {
+    client: awc::Client,
+    url: String,
+    /// The started game the flood reads and streams.
+    game: String,
+    tally: Arc<Mutex<Tally>>,
+    /// Guest tokens gathered so far (the loops take turns using them).
+    tokens: Arc<Mutex<Vec<String>>>,
+    /// The lobby the flood creates over and over.
+    lobby: Value,
+    /// Event streams each loop tries to hold open.
+    streams_wanted: usize,
+    deadline: Instant,
+}
+
 pub async fn run(config: FloodConfig) -> Option<Value> {
     let url = config.url.trim_end_matches('/').to_string();
     let target: SocketAddr = {
@@ -139,145 +156,36 @@ pub async fn run(config: FloodConfig) -> Option<Value> {
     } else {
         (0, 0, 0)
     };
-    let tokens: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
-    let lobby = new_game();
+    let shared = Flood {
+        client: flood,
+        url: url.clone(),
+        game: game.clone(),
+        tally: tally.clone(),
+        tokens: Arc::new(Mutex::new(Vec::new())),
+        lobby: new_game(),
+        streams_wanted: config.streams.div_ceil(config.workers.max(1)),
+        deadline,
+    };
     let mut tasks = Vec::new();
-
-    // Request loops: new guests, new lobbies, reads, streams.
     for worker in 0..workers {
-        let (flood, url, game, tally, tokens, lobby) = (
-            flood.clone(),
-            url.clone(),
-            game.clone(),
-            tally.clone(),
-            tokens.clone(),
-            lobby.clone(),
-        );
-        let streams_wanted = config.streams.div_ceil(config.workers.max(1));
-        tasks.push(actix_rt::spawn(async move {
-            let mut held = Vec::new();
-            let mut i = 0usize;
-            while Instant::now() < deadline {
-                i += 1;
-                let token = tokens.lock().ok()?.get(i % 64).cloned();
-                let (what, request) = match (worker % 4, &token) {
-                    (0, _) | (_, None) => ("guest", flood.post(format!("{url}/v1/auth/guest"))),
-                    (1, Some(token)) => (
-                        "create game",
-                        flood.post(format!("{url}/v1/games")).bearer_auth(token),
-                    ),
-                    (2, Some(token)) if held.len() < streams_wanted => (
-                        "stream",
-                        flood
-                            .get(format!("{url}/v1/games/{game}/events/stream"))
-                            .bearer_auth(token),
-                    ),
-                    (_, Some(token)) => (
-                        "read game",
-                        flood
-                            .get(format!("{url}/v1/games/{game}"))
-                            .bearer_auth(token),
-                    ),
-                };
-                let sent = if what == "create game" {
-                    request.send_json(&lobby).await
-                } else {
-                    request.send().await
-                };
-                let Ok(mut res) = sent else {
-                    tally.lock().ok()?.count(what, 0);
-                    tokio::time::sleep(RECONNECT).await;
-                    continue;
-                };
-                let status = res.status().as_u16();
-                tally.lock().ok()?.count(what, status);
-                if what == "stream" && status == 200 {
-                    held.push(res); // held open until the flood ends
-                    continue;
-                }
-                if let Ok(body) = res.body().limit(1 << 20).await
-                    && what == "guest"
-                    && let Ok(value) = serde_json::from_slice::<Value>(&body)
-                    && let Some(token) = value["access_token"].as_str()
-                {
-                    tokens.lock().ok()?.push(token.to_string());
-                }
-            }
-            Some(held.len())
-        }));
+        tasks.push(actix_rt::spawn(request_loop(worker, shared.clone())));
     }
-    // Idle connections: connect and say nothing (reconnect when the server drops one).
     for _ in 0..idle_connections.min(20_000) {
-        let (tally, from) = (tally.clone(), config.flood_from);
-        tasks.push(actix_rt::spawn(async move {
-            while Instant::now() < deadline {
-                match connect(from, target).await {
-                    Ok(mut socket) => {
-                        use tokio::io::AsyncReadExt;
-                        let mut buf = [0u8; 512];
-                        let left = deadline.saturating_duration_since(Instant::now());
-                        let _ = tokio::time::timeout(left, socket.read(&mut buf)).await;
-                        tokio::time::sleep(RECONNECT).await;
-                    }
-                    Err(_) => {
-                        tally.lock().ok()?.count("idle connection refused", 0);
-                        tokio::time::sleep(Duration::from_millis(200)).await;
-                    }
-                }
-            }
-            Some(0)
-        }));
+        let task = idle_connection(tally.clone(), config.flood_from, target, deadline);
+        tasks.push(actix_rt::spawn(task));
     }
-    // Slow bodies: a register request whose body comes one byte every 0.5 s.
     for _ in 0..slow_bodies {
-        let (tally, from, host) = (tally.clone(), config.flood_from, target.to_string());
-        tasks.push(actix_rt::spawn(async move {
-            while Instant::now() < deadline {
-                let status = slow_body(from, target, &host, deadline).await;
-                tally.lock().ok()?.count("slow body", status);
-                tokio::time::sleep(RECONNECT).await;
-            }
-            Some(0)
-        }));
+        let task = slow_body_loop(tally.clone(), config.flood_from, target, deadline);
+        tasks.push(actix_rt::spawn(task));
     }
-
-    // The probe: one request every 25 ms (under the per-user rate) from the other IP,
-    // alternating a cached read and a database read, timed.
-    let mut latencies = Vec::new();
-    let mut probe_statuses: BTreeMap<String, u64> = BTreeMap::new();
-    let mut n = 0u64;
-    tokio::time::sleep(Duration::from_millis(300)).await; // let the flood ramp up
-    while config.probe && Instant::now() + Duration::from_millis(300) < deadline {
-        n += 1;
-        let path = if n.is_multiple_of(2) {
-            format!("/v1/games/{game}")
-        } else {
-            "/v1/me".to_string()
-        };
-        let started = Instant::now();
-        let status = match probe
-            .get(format!("{url}{path}"))
-            .bearer_auth(&probe_token)
-            .send()
-            .await
-        {
-            Ok(mut res) => {
-                let _ = res.body().await;
-                res.status().as_u16()
-            }
-            Err(_) => 0,
-        };
-        latencies.push(started.elapsed().as_secs_f64() * 1000.0);
-        *probe_statuses.entry(status.to_string()).or_default() += 1;
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
+    let (latencies, probe_statuses) =
+        probe_loop(&config, &probe, &url, &game, &probe_token, deadline).await;
     let mut streams_held = 0;
     for task in tasks {
         if let Ok(Some(held)) = task.await {
             streams_held += held;
         }
     }
-    latencies.sort_by(f64::total_cmp);
     let flood_statuses = tally.lock().ok()?.statuses.clone();
     Some(json!({
         "duration_s": config.duration.as_secs_f64(),
@@ -293,6 +201,147 @@ pub async fn run(config: FloodConfig) -> Option<Value> {
             "max_ms": latencies.last().copied().unwrap_or(0.0),
         }
     }))
+}
+
+/// Request loop `worker`: new guests, new lobbies, reads, streams (by `worker % 4`) until the
+/// deadline; the streams it holds open.
+async fn request_loop(worker: usize, f: Flood) -> Option<usize> {
+    let mut held = Vec::new();
+    let mut i = 0usize;
+    while Instant::now() < f.deadline {
+        i += 1;
+        let token = f.tokens.lock().ok()?.get(i % 64).cloned();
+        let (what, request) = match (worker % 4, &token) {
+            (0, _) | (_, None) => ("guest", f.client.post(format!("{}/v1/auth/guest", f.url))),
+            (1, Some(token)) => (
+                "create game",
+                f.client
+                    .post(format!("{}/v1/games", f.url))
+                    .bearer_auth(token),
+            ),
+            (2, Some(token)) if held.len() < f.streams_wanted => (
+                "stream",
+                f.client
+                    .get(format!("{}/v1/games/{}/events/stream", f.url, f.game))
+                    .bearer_auth(token),
+            ),
+            (_, Some(token)) => (
+                "read game",
+                f.client
+                    .get(format!("{}/v1/games/{}", f.url, f.game))
+                    .bearer_auth(token),
+            ),
+        };
+        let sent = if what == "create game" {
+            request.send_json(&f.lobby).await
+        } else {
+            request.send().await
+        };
+        let Ok(mut res) = sent else {
+            f.tally.lock().ok()?.count(what, 0);
+            tokio::time::sleep(RECONNECT).await;
+            continue;
+        };
+        let status = res.status().as_u16();
+        f.tally.lock().ok()?.count(what, status);
+        if what == "stream" && status == 200 {
+            held.push(res); // held open until the flood ends
+            continue;
+        }
+        if let Ok(body) = res.body().limit(1 << 20).await
+            && what == "guest"
+            && let Ok(value) = serde_json::from_slice::<Value>(&body)
+            && let Some(token) = value["access_token"].as_str()
+        {
+            f.tokens.lock().ok()?.push(token.to_string());
+        }
+    }
+    Some(held.len())
+}
+
+/// An idle connection: connect and say nothing (reconnect when the server drops it).
+async fn idle_connection(
+    tally: Arc<Mutex<Tally>>,
+    from: IpAddr,
+    target: SocketAddr,
+    deadline: Instant,
+) -> Option<usize> {
+    while Instant::now() < deadline {
+        match connect(from, target).await {
+            Ok(mut socket) => {
+                use tokio::io::AsyncReadExt;
+                let mut buf = [0u8; 512];
+                let left = deadline.saturating_duration_since(Instant::now());
+                let _ = tokio::time::timeout(left, socket.read(&mut buf)).await;
+                tokio::time::sleep(RECONNECT).await;
+            }
+            Err(_) => {
+                tally.lock().ok()?.count("idle connection refused", 0);
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+    }
+    Some(0)
+}
+
+/// Slow bodies, one after the other: a register request whose body comes one byte every
+/// 0.5 s.
+async fn slow_body_loop(
+    tally: Arc<Mutex<Tally>>,
+    from: IpAddr,
+    target: SocketAddr,
+    deadline: Instant,
+) -> Option<usize> {
+    let host = target.to_string();
+    while Instant::now() < deadline {
+        let status = slow_body(from, target, &host, deadline).await;
+        tally.lock().ok()?.count("slow body", status);
+        tokio::time::sleep(RECONNECT).await;
+    }
+    Some(0)
+}
+
+/// The probe: one request every 25 ms (under the per-user rate) from the other IP,
+/// alternating a cached read and a database read, timed: the sorted latencies (ms) and the
+/// statuses.
+async fn probe_loop(
+    config: &FloodConfig,
+    probe: &awc::Client,
+    url: &str,
+    game: &str,
+    token: &str,
+    deadline: Instant,
+) -> (Vec<f64>, BTreeMap<String, u64>) {
+    let mut latencies = Vec::new();
+    let mut statuses: BTreeMap<String, u64> = BTreeMap::new();
+    let mut n = 0u64;
+    tokio::time::sleep(Duration::from_millis(300)).await; // let the flood ramp up
+    while config.probe && Instant::now() + Duration::from_millis(300) < deadline {
+        n += 1;
+        let path = if n.is_multiple_of(2) {
+            format!("/v1/games/{game}")
+        } else {
+            "/v1/me".to_string()
+        };
+        let started = Instant::now();
+        let status = match probe
+            .get(format!("{url}{path}"))
+            .bearer_auth(token)
+            .send()
+            .await
+        {
+            Ok(mut res) => {
+                let _ = res.body().await;
+                res.status().as_u16()
+            }
+            Err(_) => 0,
+        };
+        latencies.push(started.elapsed().as_secs_f64() * 1000.0);
+        *statuses.entry(status.to_string()).or_default() += 1;
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    latencies.sort_by(f64::total_cmp);
+    (latencies, statuses)
 }
 
 async fn connect(from: IpAddr, to: SocketAddr) -> std::io::Result<tokio::net::TcpStream> {

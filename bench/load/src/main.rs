@@ -147,34 +147,8 @@ fn print_json(report: &Value) {
 async fn main() {
     let cli = Cli::parse();
     let url = cli.url;
-    let failed = |what: &str| -> ! {
-        eprintln!("homestretch-load: {what}");
-        std::process::exit(1)
-    };
     match cli.command {
-        Command::Play(a) => {
-            let config = homestretch_load::play::LoadConfig {
-                url,
-                games: a.games,
-                duration: Duration::from_secs(a.duration),
-                kind: a.kind,
-                seats: a.seats,
-                json: a.json,
-                expected_version: a.expected_version,
-                ack_log: a.ack_log,
-                host_token: a.host_token,
-                debug: a.debug,
-                progress: a.progress,
-            };
-            match homestretch_load::play::run(config).await {
-                Ok(report) if a.json => print_json(&report),
-                Ok(report) => homestretch_load::play::print_human(&report),
-                Err(e) => {
-                    eprintln!("homestretch-load: {e}");
-                    std::process::exit(2)
-                }
-            }
-        }
+        Command::Play(a) => play(url, a).await,
         Command::Tables { kind, seats } => {
             match homestretch_load::tables::tables(kind.as_deref(), seats) {
                 Ok(tables) => {
@@ -196,41 +170,74 @@ async fn main() {
                 None => failed("could not set up the read benchmark"),
             }
         }
-        Command::Sse { subscribers, moves } => {
-            match homestretch_load::bench::run_sse(&url, subscribers, moves).await {
-                Some(report) => print_json(&report),
-                None => failed("the SSE benchmark could not run"),
-            }
+        Command::Sse { subscribers, moves } => print_or_fail(
+            homestretch_load::bench::run_sse(&url, subscribers, moves).await,
+            "the SSE benchmark could not run",
+        ),
+        Command::Replay { events, samples } => print_or_fail(
+            homestretch_load::bench::run_replay(&url, events, samples).await,
+            "the replay benchmark could not run",
+        ),
+        Command::Memory { games, moves } => print_or_fail(
+            homestretch_load::bench::run_memory(&url, games, moves).await,
+            "the memory benchmark could not run",
+        ),
+        Command::Flood(a) => print_or_fail(
+            homestretch_load::flood::run(flood_config(url, a)).await,
+            "the flood could not set up its game",
+        ),
+    }
+}
+
+fn failed(what: &str) -> ! {
+    eprintln!("homestretch-load: {what}");
+    std::process::exit(1)
+}
+
+/// A benchmark's JSON report, or its failure (exit status 1).
+fn print_or_fail(report: Option<Value>, what: &str) {
+    match report {
+        Some(report) => print_json(&report),
+        None => failed(what),
+    }
+}
+
+async fn play(url: String, a: PlayArgs) {
+    let json = a.json;
+    let config = homestretch_load::play::LoadConfig {
+        url,
+        games: a.games,
+        duration: Duration::from_secs(a.duration),
+        kind: a.kind,
+        seats: a.seats,
+        json: a.json,
+        expected_version: a.expected_version,
+        ack_log: a.ack_log,
+        host_token: a.host_token,
+        debug: a.debug,
+        progress: a.progress,
+    };
+    match homestretch_load::play::run(config).await {
+        Ok(report) if json => print_json(&report),
+        Ok(report) => homestretch_load::play::print_human(&report),
+        Err(e) => {
+            eprintln!("homestretch-load: {e}");
+            std::process::exit(2)
         }
-        Command::Replay { events, samples } => {
-            match homestretch_load::bench::run_replay(&url, events, samples).await {
-                Some(report) => print_json(&report),
-                None => failed("the replay benchmark could not run"),
-            }
-        }
-        Command::Memory { games, moves } => {
-            match homestretch_load::bench::run_memory(&url, games, moves).await {
-                Some(report) => print_json(&report),
-                None => failed("the memory benchmark could not run"),
-            }
-        }
-        Command::Flood(a) => {
-            let config = homestretch_load::flood::FloodConfig {
-                url,
-                flood_from: a.from,
-                probe_from: a.probe_from,
-                duration: Duration::from_secs(a.duration),
-                workers: a.workers,
-                streams: a.streams,
-                idle_connections: a.idle,
-                slow_bodies: a.slow,
-                flood: !a.probe_only,
-                probe: !a.no_probe,
-            };
-            match homestretch_load::flood::run(config).await {
-                Some(report) => print_json(&report),
-                None => failed("the flood could not set up its game"),
-            }
-        }
+    }
+}
+
+fn flood_config(url: String, a: FloodArgs) -> homestretch_load::flood::FloodConfig {
+    homestretch_load::flood::FloodConfig {
+        url,
+        flood_from: a.from,
+        probe_from: a.probe_from,
+        duration: Duration::from_secs(a.duration),
+        workers: a.workers,
+        streams: a.streams,
+        idle_connections: a.idle,
+        slow_bodies: a.slow,
+        flood: !a.probe_only,
+        probe: !a.no_probe,
     }
 }

@@ -60,22 +60,7 @@ impl Bot {
         while Instant::now() < deadline {
             let prompts = match known.take() {
                 Some(prompts) => prompts,
-                None => {
-                    let (status, prompts) = self
-                        .call_retrying(
-                            "GET /v1/games/{id}/prompts",
-                            "GET",
-                            &format!("/v1/games/{id}/prompts"),
-                            Some(&tokens[who]),
-                            None,
-                            deadline,
-                        )
-                        .await?;
-                    if status != 200 {
-                        return None;
-                    }
-                    prompts
-                }
+                None => self.prompts(&id, &tokens[who], deadline).await?,
             };
             let waiting = waiting_seats(&prompts)?;
             if waiting.is_empty() {
@@ -95,35 +80,10 @@ impl Bot {
                 continue;
             }
             let command = legal[next(legal.len())].clone();
-            let command_id = uuid::Uuid::new_v4();
-            let mut body = json!({"command_id": command_id, "command": command});
-            if config.expected_version {
-                body["expected_version"] = prompts["version"].clone();
-            }
+            let version = config.expected_version.then(|| prompts["version"].clone());
             let (status, answer) = self
-                .call_retrying(
-                    "POST /v1/games/{id}/commands",
-                    "POST",
-                    &format!("/v1/games/{id}/commands"),
-                    Some(&tokens[who]),
-                    Some(&body),
-                    deadline,
-                )
+                .send(table, &id, &tokens[who], command, version, deadline)
                 .await?;
-            match status {
-                200 => {
-                    let mut stats = self.stats.borrow_mut();
-                    stats.accepted += 1;
-                    stats.acknowledged.push(command_id);
-                    let kind = stats.by_kind.entry(table.kind).or_default();
-                    kind.accepted += 1;
-                    kind.max_version = kind
-                        .max_version
-                        .max(answer["version"].as_u64().unwrap_or(0));
-                }
-                409 => self.stats.borrow_mut().conflicts += 1,
-                _ => {}
-            }
             // The answer says who must act now. Pick the next seat among them as before; when
             // it is the same seat, its legal commands are in the answer: no extra request.
             let now_waiting = waiting_seats(&answer["next"]).unwrap_or_default();
@@ -138,6 +98,64 @@ impl Bot {
             }
         }
         Some(())
+    }
+
+    /// The prompts of game `id` as the seat holding `token` reads them (None: not a 200).
+    async fn prompts(&self, id: &str, token: &str, deadline: Instant) -> Option<Value> {
+        let (status, prompts) = self
+            .call_retrying(
+                "GET /v1/games/{id}/prompts",
+                "GET",
+                &format!("/v1/games/{id}/prompts"),
+                Some(token),
+                None,
+                deadline,
+            )
+            .await?;
+        (status == 200).then_some(prompts)
+    }
+
+    /// Sends `command` (with `expected_version`, if any) to game `id` and counts the answer:
+    /// its status and body.
+    async fn send(
+        &self,
+        table: &Table,
+        id: &str,
+        token: &str,
+        command: Value,
+        expected_version: Option<Value>,
+        deadline: Instant,
+    ) -> Option<(u16, Value)> {
+        let command_id = uuid::Uuid::new_v4();
+        let mut body = json!({"command_id": command_id, "command": command});
+        if let Some(version) = expected_version {
+            body["expected_version"] = version;
+        }
+        let (status, answer) = self
+            .call_retrying(
+                "POST /v1/games/{id}/commands",
+                "POST",
+                &format!("/v1/games/{id}/commands"),
+                Some(token),
+                Some(&body),
+                deadline,
+            )
+            .await?;
+        match status {
+            200 => {
+                let mut stats = self.stats.borrow_mut();
+                stats.accepted += 1;
+                stats.acknowledged.push(command_id);
+                let kind = stats.by_kind.entry(table.kind).or_default();
+                kind.accepted += 1;
+                kind.max_version = kind
+                    .max_version
+                    .max(answer["version"].as_u64().unwrap_or(0));
+            }
+            409 => self.stats.borrow_mut().conflicts += 1,
+            _ => {}
+        }
+        Some((status, answer))
     }
 }
 
@@ -173,34 +191,11 @@ pub async fn run(config: LoadConfig) -> Result<Value, String> {
             }
         }));
     }
-    let progress = {
-        let stats = stats.clone();
-        let quiet = config.json && !config.progress;
-        actix_rt::spawn(async move {
-            let mut last = 0;
-            loop {
-                actix_rt::time::sleep(Duration::from_secs(1)).await;
-                let s = stats.borrow();
-                let elapsed = started.elapsed().as_secs_f64();
-                if !quiet {
-                    eprint!(
-                        "\r[{elapsed:5.1}s] accepted {} ({}/s now), conflicts {}, games finished {}, errors {}   ",
-                        s.accepted,
-                        s.accepted - last,
-                        s.conflicts,
-                        s.games_finished,
-                        s.statuses
-                            .iter()
-                            .filter(|(k, _)| **k >= 400 && **k != 409)
-                            .map(|(_, v)| v)
-                            .sum::<u64>()
-                            + s.transport_errors
-                    );
-                }
-                last = s.accepted;
-            }
-        })
-    };
+    let progress = actix_rt::spawn(progress(
+        stats.clone(),
+        started,
+        config.json && !config.progress,
+    ));
     for task in tasks {
         let _ = task.await;
     }
@@ -215,6 +210,37 @@ pub async fn run(config: LoadConfig) -> Result<Value, String> {
             eprintln!("cannot write {}: {error}", path.display());
         }
     }
+    Ok(report(&config, tables.len(), &s, elapsed, rss))
+}
+
+/// Every second, the figures so far on stderr (unless `quiet`).
+async fn progress(stats: Shared, started: Instant, quiet: bool) {
+    let mut last = 0;
+    loop {
+        actix_rt::time::sleep(Duration::from_secs(1)).await;
+        let s = stats.borrow();
+        let elapsed = started.elapsed().as_secs_f64();
+        if !quiet {
+            eprint!(
+                "\r[{elapsed:5.1}s] accepted {} ({}/s now), conflicts {}, games finished {}, errors {}   ",
+                s.accepted,
+                s.accepted - last,
+                s.conflicts,
+                s.games_finished,
+                s.statuses
+                    .iter()
+                    .filter(|(k, _)| **k >= 400 && **k != 409)
+                    .map(|(_, v)| v)
+                    .sum::<u64>()
+                    + s.transport_errors
+            );
+        }
+        last = s.accepted;
+    }
+}
+
+/// The run's report: throughput, statuses, latency per route, games per kind, RSS.
+fn report(config: &LoadConfig, tables: usize, s: &Stats, elapsed: f64, rss: Option<u64>) -> Value {
     let mut routes = serde_json::Map::new();
     for (route, latencies) in &s.latencies {
         let mut sorted = latencies.clone();
@@ -245,10 +271,10 @@ pub async fn run(config: LoadConfig) -> Result<Value, String> {
             )
         })
         .collect();
-    Ok(json!({
+    json!({
         "url": config.url,
         "games": config.games,
-        "tables": tables.len(),
+        "tables": tables,
         "by_kind": by_kind,
         "duration_s": elapsed,
         "accepted_commands": s.accepted,
@@ -259,7 +285,7 @@ pub async fn run(config: LoadConfig) -> Result<Value, String> {
         "statuses": s.statuses.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
         "routes": routes,
         "server_rss_bytes": rss,
-    }))
+    })
 }
 
 pub fn print_human(report: &Value) {

@@ -333,8 +333,27 @@ pub fn check_invariants(st: &State) -> Result<(), String> {
     if !st.started() {
         return Ok(());
     }
+    check_pawns(st)?;
+    check_support_cards(st)?;
+    check_destiny_cards(st)?;
+    // Hand limit (BD-231), unless the discard is pending.
+    for s in Seat::all(st.seats) {
+        let pending = st
+            .ctl
+            .stack
+            .iter()
+            .any(|f| matches!(f, Frame::HandLimit { seat } if *seat == s));
+        if st.card_count(s) > 5 && !pending {
+            return Err(format!("{s} holds {} cards", st.card_count(s)));
+        }
+    }
+    Ok(())
+}
+
+/// Each colour has exactly its pawns on the board / in prison / in its village, each where
+/// the node lists say, alone on its node unless stacked or fighting.
+fn check_pawns(st: &State) -> Result<(), String> {
     let b = board();
-    // Each colour has exactly its pawns on the board / in prison / in its village.
     let mut seen = 0usize;
     for (i, list) in st.occ.iter().enumerate() {
         for &p in list {
@@ -354,21 +373,7 @@ pub fn check_invariants(st: &State) -> Result<(), String> {
                 _ => {}
             }
         }
-        // No two pawns share a node except in a stack (ring only) or mid-fight.
-        if list.len() >= 2 && !matches!(b.nodes[i].zone, Zone::Prison | Zone::Ring) {
-            let mid_fight = st
-                .ctl
-                .stack
-                .iter()
-                .any(|f| matches!(f, Frame::Arrive(a) if a.node().idx() == i));
-            if !mid_fight {
-                return Err(format!(
-                    "{} pawns share {} outside a stack",
-                    list.len(),
-                    b.nodes[i].id
-                ));
-            }
-        }
+        check_shared_node(st, i, list.len())?;
     }
     let expected = usize::from(st.seats) * usize::from(st.options.pawns_per_player);
     if seen != expected {
@@ -381,7 +386,30 @@ pub fn check_invariants(st: &State) -> Result<(), String> {
             return Err(format!("{p} in play = {in_play} but position {n:?}"));
         }
     }
-    // Support cards: deck + hands + tickets = the 42 cards, each once.
+    Ok(())
+}
+
+/// No two pawns share node `i` except in a stack (ring only) or mid-fight.
+fn check_shared_node(st: &State, i: usize, pawns: usize) -> Result<(), String> {
+    let b = board();
+    if pawns >= 2 && !matches!(b.nodes[i].zone, Zone::Prison | Zone::Ring) {
+        let mid_fight = st
+            .ctl
+            .stack
+            .iter()
+            .any(|f| matches!(f, Frame::Arrive(a) if a.node().idx() == i));
+        if !mid_fight {
+            return Err(format!(
+                "{pawns} pawns share {} outside a stack",
+                b.nodes[i].id
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Support cards: deck + hands + tickets = the 42 cards, each once.
+fn check_support_cards(st: &State) -> Result<(), String> {
     let mut cards: Vec<u8> = st.support_deck.iter().map(|c| c.0).collect();
     cards.extend(st.hands.iter().flatten().map(|c| c.card.0));
     cards.extend(st.tickets.iter().map(|t| t.card.0));
@@ -392,7 +420,11 @@ pub fn check_invariants(st: &State) -> Result<(), String> {
             cards.len()
         ));
     }
-    // Destiny cards: deck + queue + executing + interrogation = 11.
+    Ok(())
+}
+
+/// Destiny cards: deck + queue + executing + interrogation = 11.
+fn check_destiny_cards(st: &State) -> Result<(), String> {
     let mut d: Vec<u8> = st.destiny_deck.iter().map(|c| c.0).collect();
     for f in &st.ctl.stack {
         if let Frame::Destiny(q) = f {
@@ -408,17 +440,6 @@ pub fn check_invariants(st: &State) -> Result<(), String> {
     d.sort_unstable();
     if st.turn > 0 && st.winner.is_none() && d != (1..=11).collect::<Vec<u8>>() {
         return Err(format!("destiny cards not conserved: {d:?}"));
-    }
-    // Hand limit (BD-231), unless the discard is pending.
-    for s in Seat::all(st.seats) {
-        let pending = st
-            .ctl
-            .stack
-            .iter()
-            .any(|f| matches!(f, Frame::HandLimit { seat } if *seat == s));
-        if st.card_count(s) > 5 && !pending {
-            return Err(format!("{s} holds {} cards", st.card_count(s)));
-        }
     }
     Ok(())
 }

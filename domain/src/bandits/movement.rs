@@ -155,6 +155,77 @@ fn check_end(end: End, node: Node, piggy: bool) -> Result<(), RuleViolation> {
     }
 }
 
+/// A path walked step by step: the ticket state, whether the named ticket entered
+/// Huntington, the occupied properties flown over, where the pawn is.
+struct Stepper {
+    tk: Tk,
+    played: Tk,
+    entered: bool,
+    jets: usize,
+    cur: Node,
+}
+
+impl Stepper {
+    /// From the pawn's node with the ticket it holds in Huntington and the one it plays.
+    fn start(st: &State, pawn: Pawn, cards: MoveCards) -> Stepper {
+        let active = st
+            .active_ticket(pawn)
+            .map(|t| Tk::of(t.card.kind()))
+            .unwrap_or(Tk::None);
+        Stepper {
+            tk: if st.in_huntington(pawn) {
+                active
+            } else {
+                Tk::None
+            },
+            played: cards.ticket.map(Tk::of).unwrap_or(Tk::None),
+            entered: false,
+            jets: 0,
+            cur: st.pos(pawn),
+        }
+    }
+
+    /// Step `i` of `path`, onto `to`: never twice on a node (BD-083), along a step its ticket
+    /// allows (BD-082, BD-190–BD-193, BD-210); an occupied property before the end needs a
+    /// Jet-pack (BD-215, BD-250).
+    fn step(
+        &mut self,
+        st: &State,
+        pawn: Pawn,
+        path: &[Node],
+        i: usize,
+        to: Node,
+    ) -> Result<(), RuleViolation> {
+        if to == st.pos(pawn) || path[..i].contains(&to) {
+            return Err(rv(
+                "BD-083",
+                format!("{} is entered twice (or is the start)", to.name()),
+            ));
+        }
+        let before = self.tk;
+        self.tk = step_rule(pawn, self.cur, to, self.tk, self.played)?;
+        if before == Tk::None && self.tk != Tk::None {
+            self.entered = true;
+        }
+        if i + 1 < path.len() && board().info(to).zone == Zone::Village && !st.at(to).is_empty() {
+            self.jets += 1;
+        }
+        self.cur = to;
+        Ok(())
+    }
+
+    /// BD-257: a named ticket is played only by the move that enters Huntington.
+    fn check_ticket(&self, cards: MoveCards) -> Result<(), RuleViolation> {
+        if cards.ticket.is_some() && !self.entered {
+            return Err(rv(
+                "BD-257",
+                "a ticket is played only by the move that enters Huntington",
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// Validates a path move of `pawn` for a roll of `value` (BD-080–BD-087, BD-213–BD-215,
 /// BD-250). `exact_only`: no up-to rule (never used: colour bonuses cannot reach a village).
 pub fn check_path(
@@ -164,65 +235,24 @@ pub fn check_path(
     value: u8,
     cards: MoveCards,
 ) -> Result<PathInfo, RuleViolation> {
-    let b = board();
-    let start = st.pos(pawn);
     if path.is_empty() {
         return Err(rv("BD-081", "a move has at least one step"));
     }
     if path.len() > 200 {
         return Err(rv("BD-081", "path too long"));
     }
-    let active = st
-        .active_ticket(pawn)
-        .map(|t| Tk::of(t.card.kind()))
-        .unwrap_or(Tk::None);
-    let played = cards.ticket.map(Tk::of).unwrap_or(Tk::None);
-    let mut tk = if st.in_huntington(pawn) {
-        active
-    } else {
-        Tk::None
-    };
-    let mut entered = false;
-    let mut jets = 0;
-    let mut cur = start;
+    let mut walk = Stepper::start(st, pawn, cards);
     for (i, &to) in path.iter().enumerate() {
-        if to == start || path[..i].contains(&to) {
-            return Err(rv(
-                "BD-083",
-                format!("{} is entered twice (or is the start)", to.name()),
-            ));
-        }
-        let before = tk;
-        tk = step_rule(pawn, cur, to, tk, played)?;
-        if before == Tk::None && tk != Tk::None {
-            entered = true;
-        }
-        let info = b.info(to);
-        if i + 1 < path.len() && info.zone == Zone::Village && !st.at(to).is_empty() {
-            jets += 1;
-        }
-        cur = to;
+        walk.step(st, pawn, path, i, to)?;
     }
-    if cards.ticket.is_some() && !entered {
-        return Err(rv(
-            "BD-257",
-            "a ticket is played only by the move that enters Huntington",
-        ));
-    }
-    let last = cur;
-    let own_property = b.is_property_of(last, pawn.colour());
-    let len = path.len();
-    if own_property {
-        // BD-213: up to the value when ending on an own property.
-        if len > usize::from(value) {
-            return Err(rv("BD-213", format!("at most {value} steps")));
-        }
-    } else if len != usize::from(value) {
-        return Err(rv(
-            "BD-081",
-            format!("the path has {len} steps, {value} required"),
-        ));
-    }
+    walk.check_ticket(cards)?;
+    let last = walk.cur;
+    check_length(
+        path.len(),
+        value,
+        board().is_property_of(last, pawn.colour()),
+    )?;
+    let jets = walk.jets;
     if jets > cards.jetpacks {
         return Err(rv(
             "BD-215",
@@ -240,9 +270,26 @@ pub fn check_path(
     Ok(PathInfo {
         end,
         jetpacks: jets,
-        entered,
+        entered: walk.entered,
         captured: Vec::new(),
     })
+}
+
+/// BD-081: a move is exactly as long as the roll, except that it may stop short on an own
+/// property (BD-213: up to the value).
+fn check_length(len: usize, value: u8, own_property: bool) -> Result<(), RuleViolation> {
+    if own_property {
+        // BD-213: up to the value when ending on an own property.
+        if len > usize::from(value) {
+            return Err(rv("BD-213", format!("at most {value} steps")));
+        }
+    } else if len != usize::from(value) {
+        return Err(rv(
+            "BD-081",
+            format!("the path has {len} steps, {value} required"),
+        ));
+    }
+    Ok(())
 }
 
 /// Validates a rampage path (BD-340) for total `total`.
@@ -253,61 +300,30 @@ pub fn check_rampage(
     total: u8,
     cards: MoveCards,
 ) -> Result<PathInfo, RuleViolation> {
-    let b = board();
-    let start = st.pos(pawn);
     if path.is_empty() || path.len() > 200 {
         return Err(rv("BD-340", "the rampage path is empty or too long"));
     }
-    let active = st
-        .active_ticket(pawn)
-        .map(|t| Tk::of(t.card.kind()))
-        .unwrap_or(Tk::None);
-    let played = cards.ticket.map(Tk::of).unwrap_or(Tk::None);
-    let mut tk = if st.in_huntington(pawn) {
-        active
-    } else {
-        Tk::None
-    };
-    let mut entered = false;
-    let mut jets = 0;
+    let mut walk = Stepper::start(st, pawn, cards);
     let mut budget = i32::from(total);
     let mut captured = Vec::new();
     let owner = st.owner(pawn);
-    let mut cur = start;
     for (i, &to) in path.iter().enumerate() {
         if budget <= 0 {
             return Err(rv("BD-340", "the pawn stops the moment its steps run out"));
         }
-        if to == start || path[..i].contains(&to) {
-            return Err(rv(
-                "BD-083",
-                format!("{} is entered twice (or is the start)", to.name()),
-            ));
-        }
-        let before = tk;
-        tk = step_rule(pawn, cur, to, tk, played)?;
-        if before == Tk::None && tk != Tk::None {
-            entered = true;
-        }
-        if i + 1 < path.len() && b.info(to).zone == Zone::Village && !st.at(to).is_empty() {
-            jets += 1;
-        }
+        walk.step(st, pawn, path, i, to)?;
         budget -= 1;
+        // BD-340: every opponent met is captured and gives 3 more steps.
         for &p in st.at(to) {
             if st.owner(p) != owner {
                 captured.push(p);
                 budget += 3;
             }
         }
-        cur = to;
     }
-    if cards.ticket.is_some() && !entered {
-        return Err(rv(
-            "BD-257",
-            "a ticket is played only by the move that enters Huntington",
-        ));
-    }
-    let own_property = b.is_property_of(cur, pawn.colour());
+    walk.check_ticket(cards)?;
+    let cur = walk.cur;
+    let own_property = board().is_property_of(cur, pawn.colour());
     // BD-512: the total must be used; the 3 extra steps per capture may be (the pawn may
     // stop earlier). The up-to rule of the own village still applies (BD-213).
     if path.len() < usize::from(total) && !own_property {
@@ -316,7 +332,7 @@ pub fn check_rampage(
             format!("the rolled total of {total} must be used"),
         ));
     }
-    if jets != cards.jetpacks {
+    if walk.jets != cards.jetpacks {
         return Err(rv(
             "BD-250",
             "one Jet-pack per occupied property flown over",
@@ -326,8 +342,8 @@ pub fn check_rampage(
     check_end(end, cur, cards.piggy)?;
     Ok(PathInfo {
         end,
-        jetpacks: jets,
-        entered,
+        jetpacks: walk.jets,
+        entered: walk.entered,
         captured,
     })
 }

@@ -1,7 +1,7 @@
 //! Simulation statistics (random bots, and one greedy seat in every third game).
 
 use super::{Bandits, Options};
-use crate::sim::{Bot, SimFailure, play_game};
+use crate::sim::{Bot, SimFailure, SimGame, play_game};
 use serde_json::json;
 
 /// Commands a game may take before the simulation calls it stuck.
@@ -48,53 +48,65 @@ pub fn simulate(games: u64, seed: u64) -> Result<serde_json::Value, SimFailure> 
     simulate_with(games, seed, sim_options)
 }
 
-pub fn simulate_with(
+/// The figures of one player count.
+#[derive(Default)]
+struct PerCount {
     games: u64,
-    seed: u64,
-    options_of: impl Fn(u64) -> (Options, u8),
-) -> Result<serde_json::Value, SimFailure> {
-    #[derive(Default)]
-    struct PerCount {
-        games: u64,
-        turns: Vec<u64>,
-        turns_six_pawns_random: Vec<u64>,
-        random_games: u64,
-        random_wins_by_seat: [u64; 6],
-        greedy_games: u64,
-        greedy_wins: u64,
-    }
-    let mut commands = Vec::new();
-    let mut events = Vec::new();
-    let mut per: Vec<PerCount> = (0..7).map(|_| PerCount::default()).collect();
-    let mut wins_by_colour = std::collections::BTreeMap::<String, u64>::new();
-    let mut hunter_turns = Vec::new();
-    let mut no_hunter_turns = Vec::new();
-    for i in 0..games {
-        let (options, seats) = options_of(i);
-        let game_seed = seed.wrapping_mul(1_000_003).wrapping_add(i);
-        let mut bots = vec![Bot::Random; usize::from(seats)];
-        let greedy_seat = (i % 3 == 0).then(|| (i / 3 % u64::from(seats)) as usize);
-        if let Some(g) = greedy_seat {
-            bots[g] = Bot::Greedy;
+    turns: Vec<u64>,
+    turns_six_pawns_random: Vec<u64>,
+    random_games: u64,
+    random_wins_by_seat: [u64; 6],
+    greedy_games: u64,
+    greedy_wins: u64,
+}
+
+/// The figures of a simulation run, game by game.
+struct Tally {
+    commands: Vec<u64>,
+    events: Vec<u64>,
+    per: Vec<PerCount>,
+    wins_by_colour: std::collections::BTreeMap<String, u64>,
+    hunter_turns: Vec<u64>,
+    no_hunter_turns: Vec<u64>,
+}
+
+impl Tally {
+    fn new() -> Tally {
+        Tally {
+            commands: Vec::new(),
+            events: Vec::new(),
+            per: (0..7).map(|_| PerCount::default()).collect(),
+            wins_by_colour: std::collections::BTreeMap::new(),
+            hunter_turns: Vec::new(),
+            no_hunter_turns: Vec::new(),
         }
-        let g = play_game::<Bandits>(&options, seats, &bots, game_seed, MAX_COMMANDS)?;
-        commands.push(g.commands as u64);
-        events.push(g.events as u64);
+    }
+
+    /// One finished game (`greedy_seat`: the seat of its greedy bot, if any).
+    fn record(
+        &mut self,
+        g: &SimGame<Bandits>,
+        options: &Options,
+        seats: u8,
+        greedy_seat: Option<usize>,
+    ) {
+        self.commands.push(g.commands as u64);
+        self.events.push(g.events as u64);
         let turns = u64::from(g.state.turn);
-        let pc = &mut per[usize::from(seats)];
+        let pc = &mut self.per[usize::from(seats)];
         pc.games += 1;
         pc.turns.push(turns);
         if options.pawns_per_player == 6 && greedy_seat.is_none() {
             pc.turns_six_pawns_random.push(turns);
             if options.bounty_hunter {
-                hunter_turns.push(turns);
+                self.hunter_turns.push(turns);
             } else {
-                no_hunter_turns.push(turns);
+                self.no_hunter_turns.push(turns);
             }
         }
         let winner = g.outcome.winners.first().copied();
         if let Some(c) = winner.and_then(|w| g.state.colour_of(w)) {
-            *wins_by_colour.entry(c.name().to_string()).or_default() += 1;
+            *self.wins_by_colour.entry(c.name().to_string()).or_default() += 1;
         }
         match greedy_seat {
             Some(gs) => {
@@ -111,33 +123,60 @@ pub fn simulate_with(
             }
         }
     }
-    let by_players: serde_json::Map<String, serde_json::Value> = (2..=6usize)
-        .map(|n| {
-            let pc = &per[n];
-            (
-                format!("{n}_players"),
-                json!({
-                    "games": pc.games,
-                    "turns_all_games": summary(pc.turns.clone()),
-                    "turns_6_pawns_random_bots": summary(pc.turns_six_pawns_random.clone()),
-                    "random_games": pc.random_games,
-                    "random_games_wins_by_seat": pc.random_wins_by_seat[..n].to_vec(),
-                    "greedy_games": pc.greedy_games,
-                    "greedy_wins": pc.greedy_wins,
-                }),
-            )
+
+    /// The statistics of docs/rules/bandits.md.
+    fn report(self, games: u64, seed: u64) -> serde_json::Value {
+        let per = &self.per;
+        let by_players: serde_json::Map<String, serde_json::Value> = (2..=6usize)
+            .map(|n| {
+                let pc = &per[n];
+                (
+                    format!("{n}_players"),
+                    json!({
+                        "games": pc.games,
+                        "turns_all_games": summary(pc.turns.clone()),
+                        "turns_6_pawns_random_bots": summary(pc.turns_six_pawns_random.clone()),
+                        "random_games": pc.random_games,
+                        "random_games_wins_by_seat": pc.random_wins_by_seat[..n].to_vec(),
+                        "greedy_games": pc.greedy_games,
+                        "greedy_wins": pc.greedy_wins,
+                    }),
+                )
+            })
+            .collect();
+        json!({
+            "game": "bandits",
+            "games": games,
+            "seed": seed,
+            "commands_per_game": summary(self.commands),
+            "events_per_game": summary(self.events),
+            "by_player_count": by_players,
+            "turns_6_pawns_random_with_hunter": summary(self.hunter_turns),
+            "turns_6_pawns_random_without_hunter": summary(self.no_hunter_turns),
+            "wins_by_colour": self.wins_by_colour,
+            "wins_by_seat": (0..6).map(|s| per.iter().map(|pc| pc.random_wins_by_seat[s]).sum::<u64>()).collect::<Vec<_>>(),
         })
-        .collect();
-    Ok(json!({
-        "game": "bandits",
-        "games": games,
-        "seed": seed,
-        "commands_per_game": summary(commands),
-        "events_per_game": summary(events),
-        "by_player_count": by_players,
-        "turns_6_pawns_random_with_hunter": summary(hunter_turns),
-        "turns_6_pawns_random_without_hunter": summary(no_hunter_turns),
-        "wins_by_colour": wins_by_colour,
-        "wins_by_seat": (0..6).map(|s| per.iter().map(|pc| pc.random_wins_by_seat[s]).sum::<u64>()).collect::<Vec<_>>(),
-    }))
+    }
+}
+
+/// Plays `games` games, game `i` with the options and seat count `options_of(i)` (random
+/// bots, one greedy seat in every third game).
+pub fn simulate_with(
+    games: u64,
+    seed: u64,
+    options_of: impl Fn(u64) -> (Options, u8),
+) -> Result<serde_json::Value, SimFailure> {
+    let mut tally = Tally::new();
+    for i in 0..games {
+        let (options, seats) = options_of(i);
+        let game_seed = seed.wrapping_mul(1_000_003).wrapping_add(i);
+        let mut bots = vec![Bot::Random; usize::from(seats)];
+        let greedy_seat = (i % 3 == 0).then(|| (i / 3 % u64::from(seats)) as usize);
+        if let Some(g) = greedy_seat {
+            bots[g] = Bot::Greedy;
+        }
+        let g = play_game::<Bandits>(&options, seats, &bots, game_seed, MAX_COMMANDS)?;
+        tally.record(&g, &options, seats, greedy_seat);
+    }
+    Ok(tally.report(games, seed))
 }

@@ -8,7 +8,7 @@ use super::board;
 use super::state::*;
 use super::{LayoutChoice, Mush, Options};
 use crate::engine::Seat;
-use crate::sim::{Bot, SimFailure, play_game};
+use crate::sim::{Bot, SimFailure, SimGame, play_game};
 
 /// No simulated game may need more commands than this (the "ends within a bound" check).
 pub const MAX_COMMANDS: usize = 60_000;
@@ -34,6 +34,34 @@ pub fn check_invariants(s: &State) -> Result<(), String> {
             s.tokens_paid, s.tokens_drawn
         ));
     }
+    check_board(s)?;
+    check_windows(s)?;
+    match (s.phase, s.winner) {
+        (Phase::GameOver, Some(w)) if s.players[w.index()].space == s.graph().finish => {}
+        (Phase::GameOver, _) => return Err("game over without a winner on NOME".into()),
+        (_, Some(_)) => return Err("a winner but the game goes on".into()),
+        _ => {}
+    }
+    // No sled is ever stuck: whoever is prompted has a legal command.
+    if s.phase != Phase::GameOver {
+        let prompts = super::legal::prompts(s);
+        if prompts.is_empty() {
+            return Err(format!("nobody is prompted in phase {:?}", s.phase));
+        }
+        for p in prompts {
+            if super::legal::legal(s, p.seat).is_empty() {
+                return Err(format!("{} prompted without a legal command", p.seat));
+            }
+        }
+    }
+    if s.round > MAX_ROUNDS {
+        return Err(format!("round {} exceeds the bound {MAX_ROUNDS}", s.round));
+    }
+    Ok(())
+}
+
+/// The avalanche markers (MU-007, MU-106) and the sleds (MU-004) on the board.
+fn check_board(s: &State) -> Result<(), String> {
     // MU-007: 4 markers, each in the supply or on one legal link (MU-106), one per link.
     if s.avalanches.len() + usize::from(s.avalanche_supply) != usize::from(AVALANCHE_MARKERS) {
         return Err(format!(
@@ -61,6 +89,11 @@ pub fn check_invariants(s: &State) -> Result<(), String> {
             ));
         }
     }
+    Ok(())
+}
+
+/// The re-roll and reduction windows match the phase; the dice stay in range (MU-166).
+fn check_windows(s: &State) -> Result<(), String> {
     if (s.phase == Phase::RerollWindow) != s.reroll.is_some() {
         return Err("re-roll window and phase disagree".into());
     }
@@ -82,27 +115,6 @@ pub fn check_invariants(s: &State) -> Result<(), String> {
     }
     if s.mv.reduced > MAX_REDUCTION || s.mv.dice > DOGS {
         return Err("dice count out of range".into());
-    }
-    match (s.phase, s.winner) {
-        (Phase::GameOver, Some(w)) if s.players[w.index()].space == graph.finish => {}
-        (Phase::GameOver, _) => return Err("game over without a winner on NOME".into()),
-        (_, Some(_)) => return Err("a winner but the game goes on".into()),
-        _ => {}
-    }
-    // No sled is ever stuck: whoever is prompted has a legal command.
-    if s.phase != Phase::GameOver {
-        let prompts = super::legal::prompts(s);
-        if prompts.is_empty() {
-            return Err(format!("nobody is prompted in phase {:?}", s.phase));
-        }
-        for p in prompts {
-            if super::legal::legal(s, p.seat).is_empty() {
-                return Err(format!("{} prompted without a legal command", p.seat));
-            }
-        }
-    }
-    if s.round > MAX_ROUNDS {
-        return Err(format!("round {} exceeds the bound {MAX_ROUNDS}", s.round));
     }
     Ok(())
 }
@@ -163,27 +175,102 @@ pub fn simulate(games: u64, seed: u64) -> Result<Value, SimFailure> {
     simulate_layouts(games, seed, &board::all_layouts())
 }
 
+/// The figures of a simulation run, game by game.
+#[derive(Default)]
+struct Tally {
+    commands: Vec<u64>,
+    events: Vec<u64>,
+    rounds: Vec<u64>,
+    turns: Vec<u64>,
+    by_seats: BTreeMap<u8, Vec<u64>>,
+    by_layout: BTreeMap<String, Vec<u64>>,
+    wins_by_seat: BTreeMap<String, u64>,
+    greedy_games: u64,
+    greedy_wins: u64,
+    random_seats_in_greedy_games: u64,
+    random_wins_in_greedy_games: u64,
+    rests: u64,
+    moves: u64,
+    avalanches_on_board: u64,
+    dice_removed: u64,
+    shared_dice: u64,
+    refunds: u64,
+}
+
+impl Tally {
+    /// One finished game of `seats` players on the layout named `key` (`greedy`: the seat of
+    /// its greedy bot, if any).
+    fn record(&mut self, game: &SimGame<Mush>, seats: u8, key: String, greedy: Option<usize>) {
+        let s = &game.state;
+        self.commands.push(game.commands as u64);
+        self.events.push(game.events as u64);
+        self.rounds.push(u64::from(s.round));
+        self.turns.push(u64::from(s.turns_played));
+        self.by_seats
+            .entry(seats)
+            .or_default()
+            .push(u64::from(s.round));
+        self.by_layout
+            .entry(key)
+            .or_default()
+            .push(u64::from(s.round));
+        let winner = game.outcome.winners[0];
+        *self
+            .wins_by_seat
+            .entry(format!("{seats}p seat {}", winner.number()))
+            .or_default() += 1;
+        if let Some(g) = greedy {
+            self.greedy_games += 1;
+            self.random_seats_in_greedy_games += u64::from(seats) - 1;
+            if winner.index() == g {
+                self.greedy_wins += 1;
+            } else {
+                self.random_wins_in_greedy_games += 1;
+            }
+        }
+        self.rests += s.rests.iter().map(|x| u64::from(*x)).sum::<u64>();
+        self.moves += s.moves.iter().map(|x| u64::from(*x)).sum::<u64>();
+        self.avalanches_on_board += s.avalanches.len() as u64;
+        self.dice_removed += u64::from(s.pooling.dice_removed);
+        self.shared_dice += u64::from(s.pooling.shared_dice);
+        self.refunds += u64::from(s.pooling.refunds);
+    }
+
+    /// The statistics of docs/rules/mush.md.
+    fn report(self, games: u64, seed: u64) -> Value {
+        let (greedy_games, greedy_wins) = (self.greedy_games, self.greedy_wins);
+        json!({
+            "game": "mush",
+            "games": games,
+            "seed": seed,
+            "commands_per_game": stats(self.commands),
+            "events_per_game": stats(self.events),
+            "rounds_per_game": stats(self.rounds),
+            "turns_per_game": stats(self.turns),
+            "rounds_by_player_count": self.by_seats.into_iter().map(|(k, v)| (format!("{k}p"), stats(v))).collect::<BTreeMap<_, _>>(),
+            "rounds_by_layout": self.by_layout.into_iter().map(|(k, v)| (k, stats(v))).collect::<BTreeMap<_, _>>(),
+            "wins_by_seat": self.wins_by_seat,
+            "greedy": {
+                "games_with_one_greedy_seat": greedy_games,
+                "greedy_wins": greedy_wins,
+                "random_wins": self.random_wins_in_greedy_games,
+                "greedy_win_rate_x1000": (greedy_wins * 1000).checked_div(greedy_games).unwrap_or(0),
+                "fair_share_x1000": (1000 * greedy_games).checked_div(greedy_games + self.random_seats_in_greedy_games).unwrap_or(0),
+            },
+            "turns": {"moves": self.moves, "rests": self.rests},
+            "avalanches_on_board_at_end": self.avalanches_on_board,
+            "pooling": {"dice_removed": self.dice_removed, "dice_paid_by_two_players": self.shared_dice, "half_paid_dice_refunded": self.refunds},
+        })
+    }
+}
+
 /// [`simulate`] cycling through the given layouts only (e.g. one layout: 10,000 games of it).
 pub fn simulate_layouts(
     games: u64,
     seed: u64,
     layouts: &[Vec<board::SegmentId>],
 ) -> Result<Value, SimFailure> {
-    let mut commands = Vec::new();
-    let mut events = Vec::new();
-    let mut rounds = Vec::new();
-    let mut turns = Vec::new();
-    let mut by_seats: BTreeMap<u8, Vec<u64>> = BTreeMap::new();
-    let mut by_layout: BTreeMap<String, Vec<u64>> = BTreeMap::new();
-    let mut wins_by_seat: BTreeMap<String, u64> = BTreeMap::new();
-    let (
-        mut greedy_games,
-        mut greedy_wins,
-        mut random_seats_in_greedy_games,
-        mut random_wins_in_greedy_games,
-    ) = (0u64, 0u64, 0u64, 0u64);
-    let (mut rests, mut moves, mut avalanches_on_board) = (0u64, 0u64, 0u64);
-    let (mut dice_removed, mut shared_dice, mut refunds) = (0u64, 0u64, 0u64);
+    let mut tally = Tally::default();
     for i in 0..games {
         let seats = 2 + (i % 5) as u8;
         let layout = layouts[(i / 5) as usize % layouts.len()].clone();
@@ -201,53 +288,7 @@ pub fn simulate_layouts(
             bots[g] = Bot::Greedy;
         }
         let game = play_game::<Mush>(&options, seats, &bots, seed.wrapping_add(i), MAX_COMMANDS)?;
-        let s = &game.state;
-        commands.push(game.commands as u64);
-        events.push(game.events as u64);
-        rounds.push(u64::from(s.round));
-        turns.push(u64::from(s.turns_played));
-        by_seats.entry(seats).or_default().push(u64::from(s.round));
-        by_layout.entry(key).or_default().push(u64::from(s.round));
-        let winner = game.outcome.winners[0];
-        *wins_by_seat
-            .entry(format!("{seats}p seat {}", winner.number()))
-            .or_default() += 1;
-        if let Some(g) = greedy {
-            greedy_games += 1;
-            random_seats_in_greedy_games += u64::from(seats) - 1;
-            if winner.index() == g {
-                greedy_wins += 1;
-            } else {
-                random_wins_in_greedy_games += 1;
-            }
-        }
-        rests += s.rests.iter().map(|x| u64::from(*x)).sum::<u64>();
-        moves += s.moves.iter().map(|x| u64::from(*x)).sum::<u64>();
-        avalanches_on_board += s.avalanches.len() as u64;
-        dice_removed += u64::from(s.pooling.dice_removed);
-        shared_dice += u64::from(s.pooling.shared_dice);
-        refunds += u64::from(s.pooling.refunds);
+        tally.record(&game, seats, key, greedy);
     }
-    Ok(json!({
-        "game": "mush",
-        "games": games,
-        "seed": seed,
-        "commands_per_game": stats(commands),
-        "events_per_game": stats(events),
-        "rounds_per_game": stats(rounds),
-        "turns_per_game": stats(turns),
-        "rounds_by_player_count": by_seats.into_iter().map(|(k, v)| (format!("{k}p"), stats(v))).collect::<BTreeMap<_, _>>(),
-        "rounds_by_layout": by_layout.into_iter().map(|(k, v)| (k, stats(v))).collect::<BTreeMap<_, _>>(),
-        "wins_by_seat": wins_by_seat,
-        "greedy": {
-            "games_with_one_greedy_seat": greedy_games,
-            "greedy_wins": greedy_wins,
-            "random_wins": random_wins_in_greedy_games,
-            "greedy_win_rate_x1000": (greedy_wins * 1000).checked_div(greedy_games).unwrap_or(0),
-            "fair_share_x1000": (1000 * greedy_games).checked_div(greedy_games + random_seats_in_greedy_games).unwrap_or(0),
-        },
-        "turns": {"moves": moves, "rests": rests},
-        "avalanches_on_board_at_end": avalanches_on_board,
-        "pooling": {"dice_removed": dice_removed, "dice_paid_by_two_players": shared_dice, "half_paid_dice_refunded": refunds},
-    }))
+    Ok(tally.report(games, seed))
 }

@@ -4,7 +4,7 @@ use super::board::board;
 use super::state::*;
 use super::{Options, WhiskyRace};
 use crate::engine::Seat;
-use crate::sim::{Bot, SimFailure, play_game};
+use crate::sim::{Bot, SimFailure, SimGame, play_game};
 use serde_json::json;
 
 /// Upper bound on rounds: far above anything seen in simulation (games last ~10–15 rounds).
@@ -15,7 +15,6 @@ pub fn check_invariants(s: &State) -> Result<(), String> {
         return Ok(());
     }
     let b = board();
-    let n = usize::from(s.seats);
     // Malt: 12·N + bank out (income, sources, pub malt) − bank in (payments) = all player malt.
     let held: u64 = s
         .supply
@@ -29,7 +28,33 @@ pub fn check_invariants(s: &State) -> Result<(), String> {
             s.bank_in, s.initial_malt, s.bank_out
         ));
     }
-    // Markers: every instance has exactly one place, and the table covers every instance.
+    check_markers(s)?;
+    // Pawns: only Kinclaith moves a pawn backwards.
+    for seat in s.all() {
+        let i = seat.index();
+        let expected =
+            i64::from(b.start) + i64::from(s.forward_steps[i]) + i64::from(s.kinclaith_shift[i]);
+        if i64::from(s.pawns[i]) != expected {
+            return Err(format!("{seat} moved other than by steps and Kinclaith"));
+        }
+        if s.pawns[i] > b.finish {
+            return Err(format!("{seat} is off the track"));
+        }
+    }
+    check_pending_trades(s)?;
+    if s.englishman > b.finish {
+        return Err("the Englishman is off the track".into());
+    }
+    if s.round > MAX_ROUNDS {
+        return Err(format!("round {} exceeds the bound {MAX_ROUNDS}", s.round));
+    }
+    Ok(())
+}
+
+/// Markers: every instance has exactly one place, and the table covers every instance.
+fn check_markers(s: &State) -> Result<(), String> {
+    let b = board();
+    let n = usize::from(s.seats);
     if s.loc.len() != b.markers.len() || s.used.len() != b.markers.len() {
         return Err("marker table size changed".into());
     }
@@ -55,18 +80,11 @@ pub fn check_invariants(s: &State) -> Result<(), String> {
             ));
         }
     }
-    // Pawns: only Kinclaith moves a pawn backwards.
-    for seat in s.all() {
-        let i = seat.index();
-        let expected =
-            i64::from(b.start) + i64::from(s.forward_steps[i]) + i64::from(s.kinclaith_shift[i]);
-        if i64::from(s.pawns[i]) != expected {
-            return Err(format!("{seat} moved other than by steps and Kinclaith"));
-        }
-        if s.pawns[i] > b.finish {
-            return Err(format!("{seat} is off the track"));
-        }
-    }
+    Ok(())
+}
+
+/// What is owed or offered stays payable: sealed choices (WR-156) and taxes (WR-155).
+fn check_pending_trades(s: &State) -> Result<(), String> {
     // WR-156: a sealed seat's pending offers always fit beside its choice, so accepting one of
     // them can never fail because of the secret.
     for seat in s.all() {
@@ -83,12 +101,6 @@ pub fn check_invariants(s: &State) -> Result<(), String> {
         if let Some(m) = tax.whiskies.iter().find(|m| !s.holds(tax.seat, **m)) {
             return Err(format!("{m} left {} before the tax was settled", tax.seat));
         }
-    }
-    if s.englishman > b.finish {
-        return Err("the Englishman is off the track".into());
-    }
-    if s.round > MAX_ROUNDS {
-        return Err(format!("round {} exceeds the bound {MAX_ROUNDS}", s.round));
     }
     Ok(())
 }
@@ -112,23 +124,128 @@ fn summary(mut v: Vec<u64>) -> serde_json::Value {
     })
 }
 
+/// The figures of a simulation run, game by game.
+#[derive(Default)]
+struct Tally {
+    commands: Vec<u64>,
+    events: Vec<u64>,
+    rounds: Vec<u64>,
+    turns: Vec<u64>,
+    by_rounds: std::collections::BTreeMap<u32, u64>,
+    wins_by_seat: [u64; 6],
+    seats_hist: [u64; 7],
+    englishman_first: u64,
+    draws: u64,
+    greedy_games: u64,
+    greedy_wins: u64,
+    greedy_expected: f64,
+    random_seat_games: u64,
+    random_wins: u64,
+    planning_trades: u64,
+    planning_trade_games: u64,
+    greedy_planning_trades: u64,
+    vetoes: u64,
+    multi_banff_vetoes: u64,
+    multi_banff_games: u64,
+}
+
+impl Tally {
+    /// One finished game of `seats` players (`greedy_seat`: its greedy bot's, if any).
+    fn record(&mut self, played: &SimGame<WhiskyRace>, seats: u8, greedy_seat: Option<usize>) {
+        let st = &played.state;
+        self.commands.push(played.commands as u64);
+        self.events.push(played.events as u64);
+        self.rounds.push(u64::from(st.round));
+        self.turns.push(u64::from(st.turns_played));
+        *self.by_rounds.entry(st.round).or_default() += 1;
+        let game_planning_trades: u64 = st.planning_trades.iter().map(|n| u64::from(*n)).sum();
+        self.planning_trades += game_planning_trades;
+        self.planning_trade_games += u64::from(game_planning_trades > 0);
+        if let Some(i) = greedy_seat {
+            self.greedy_planning_trades += u64::from(st.planning_trades[i]);
+        }
+        self.vetoes += u64::from(st.vetoes);
+        self.multi_banff_vetoes += u64::from(st.multi_banff_vetoes);
+        self.multi_banff_games += u64::from(st.multi_banff_vetoes > 0);
+        self.seats_hist[usize::from(seats)] += 1;
+        if st.trigger == Some(super::event::Trigger::Englishman) {
+            self.englishman_first += 1;
+        }
+        let winners = &played.outcome.winners;
+        if winners.len() > 1 {
+            self.draws += 1;
+        }
+        for w in winners {
+            self.wins_by_seat[w.index()] += 1;
+        }
+        let share = 1.0 / f64::from(seats);
+        match greedy_seat {
+            Some(i) => {
+                self.greedy_games += 1;
+                self.greedy_expected += share;
+                if winners.contains(&Seat::from_index(i)) {
+                    self.greedy_wins += 1;
+                }
+            }
+            None => {
+                self.random_seat_games += u64::from(seats);
+                self.random_wins += winners.len() as u64;
+            }
+        }
+    }
+
+    /// The statistics of docs/rules/whisky-race.md.
+    fn report(self, games: u64, seed: u64) -> serde_json::Value {
+        let pct = |a: u64, b: u64| {
+            if b == 0 {
+                0.0
+            } else {
+                (a as f64 * 1000.0 / b as f64).round() / 10.0
+            }
+        };
+        let seats_hist = self.seats_hist;
+        let greedy_games = self.greedy_games;
+        json!({
+            "games": games,
+            "seed": seed,
+            "games_by_player_count": {"3": seats_hist[3], "4": seats_hist[4], "5": seats_hist[5], "6": seats_hist[6]},
+            "commands_per_game": summary(self.commands),
+            "events_per_game": summary(self.events),
+            "rounds": summary(self.rounds),
+            "player_turns_per_game": summary(self.turns),
+            "rounds_histogram": self.by_rounds,
+            "wins_by_seat": self.wins_by_seat,
+            "shared_victories": self.draws,
+            "englishman_first_pct": pct(self.englishman_first, games),
+            "greedy": {
+                "games": greedy_games,
+                "wins": self.greedy_wins,
+                "win_pct": pct(self.greedy_wins, greedy_games),
+                "fair_share_pct": if greedy_games == 0 { 0.0 } else { (self.greedy_expected * 1000.0 / greedy_games as f64).round() / 10.0 },
+            },
+            "random": {
+                "seat_games": self.random_seat_games,
+                "wins": self.random_wins,
+                "win_pct": pct(self.random_wins, self.random_seat_games),
+            },
+            "planning_trades": {
+                "trade_commands": self.planning_trades,
+                "by_greedy_bots": self.greedy_planning_trades,
+                "games_with_some": self.planning_trade_games,
+            },
+            "banff_vetoes": {
+                "vetoes": self.vetoes,
+                "by_a_seat_holding_two_unused_banffs": self.multi_banff_vetoes,
+                "games_with_such_a_veto": self.multi_banff_games,
+            },
+        })
+    }
+}
+
 /// Plays `games` games with random bots (every third game seats one greedy bot), cycling
 /// through 3..=6 players and the 8 option combinations, checking invariants at every step.
 pub fn simulate(games: u64, seed: u64) -> Result<serde_json::Value, SimFailure> {
-    let mut commands = Vec::new();
-    let mut events = Vec::new();
-    let mut rounds = Vec::new();
-    let mut turns = Vec::new();
-    let mut by_rounds = std::collections::BTreeMap::<u32, u64>::new();
-    let mut wins_by_seat = [0u64; 6];
-    let mut seats_hist = [0u64; 7];
-    let mut englishman_first = 0u64;
-    let mut draws = 0u64;
-    let (mut greedy_games, mut greedy_wins, mut greedy_expected) = (0u64, 0u64, 0.0f64);
-    let (mut random_seat_games, mut random_wins) = (0u64, 0u64);
-    let (mut planning_trades, mut planning_trade_games, mut greedy_planning_trades) =
-        (0u64, 0u64, 0u64);
-    let (mut vetoes, mut multi_banff_vetoes, mut multi_banff_games) = (0u64, 0u64, 0u64);
+    let mut tally = Tally::default();
     for g in 0..games {
         let game_seed = seed.wrapping_mul(1_000_003).wrapping_add(g);
         let seats = 3 + (g % 4) as u8;
@@ -144,86 +261,7 @@ pub fn simulate(games: u64, seed: u64) -> Result<serde_json::Value, SimFailure> 
             bots[i] = Bot::Greedy;
         }
         let played = play_game::<WhiskyRace>(&options, seats, &bots, game_seed, 200_000)?;
-        commands.push(played.commands as u64);
-        events.push(played.events as u64);
-        rounds.push(u64::from(played.state.round));
-        turns.push(u64::from(played.state.turns_played));
-        *by_rounds.entry(played.state.round).or_default() += 1;
-        let st = &played.state;
-        let game_planning_trades: u64 = st.planning_trades.iter().map(|n| u64::from(*n)).sum();
-        planning_trades += game_planning_trades;
-        planning_trade_games += u64::from(game_planning_trades > 0);
-        if let Some(i) = greedy_seat {
-            greedy_planning_trades += u64::from(st.planning_trades[i]);
-        }
-        vetoes += u64::from(st.vetoes);
-        multi_banff_vetoes += u64::from(st.multi_banff_vetoes);
-        multi_banff_games += u64::from(st.multi_banff_vetoes > 0);
-        seats_hist[usize::from(seats)] += 1;
-        if played.state.trigger == Some(super::event::Trigger::Englishman) {
-            englishman_first += 1;
-        }
-        let winners = &played.outcome.winners;
-        if winners.len() > 1 {
-            draws += 1;
-        }
-        for w in winners {
-            wins_by_seat[w.index()] += 1;
-        }
-        let share = 1.0 / f64::from(seats);
-        match greedy_seat {
-            Some(i) => {
-                greedy_games += 1;
-                greedy_expected += share;
-                if winners.contains(&Seat::from_index(i)) {
-                    greedy_wins += 1;
-                }
-            }
-            None => {
-                random_seat_games += u64::from(seats);
-                random_wins += winners.len() as u64;
-            }
-        }
+        tally.record(&played, seats, greedy_seat);
     }
-    let pct = |a: u64, b: u64| {
-        if b == 0 {
-            0.0
-        } else {
-            (a as f64 * 1000.0 / b as f64).round() / 10.0
-        }
-    };
-    Ok(json!({
-        "games": games,
-        "seed": seed,
-        "games_by_player_count": {"3": seats_hist[3], "4": seats_hist[4], "5": seats_hist[5], "6": seats_hist[6]},
-        "commands_per_game": summary(commands),
-        "events_per_game": summary(events),
-        "rounds": summary(rounds),
-        "player_turns_per_game": summary(turns),
-        "rounds_histogram": by_rounds,
-        "wins_by_seat": wins_by_seat,
-        "shared_victories": draws,
-        "englishman_first_pct": pct(englishman_first, games),
-        "greedy": {
-            "games": greedy_games,
-            "wins": greedy_wins,
-            "win_pct": pct(greedy_wins, greedy_games),
-            "fair_share_pct": if greedy_games == 0 { 0.0 } else { (greedy_expected * 1000.0 / greedy_games as f64).round() / 10.0 },
-        },
-        "random": {
-            "seat_games": random_seat_games,
-            "wins": random_wins,
-            "win_pct": pct(random_wins, random_seat_games),
-        },
-        "planning_trades": {
-            "trade_commands": planning_trades,
-            "by_greedy_bots": greedy_planning_trades,
-            "games_with_some": planning_trade_games,
-        },
-        "banff_vetoes": {
-            "vetoes": vetoes,
-            "by_a_seat_holding_two_unused_banffs": multi_banff_vetoes,
-            "games_with_such_a_veto": multi_banff_games,
-        },
-    }))
+    Ok(tally.report(games, seed))
 }

@@ -254,6 +254,14 @@ pub fn destiny_moves(st: &State, seat: Seat, e: &Exec) -> (bool, bool) {
     (false, any)
 }
 
+/// What a `resolve_destiny` names for a Détective or an Évasion express.
+struct SubjectChoice {
+    pawn: Option<Pawn>,
+    option: Option<DestinyOption>,
+    steps: Option<u8>,
+    piggy: Option<Card>,
+}
+
 impl Cx<'_> {
     // ------------------------------------------------------------------ destiny cards
 
@@ -312,6 +320,8 @@ impl Cx<'_> {
         });
     }
 
+    /// A command while a destiny card is executed: the step of the card decides what it may
+    /// be (§3.14).
     pub(super) fn destiny_command(
         &mut self,
         actor: Seat,
@@ -321,114 +331,137 @@ impl Cx<'_> {
     ) -> Decided {
         match e.step {
             ExecStep::Choice => self.destiny_choice(actor, cmd, e, w),
-            ExecStep::Roll => match cmd {
-                Command::RollDie {} => {
-                    // BD-305: the rampage and distribute roll twice with one command.
-                    self.roll(actor, RollContext::Destiny, 10);
-                    if crate::bandits::evolve::control::two_dice(e.card) {
-                        self.roll(actor, RollContext::Destiny, 10);
-                    }
-                    Ok(())
-                }
-                Command::Pass {} => {
-                    ensure(is_permission(e.card), "BD-306", || {
-                        "this card's rolls are compulsory".into()
-                    })?;
-                    self.finish_card(e.card, true);
-                    Ok(())
-                }
-                _ => Err(violation("BD-305", "roll the die")),
-            },
-            ExecStep::Move => match cmd {
-                Command::MovePawn {
-                    pawn,
-                    path,
-                    ticket_card,
-                    jetpack_cards,
-                    piggyback_card,
-                } => {
-                    self.check_mover(actor, *pawn)?;
-                    let rule = match e.card.kind() {
-                        DestinyKind::Distribute => "BD-505",
-                        _ => "BD-305",
-                    };
-                    ensure(
-                        destiny_movers(self.state(), actor, &e).contains(pawn),
-                        rule,
-                        || format!("{pawn} may not move for this card"),
-                    )?;
-                    let cards =
-                        self.move_cards(actor, *ticket_card, jetpack_cards, *piggyback_card)?;
-                    let info = match e.card.kind() {
-                        DestinyKind::Rampage => {
-                            movement::check_rampage(self.state(), *pawn, path, e.value, cards)?
-                        }
-                        DestinyKind::Distribute => {
-                            // BD-505: a share of any length up to the points left.
-                            ensure(path.len() <= usize::from(e.value), "BD-505", || {
-                                format!("at most {} points are left", e.value)
-                            })?;
-                            movement::check_path(
-                                self.state(),
-                                *pawn,
-                                path,
-                                path.len() as u8,
-                                cards,
-                            )?
-                        }
-                        _ => movement::check_path(self.state(), *pawn, path, e.value, cards)?,
-                    };
-                    let captured = info.captured.clone();
-                    self.do_move(
-                        actor,
-                        *pawn,
-                        path,
-                        &info,
-                        *ticket_card,
-                        jetpack_cards,
-                        *piggyback_card,
-                        &captured,
-                    );
-                    Ok(())
-                }
-                Command::Pass {} => {
-                    let rule = if e.card.kind() == DestinyKind::Distribute {
-                        "BD-505"
-                    } else {
-                        "BD-306"
-                    };
-                    ensure(w.kinds.contains(&"pass"), rule, || {
-                        "this roll must be used: every point while a pawn can move".into()
-                    })?;
-                    self.control_only_pass(actor, "destiny_move");
-                    Ok(())
-                }
-                _ => Err(violation("BD-305", "move a pawn with the roll")),
-            },
-            ExecStep::Lawyer => match cmd {
-                Command::PlayCard { card, .. } => {
-                    self.check_card(actor, *card, SupportKind::Lawyer)?;
-                    self.emit(Event::CardPlayed {
-                        seat: actor,
-                        card: *card,
-                        pawn: e.target,
-                    });
-                    if let Some(t) = e.target {
-                        self.emit(Event::AccusationCancelled { pawn: t });
-                    }
-                    self.finish_card(e.card, true);
-                    Ok(())
-                }
-                Command::Pass {} => {
-                    self.control_only_pass(actor, "lawyer_window");
-                    Ok(())
-                }
-                _ => Err(violation("BD-320", "play a Lawyer or pass")),
-            },
+            ExecStep::Roll => self.destiny_roll(actor, cmd, &e),
+            ExecStep::Move => self.destiny_move(actor, cmd, &e, w),
+            ExecStep::Lawyer => self.accusation_lawyer(actor, cmd, &e),
             _ => Err(violation("BD-006", "no decision is pending")),
         }
     }
 
+    /// The card's roll: rolled, or passed for a permission (BD-305, BD-306).
+    fn destiny_roll(&mut self, actor: Seat, cmd: &Command, e: &Exec) -> Decided {
+        match cmd {
+            Command::RollDie {} => {
+                // BD-305: the rampage and distribute roll twice with one command.
+                self.roll(actor, RollContext::Destiny, 10);
+                if crate::bandits::evolve::control::two_dice(e.card) {
+                    self.roll(actor, RollContext::Destiny, 10);
+                }
+                Ok(())
+            }
+            Command::Pass {} => {
+                ensure(is_permission(e.card), "BD-306", || {
+                    "this card's rolls are compulsory".into()
+                })?;
+                self.finish_card(e.card, true);
+                Ok(())
+            }
+            _ => Err(violation("BD-305", "roll the die")),
+        }
+    }
+
+    /// The move the card's roll pays for (BD-305), or the pass a permission or a roll no
+    /// pawn can use allows (BD-306, BD-505).
+    fn destiny_move(&mut self, actor: Seat, cmd: &Command, e: &Exec, w: &Awaiting) -> Decided {
+        match cmd {
+            Command::MovePawn {
+                pawn,
+                path,
+                ticket_card,
+                jetpack_cards,
+                piggyback_card,
+            } => {
+                self.check_mover(actor, *pawn)?;
+                let rule = match e.card.kind() {
+                    DestinyKind::Distribute => "BD-505",
+                    _ => "BD-305",
+                };
+                ensure(
+                    destiny_movers(self.state(), actor, e).contains(pawn),
+                    rule,
+                    || format!("{pawn} may not move for this card"),
+                )?;
+                let cards = self.move_cards(actor, *ticket_card, jetpack_cards, *piggyback_card)?;
+                let info = self.check_destiny_path(*pawn, path, e, cards)?;
+                let captured = info.captured.clone();
+                self.do_move(
+                    actor,
+                    *pawn,
+                    path,
+                    &info,
+                    *ticket_card,
+                    jetpack_cards,
+                    *piggyback_card,
+                    &captured,
+                );
+                Ok(())
+            }
+            Command::Pass {} => {
+                let rule = if e.card.kind() == DestinyKind::Distribute {
+                    "BD-505"
+                } else {
+                    "BD-306"
+                };
+                ensure(w.kinds.contains(&"pass"), rule, || {
+                    "this roll must be used: every point while a pawn can move".into()
+                })?;
+                self.control_only_pass(actor, "destiny_move");
+                Ok(())
+            }
+            _ => Err(violation("BD-305", "move a pawn with the roll")),
+        }
+    }
+
+    /// The path of a destiny move, by the card's own length rule: a rampage's total with
+    /// its captures (BD-340), a distribute share (BD-505), else the exact roll.
+    fn check_destiny_path(
+        &self,
+        pawn: Pawn,
+        path: &[Node],
+        e: &Exec,
+        cards: movement::MoveCards,
+    ) -> Decided<PathInfo> {
+        match e.card.kind() {
+            DestinyKind::Rampage => {
+                movement::check_rampage(self.state(), pawn, path, e.value, cards)
+            }
+            DestinyKind::Distribute => {
+                // BD-505: a share of any length up to the points left.
+                ensure(path.len() <= usize::from(e.value), "BD-505", || {
+                    format!("at most {} points are left", e.value)
+                })?;
+                movement::check_path(self.state(), pawn, path, path.len() as u8, cards)
+            }
+            _ => movement::check_path(self.state(), pawn, path, e.value, cards),
+        }
+    }
+
+    /// BD-320: the accusation's Lawyer window: a Lawyer cancels it, or the seat passes.
+    fn accusation_lawyer(&mut self, actor: Seat, cmd: &Command, e: &Exec) -> Decided {
+        match cmd {
+            Command::PlayCard { card, .. } => {
+                self.check_card(actor, *card, SupportKind::Lawyer)?;
+                self.emit(Event::CardPlayed {
+                    seat: actor,
+                    card: *card,
+                    pawn: e.target,
+                });
+                if let Some(t) = e.target {
+                    self.emit(Event::AccusationCancelled { pawn: t });
+                }
+                self.finish_card(e.card, true);
+                Ok(())
+            }
+            Command::Pass {} => {
+                self.control_only_pass(actor, "lawyer_window");
+                Ok(())
+            }
+            _ => Err(violation("BD-320", "play a Lawyer or pass")),
+        }
+    }
+
+    /// The choice a card asks for (`resolve_destiny`), or the pass allowed when every option
+    /// needs a card (BD-304).
     pub(super) fn destiny_choice(
         &mut self,
         actor: Seat,
@@ -436,162 +469,211 @@ impl Cx<'_> {
         e: Exec,
         w: &Awaiting,
     ) -> Decided {
-        let (option, pawn, target_pawn, target_player, steps, mode, piggy) = match cmd {
-            Command::ResolveDestiny {
-                option,
-                pawn,
-                target_pawn,
-                target_player,
-                steps,
-                mode,
-                piggyback_card,
-            } => (
-                *option,
-                *pawn,
-                *target_pawn,
-                *target_player,
-                *steps,
-                *mode,
-                *piggyback_card,
-            ),
-            Command::Pass {} => {
-                ensure(w.kinds.contains(&"pass"), "BD-304", || {
-                    "this card needs a choice".into()
-                })?;
-                self.finish_card(e.card, false);
-                return Ok(());
-            }
-            _ => return Err(violation("BD-304", "resolve the destiny card")),
+        let Command::ResolveDestiny {
+            option,
+            pawn,
+            target_pawn,
+            target_player,
+            steps,
+            mode,
+            piggyback_card,
+        } = cmd
+        else {
+            return match cmd {
+                Command::Pass {} => {
+                    ensure(w.kinds.contains(&"pass"), "BD-304", || {
+                        "this card needs a choice".into()
+                    })?;
+                    self.finish_card(e.card, false);
+                    Ok(())
+                }
+                _ => Err(violation("BD-304", "resolve the destiny card")),
+            };
         };
         match e.card.kind() {
             DestinyKind::Detective | DestinyKind::ExpressEscape => {
-                let subs = subjects(self.state(), actor, &e);
-                let subject = match (pawn, subs.as_slice()) {
-                    (Some(p), _) if subs.contains(&p) => p,
-                    (None, [only]) if e.subject == Some(*only) => *only,
-                    _ => {
-                        return Err(violation(
-                            "BD-303",
-                            "name an own free movable pawn as the card's subject",
-                        ));
-                    }
+                let choice = SubjectChoice {
+                    pawn: *pawn,
+                    option: *option,
+                    steps: *steps,
+                    piggy: *piggyback_card,
                 };
-                let rule = if e.card.kind() == DestinyKind::Detective {
-                    "BD-310"
-                } else {
-                    "BD-360"
-                };
-                let option = option.ok_or_else(|| violation(rule, "choose an option"))?;
-                match (e.card.kind(), option) {
-                    (DestinyKind::Detective, DestinyOption::BehindOpponent) => {
-                        // BD-310a
-                        let dest = behind_opponent(self.state(), subject).ok_or_else(|| {
-                            violation(
-                                "BD-310",
-                                "no opponent ahead on the ring (or not on the ring)",
-                            )
-                        })?;
-                        self.check_placement(actor, subject, dest, piggy, "BD-310")?;
-                        self.place(actor, subject, dest, piggy);
-                    }
-                    (DestinyKind::Detective, DestinyOption::LastLawyer) => {
-                        let dest = last_lawyer(self.state(), subject)
-                            .ok_or_else(|| violation("BD-310", "no lawyer space behind"))?;
-                        self.check_placement(actor, subject, dest, piggy, "BD-310")?;
-                        self.place(actor, subject, dest, piggy);
-                    }
-                    (DestinyKind::ExpressEscape, DestinyOption::Train) => {
-                        self.evasion_train(actor, subject, piggy)?
-                    }
-                    (DestinyKind::ExpressEscape, DestinyOption::Back) => {
-                        // BD-362
-                        let k = steps.ok_or_else(|| violation("BD-362", "name 1 to 6 steps"))?;
-                        ensure((1..=6).contains(&k), "BD-362", || {
-                            "1 to 6 steps back".into()
-                        })?;
-                        let path = back_path(self.state(), subject, k).ok_or_else(|| {
-                            violation("BD-362", format!("there are fewer than {k} spaces behind"))
-                        })?;
-                        let last = *path.last().ok_or_else(|| violation("BD-362", "empty"))?;
-                        self.check_placement(actor, subject, last, piggy, "BD-362")?;
-                        let info = PathInfo {
-                            end: End::Empty,
-                            jetpacks: 0,
-                            entered: false,
-                            captured: vec![],
-                        };
-                        self.do_move(actor, subject, &path, &info, None, &[], piggy, &[]);
-                    }
-                    _ => return Err(violation(rule, "that option is not on this card")),
-                }
+                self.subject_choice(actor, &e, choice)
             }
-            DestinyKind::Accusation => {
-                let t = target_pawn.ok_or_else(|| violation("BD-320", "name the accused pawn"))?;
-                ensure(
-                    accusation_targets(self.state(), actor).contains(&t),
-                    "BD-320",
-                    || format!("{t} cannot be accused (own, not free, or on a lawyer space)"),
-                )?;
-                self.emit(Event::PawnAccused {
-                    seat: actor,
-                    pawn: t,
-                });
+            DestinyKind::Accusation => self.accuse(actor, *target_pawn),
+            DestinyKind::GrandTour => self.grand_tour(actor, e.card, *mode),
+            DestinyKind::DrawOrRoll => self.draw_or_roll(actor, e.card, *option),
+            DestinyKind::Interrogation => self.interrogate(actor, *target_player),
+            _ => Err(violation("BD-304", "this card needs no choice")),
+        }
+    }
+
+    /// Détective (BD-310) and Évasion express (BD-360): the subject (BD-303), then the
+    /// option.
+    fn subject_choice(&mut self, actor: Seat, e: &Exec, choice: SubjectChoice) -> Decided {
+        let SubjectChoice {
+            pawn,
+            option,
+            steps,
+            piggy,
+        } = choice;
+        let subs = subjects(self.state(), actor, e);
+        let subject = match (pawn, subs.as_slice()) {
+            (Some(p), _) if subs.contains(&p) => p,
+            (None, [only]) if e.subject == Some(*only) => *only,
+            _ => {
+                return Err(violation(
+                    "BD-303",
+                    "name an own free movable pawn as the card's subject",
+                ));
             }
-            DestinyKind::GrandTour => {
-                let f = self
-                    .state()
-                    .pawns_of(actor)
-                    .filter(|&p| self.state().is_free(p))
-                    .count() as u8;
-                let m = mode.ok_or_else(|| violation("BD-332", "choose pairs or each"))?;
-                let rolls = match m {
-                    TourMode::Pairs => 2 * f.min(3),
-                    TourMode::Each => {
-                        ensure(f >= 4, "BD-332", || {
-                            "one roll per pawn needs four free pawns".into()
-                        })?;
-                        f
-                    }
-                };
-                self.control_only(Event::RollsGranted {
-                    seat: actor,
-                    card: e.card,
-                    rolls,
-                });
+        };
+        let rule = if e.card.kind() == DestinyKind::Detective {
+            "BD-310"
+        } else {
+            "BD-360"
+        };
+        let option = option.ok_or_else(|| violation(rule, "choose an option"))?;
+        match (e.card.kind(), option) {
+            (DestinyKind::Detective, DestinyOption::BehindOpponent) => {
+                // BD-310a
+                let dest = behind_opponent(self.state(), subject).ok_or_else(|| {
+                    violation(
+                        "BD-310",
+                        "no opponent ahead on the ring (or not on the ring)",
+                    )
+                })?;
+                self.check_placement(actor, subject, dest, piggy, "BD-310")?;
+                self.place(actor, subject, dest, piggy);
             }
-            DestinyKind::DrawOrRoll => match option {
-                Some(DestinyOption::Draw) => {
-                    let card = self.state().destiny_deck.front().copied();
-                    self.finish_card(e.card, true);
-                    if let Some(card) = card {
-                        self.emit(Event::DestinyCardDrawn { seat: actor, card });
-                    }
-                }
-                Some(DestinyOption::Roll) => {
-                    // BD-351: "for at least 1 pawn of your choice": a pawn must be there.
-                    ensure(
-                        !free_movable(self.state(), actor).is_empty(),
-                        "BD-351",
-                        || "no own free pawn can move: draw instead".into(),
-                    )?;
-                    self.emit(Event::RollsGranted {
+            (DestinyKind::Detective, DestinyOption::LastLawyer) => {
+                // BD-310b
+                let dest = last_lawyer(self.state(), subject)
+                    .ok_or_else(|| violation("BD-310", "no lawyer space behind"))?;
+                self.check_placement(actor, subject, dest, piggy, "BD-310")?;
+                self.place(actor, subject, dest, piggy);
+            }
+            (DestinyKind::ExpressEscape, DestinyOption::Train) => {
+                self.evasion_train(actor, subject, piggy)?
+            }
+            (DestinyKind::ExpressEscape, DestinyOption::Back) => {
+                self.evasion_back(actor, subject, steps, piggy)?
+            }
+            _ => return Err(violation(rule, "that option is not on this card")),
+        }
+        Ok(())
+    }
+
+    /// BD-362: Évasion express `back`: 1 to 6 steps back along `back` pointers.
+    fn evasion_back(
+        &mut self,
+        actor: Seat,
+        subject: Pawn,
+        steps: Option<u8>,
+        piggy: Option<Card>,
+    ) -> Decided {
+        let k = steps.ok_or_else(|| violation("BD-362", "name 1 to 6 steps"))?;
+        ensure((1..=6).contains(&k), "BD-362", || {
+            "1 to 6 steps back".into()
+        })?;
+        let path = back_path(self.state(), subject, k).ok_or_else(|| {
+            violation("BD-362", format!("there are fewer than {k} spaces behind"))
+        })?;
+        let last = *path.last().ok_or_else(|| violation("BD-362", "empty"))?;
+        self.check_placement(actor, subject, last, piggy, "BD-362")?;
+        let info = PathInfo {
+            end: End::Empty,
+            jetpacks: 0,
+            entered: false,
+            captured: vec![],
+        };
+        self.do_move(actor, subject, &path, &info, None, &[], piggy, &[]);
+        Ok(())
+    }
+
+    /// BD-320: the accused pawn: another player's free pawn off the lawyer spaces.
+    fn accuse(&mut self, actor: Seat, target: Option<Pawn>) -> Decided {
+        let t = target.ok_or_else(|| violation("BD-320", "name the accused pawn"))?;
+        ensure(
+            accusation_targets(self.state(), actor).contains(&t),
+            "BD-320",
+            || format!("{t} cannot be accused (own, not free, or on a lawyer space)"),
+        )?;
+        self.emit(Event::PawnAccused {
+            seat: actor,
+            pawn: t,
+        });
+        Ok(())
+    }
+
+    /// BD-332: the grand tour's rolls: by pairs, or one per pawn with four free pawns.
+    fn grand_tour(&mut self, actor: Seat, card: Destiny, mode: Option<TourMode>) -> Decided {
+        let f = self
+            .state()
+            .pawns_of(actor)
+            .filter(|&p| self.state().is_free(p))
+            .count() as u8;
+        let m = mode.ok_or_else(|| violation("BD-332", "choose pairs or each"))?;
+        let rolls = match m {
+            TourMode::Pairs => 2 * f.min(3),
+            TourMode::Each => {
+                ensure(f >= 4, "BD-332", || {
+                    "one roll per pawn needs four free pawns".into()
+                })?;
+                f
+            }
+        };
+        self.control_only(Event::RollsGranted {
+            seat: actor,
+            card,
+            rolls,
+        });
+        Ok(())
+    }
+
+    /// BD-351: draw the next destiny card, or roll twice for an own free pawn.
+    fn draw_or_roll(
+        &mut self,
+        actor: Seat,
+        card: Destiny,
+        option: Option<DestinyOption>,
+    ) -> Decided {
+        match option {
+            Some(DestinyOption::Draw) => {
+                let next = self.state().destiny_deck.front().copied();
+                self.finish_card(card, true);
+                if let Some(next) = next {
+                    self.emit(Event::DestinyCardDrawn {
                         seat: actor,
-                        card: e.card,
-                        rolls: 2,
+                        card: next,
                     });
                 }
-                _ => return Err(violation("BD-351", "choose draw or roll")),
-            },
-            DestinyKind::Interrogation => {
-                let t = target_player
-                    .ok_or_else(|| violation("BD-370", "name the interrogated player"))?;
-                ensure(self.state().is_seat(t) && t != actor, "BD-370", || {
-                    "name another player".into()
-                })?;
-                self.emit(Event::InterrogationPlaced { target: t });
             }
-            _ => return Err(violation("BD-304", "this card needs no choice")),
+            Some(DestinyOption::Roll) => {
+                // BD-351: "for at least 1 pawn of your choice": a pawn must be there.
+                ensure(
+                    !free_movable(self.state(), actor).is_empty(),
+                    "BD-351",
+                    || "no own free pawn can move: draw instead".into(),
+                )?;
+                self.emit(Event::RollsGranted {
+                    seat: actor,
+                    card,
+                    rolls: 2,
+                });
+            }
+            _ => return Err(violation("BD-351", "choose draw or roll")),
         }
+        Ok(())
+    }
+
+    /// BD-370: the interrogated player: another seat of the table.
+    fn interrogate(&mut self, actor: Seat, target: Option<Seat>) -> Decided {
+        let t = target.ok_or_else(|| violation("BD-370", "name the interrogated player"))?;
+        ensure(self.state().is_seat(t) && t != actor, "BD-370", || {
+            "name another player".into()
+        })?;
+        self.emit(Event::InterrogationPlaced { target: t });
         Ok(())
     }
 

@@ -38,6 +38,17 @@ pub fn outside_movable(st: &State, seat: Seat) -> Vec<Pawn> {
         .collect()
 }
 
+/// BD-506 (strengthens BD-047): while `leave` (a pawn on the own probation officer that can
+/// leave it with the roll) is there, the roll must move it off: `what` the player must do.
+fn officer_first(leave: Option<Pawn>, what: &str) -> Decided {
+    leave.map_or(Ok(()), |p| {
+        Err(violation(
+            "BD-506",
+            format!("{p} stands on your probation officer and can leave it: {what}"),
+        ))
+    })
+}
+
 /// The working copy `decide` resolves on (the shared toolkit's [`Scratch`]); its methods
 /// here and in `destiny.rs` / `fight.rs` are the steps of Bandits.
 pub type Cx<'a> = Scratch<'a, Bandits>;
@@ -245,6 +256,8 @@ impl Cx<'_> {
         self.start_turn(next, self.state().turn + 1);
     }
 
+    /// The answer to the turn's roll (BD-044): free a pawn, move one, play a Surveiller, or
+    /// pass.
     pub(super) fn turn_action(
         &mut self,
         actor: Seat,
@@ -256,52 +269,8 @@ impl Cx<'_> {
         // BD-506 (strengthens BD-047): a pawn on the own probation officer that can leave it
         // with this value must be moved off with it.
         let leave = must_leave_officer(self.state(), actor, v);
-        let officer_rule = |what: &str| {
-            leave.map_or(Ok(()), |p| {
-                Err(violation(
-                    "BD-506",
-                    format!("{p} stands on your probation officer and can leave it: {what}"),
-                ))
-            })
-        };
         match cmd {
-            Command::FreePawn { piggyback_card } => {
-                ensure(v == 5 || v == 10, "BD-044", || {
-                    "only a 5 or a 10 frees a pawn".into()
-                })?;
-                ensure(can_free(self.state(), actor), "BD-061", || {
-                    "freeing needs a pawn in prison and no own pawn on the probation officer".into()
-                })?;
-                let colour = self
-                    .state()
-                    .colour_of(actor)
-                    .ok_or_else(|| violation("BD-001", "no colour"))?;
-                let po = board().probation[colour.index()];
-                if let Some(card) = piggyback_card {
-                    self.check_card(actor, *card, SupportKind::Piggyback)?;
-                    ensure(!self.state().at(po).is_empty(), "BD-380", || {
-                        "Sur le dos needs an occupied node".into()
-                    })?;
-                }
-                // BD-004: the lowest-numbered prisoner.
-                let pawn = self
-                    .state()
-                    .pawns_of(actor)
-                    .find(|&p| self.state().in_prison(p))
-                    .ok_or_else(|| violation("BD-061", "nobody in prison"))?;
-                if let Some(card) = piggyback_card {
-                    self.emit(Event::CardPlayed {
-                        seat: actor,
-                        card: *card,
-                        pawn: Some(pawn),
-                    });
-                }
-                self.emit(Event::PawnFreed { pawn, to: po });
-                if piggyback_card.is_some() {
-                    self.emit(Event::PawnStacked { pawn, on: po });
-                }
-                Ok(())
-            }
+            Command::FreePawn { piggyback_card } => self.free_pawn(actor, v, *piggyback_card),
             Command::MovePawn {
                 pawn,
                 path,
@@ -317,7 +286,7 @@ impl Cx<'_> {
                     "no free pawn: this roll can only free a pawn".into()
                 })?;
                 if leave != Some(*pawn) {
-                    officer_rule("move that pawn")?;
+                    officer_first(leave, "move that pawn")?;
                 }
                 let cards = self.move_cards(actor, *ticket_card, jetpack_cards, *piggyback_card)?;
                 let info = movement::check_path(self.state(), *pawn, path, v, cards)?;
@@ -345,33 +314,12 @@ impl Cx<'_> {
                 ensure(!attempt, "BD-044", || {
                     "Surveiller needs a normal-mode roll".into()
                 })?;
-                officer_rule("use the roll to move it, not a Surveiller")?;
-                ensure(!self.state().ctl.watch_used, "BD-234", || {
-                    "at most one Surveiller per turn".into()
-                })?;
-                self.check_card(actor, *card, SupportKind::Watch)?;
-                let pawn =
-                    pawn.ok_or_else(|| violation("BD-270", "Surveiller names the pawn to place"))?;
-                self.check_mover(actor, pawn)?;
-                ensure(
-                    self.state().is_free(pawn) && self.state().on_ring(pawn),
-                    "BD-270",
-                    || "Surveiller places a free pawn on the ring".into(),
-                )?;
-                let dest = behind_opponent(self.state(), pawn)
-                    .ok_or_else(|| violation("BD-270", "no opponent ahead to stand behind"))?;
-                self.check_placement(actor, pawn, dest, *piggyback_card, "BD-270")?;
-                self.emit(Event::CardPlayed {
-                    seat: actor,
-                    card: *card,
-                    pawn: Some(pawn),
-                });
-                self.place(actor, pawn, dest, *piggyback_card);
-                Ok(())
+                officer_first(leave, "use the roll to move it, not a Surveiller")?;
+                self.watch(actor, *card, *pawn, *piggyback_card)
             }
             Command::Pass {} => {
                 ensure(!must_free, "BD-045", || "a 10 must free a pawn".into())?;
-                officer_rule("use the roll to move it off")?;
+                officer_first(leave, "use the roll to move it off")?;
                 self.control_only_pass(actor, "turn_action");
                 Ok(())
             }
@@ -380,6 +328,78 @@ impl Cx<'_> {
                 "answer the roll with free_pawn, move_pawn, play_card or pass",
             )),
         }
+    }
+
+    /// BD-044 / BD-061: a 5 or a 10 frees the lowest-numbered prisoner onto the own
+    /// probation officer (on top of a pawn there with a Sur le dos, BD-380).
+    fn free_pawn(&mut self, actor: Seat, v: u8, piggyback_card: Option<Card>) -> Decided {
+        ensure(v == 5 || v == 10, "BD-044", || {
+            "only a 5 or a 10 frees a pawn".into()
+        })?;
+        ensure(can_free(self.state(), actor), "BD-061", || {
+            "freeing needs a pawn in prison and no own pawn on the probation officer".into()
+        })?;
+        let colour = self
+            .state()
+            .colour_of(actor)
+            .ok_or_else(|| violation("BD-001", "no colour"))?;
+        let po = board().probation[colour.index()];
+        if let Some(card) = piggyback_card {
+            self.check_card(actor, card, SupportKind::Piggyback)?;
+            ensure(!self.state().at(po).is_empty(), "BD-380", || {
+                "Sur le dos needs an occupied node".into()
+            })?;
+        }
+        // BD-004: the lowest-numbered prisoner.
+        let pawn = self
+            .state()
+            .pawns_of(actor)
+            .find(|&p| self.state().in_prison(p))
+            .ok_or_else(|| violation("BD-061", "nobody in prison"))?;
+        if let Some(card) = piggyback_card {
+            self.emit(Event::CardPlayed {
+                seat: actor,
+                card,
+                pawn: Some(pawn),
+            });
+        }
+        self.emit(Event::PawnFreed { pawn, to: po });
+        if piggyback_card.is_some() {
+            self.emit(Event::PawnStacked { pawn, on: po });
+        }
+        Ok(())
+    }
+
+    /// BD-234 / BD-270: a Surveiller as the turn's action places a free ring pawn just behind
+    /// the next opponent, once a turn.
+    fn watch(
+        &mut self,
+        actor: Seat,
+        card: Card,
+        pawn: Option<Pawn>,
+        piggyback_card: Option<Card>,
+    ) -> Decided {
+        ensure(!self.state().ctl.watch_used, "BD-234", || {
+            "at most one Surveiller per turn".into()
+        })?;
+        self.check_card(actor, card, SupportKind::Watch)?;
+        let pawn = pawn.ok_or_else(|| violation("BD-270", "Surveiller names the pawn to place"))?;
+        self.check_mover(actor, pawn)?;
+        ensure(
+            self.state().is_free(pawn) && self.state().on_ring(pawn),
+            "BD-270",
+            || "Surveiller places a free pawn on the ring".into(),
+        )?;
+        let dest = behind_opponent(self.state(), pawn)
+            .ok_or_else(|| violation("BD-270", "no opponent ahead to stand behind"))?;
+        self.check_placement(actor, pawn, dest, piggyback_card, "BD-270")?;
+        self.emit(Event::CardPlayed {
+            seat: actor,
+            card,
+            pawn: Some(pawn),
+        });
+        self.place(actor, pawn, dest, piggyback_card);
+        Ok(())
     }
 
     // ------------------------------------------------------------------ checks

@@ -81,95 +81,100 @@ pub fn awaiting(st: &State) -> Option<Awaiting> {
         Phase::Interrogated => aw(active, "interrogated", &["return_interrogation"]),
         Phase::TurnRoll => aw(active, "turn_roll", &["roll_die"]),
         Phase::HunterMove { .. } => aw(active, "hunter_move", &["move_hunter"]),
-        Phase::Action { value, attempt } => {
-            if *value == 10 && can_free(st, active) {
-                // BD-045
-                aw(active, "turn_action", &["free_pawn"])
-            } else if *attempt {
-                // BD-513: no free pawn, and village pawns are not free: free or pass.
-                aw(active, "turn_action", &["free_pawn", "pass"])
-            } else if must_leave_officer(st, active, *value).is_some() {
-                // BD-506
-                aw(active, "turn_action", &["move_pawn"])
-            } else {
-                aw(
-                    active,
-                    "turn_action",
-                    &["free_pawn", "move_pawn", "play_card", "pass"],
-                )
-            }
-        }
+        Phase::Action { value, attempt } => awaiting_turn_action(st, active, *value, *attempt),
         Phase::RerollAfterTen => aw(active, "reroll_after_ten", &["roll_die", "end_turn"]),
         Phase::Resolving { .. } => match st.ctl.stack.last()? {
             Frame::HandLimit { seat } => aw(*seat, "hand_limit", &["discard_cards"]),
-            Frame::Arrive(a) => match &a.stage {
-                ArrivalStage::Fight(f) => match f.step {
-                    FightStep::Bodyguard => aw(
-                        *f.window.get(usize::from(f.next))?,
-                        "bodyguard_window",
-                        &["play_card", "pass"],
-                    ),
-                    FightStep::AttackerRoll => aw(f.attacker_seat, "fight_roll", &["roll_die"]),
-                    FightStep::DefenderRoll => aw(f.defender, "fight_roll", &["roll_die"]),
-                    FightStep::DefenceReroll => {
-                        aw(f.defender, "defence_reroll", &["reroll_defence", "pass"])
-                    }
-                    FightStep::Lawyer => {
-                        aw(f.attacker_seat, "lawyer_window", &["play_card", "pass"])
-                    }
-                    FightStep::Settle | FightStep::Retreat => None,
-                },
-                ArrivalStage::Bonus { card_only: true } => {
-                    aw(active, "bonus_move", &["move_pawn", "pass"])
-                }
-                ArrivalStage::Bonus { card_only: false } => {
-                    aw(active, "bonus_move", &["move_pawn"])
-                }
-                ArrivalStage::Express => aw(active, "express_choice", &["ride_express", "pass"]),
-                ArrivalStage::Occupancy | ArrivalStage::Effects => None,
-            },
-            Frame::Destiny(d) => {
-                let e = d.exec.as_ref()?;
-                match e.step {
-                    ExecStep::Choice => {
-                        if choice_pass_allowed(st, active, e) {
-                            aw(active, "destiny_choice", &["resolve_destiny", "pass"])
-                        } else {
-                            aw(active, "destiny_choice", &["resolve_destiny"])
-                        }
-                    }
-                    ExecStep::Roll if is_permission(e.card) => {
-                        aw(active, "destiny_roll", &["roll_die", "pass"])
-                    }
-                    ExecStep::Roll => aw(active, "destiny_roll", &["roll_die"]),
-                    // BD-515: a move begun in segments must be finished.
-                    ExecStep::Move if st.ctl.moving.is_some() => {
-                        aw(active, "destiny_move", &["move_pawn", "move_segment"])
-                    }
-                    ExecStep::Move => {
-                        let pass = is_permission(e.card) || !destiny_moves(st, active, e).0;
-                        // BD-515: rampage and distribute moves may go in segments.
-                        let kinds: &'static [&'static str] = match (pass, segmented(st, e.card)) {
-                            (true, true) => &["move_pawn", "move_segment", "pass"],
-                            (true, false) => &["move_pawn", "pass"],
-                            (false, true) => &["move_pawn", "move_segment"],
-                            (false, false) => &["move_pawn"],
-                        };
-                        aw(active, "destiny_move", kinds)
-                    }
-                    ExecStep::Lawyer => aw(
-                        *e.window.get(usize::from(e.next))?,
-                        "lawyer_window",
-                        &["play_card", "pass"],
-                    ),
-                    ExecStep::Start
-                    | ExecStep::Next
-                    | ExecStep::Rolled
-                    | ExecStep::Draw
-                    | ExecStep::Fallback => None,
-                }
-            }
+            Frame::Arrive(a) => awaiting_arrival(a, active),
+            Frame::Destiny(d) => awaiting_destiny(st, active, d.exec.as_ref()?),
         },
+    }
+}
+
+/// The answers the turn's roll allows (BD-044).
+fn awaiting_turn_action(st: &State, active: Seat, value: u8, attempt: bool) -> Option<Awaiting> {
+    if value == 10 && can_free(st, active) {
+        // BD-045
+        aw(active, "turn_action", &["free_pawn"])
+    } else if attempt {
+        // BD-513: no free pawn, and village pawns are not free: free or pass.
+        aw(active, "turn_action", &["free_pawn", "pass"])
+    } else if must_leave_officer(st, active, value).is_some() {
+        // BD-506
+        aw(active, "turn_action", &["move_pawn"])
+    } else {
+        aw(
+            active,
+            "turn_action",
+            &["free_pawn", "move_pawn", "play_card", "pass"],
+        )
+    }
+}
+
+/// The decision of an arrival's stage: its fight's windows and rolls, a bonus move, the
+/// express (§3.7–§3.10).
+fn awaiting_arrival(a: &Arrival, active: Seat) -> Option<Awaiting> {
+    match &a.stage {
+        ArrivalStage::Fight(f) => match f.step {
+            FightStep::Bodyguard => aw(
+                *f.window.get(usize::from(f.next))?,
+                "bodyguard_window",
+                &["play_card", "pass"],
+            ),
+            FightStep::AttackerRoll => aw(f.attacker_seat, "fight_roll", &["roll_die"]),
+            FightStep::DefenderRoll => aw(f.defender, "fight_roll", &["roll_die"]),
+            FightStep::DefenceReroll => {
+                aw(f.defender, "defence_reroll", &["reroll_defence", "pass"])
+            }
+            FightStep::Lawyer => aw(f.attacker_seat, "lawyer_window", &["play_card", "pass"]),
+            FightStep::Settle | FightStep::Retreat => None,
+        },
+        ArrivalStage::Bonus { card_only: true } => aw(active, "bonus_move", &["move_pawn", "pass"]),
+        ArrivalStage::Bonus { card_only: false } => aw(active, "bonus_move", &["move_pawn"]),
+        ArrivalStage::Express => aw(active, "express_choice", &["ride_express", "pass"]),
+        ArrivalStage::Occupancy | ArrivalStage::Effects => None,
+    }
+}
+
+/// The decision of the destiny card being executed (§3.14).
+fn awaiting_destiny(st: &State, active: Seat, e: &Exec) -> Option<Awaiting> {
+    match e.step {
+        ExecStep::Choice => {
+            if choice_pass_allowed(st, active, e) {
+                aw(active, "destiny_choice", &["resolve_destiny", "pass"])
+            } else {
+                aw(active, "destiny_choice", &["resolve_destiny"])
+            }
+        }
+        ExecStep::Roll if is_permission(e.card) => {
+            aw(active, "destiny_roll", &["roll_die", "pass"])
+        }
+        ExecStep::Roll => aw(active, "destiny_roll", &["roll_die"]),
+        // BD-515: a move begun in segments must be finished.
+        ExecStep::Move if st.ctl.moving.is_some() => {
+            aw(active, "destiny_move", &["move_pawn", "move_segment"])
+        }
+        ExecStep::Move => {
+            let pass = is_permission(e.card) || !destiny_moves(st, active, e).0;
+            // BD-515: rampage and distribute moves may go in segments.
+            let kinds: &'static [&'static str] = match (pass, segmented(st, e.card)) {
+                (true, true) => &["move_pawn", "move_segment", "pass"],
+                (true, false) => &["move_pawn", "pass"],
+                (false, true) => &["move_pawn", "move_segment"],
+                (false, false) => &["move_pawn"],
+            };
+            aw(active, "destiny_move", kinds)
+        }
+        ExecStep::Lawyer => aw(
+            *e.window.get(usize::from(e.next))?,
+            "lawyer_window",
+            &["play_card", "pass"],
+        ),
+        ExecStep::Start
+        | ExecStep::Next
+        | ExecStep::Rolled
+        | ExecStep::Draw
+        | ExecStep::Fallback => None,
     }
 }
 

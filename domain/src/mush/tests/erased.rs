@@ -1,8 +1,9 @@
 //! The server talks to the game only through `AnyGame` / JSON: registration, options,
 //! commands and redaction as the server sees them.
 
+use crate::any::{AnyState, EventData};
 use crate::engine::{ScriptedRng, Seat, Viewer};
-use serde_json::json;
+use serde_json::{Value, json};
 
 #[test]
 fn mush_is_registered_and_plays_through_json() {
@@ -29,64 +30,68 @@ fn mush_is_registered_and_plays_through_json() {
     {
         state.apply(&e.payload, 2).expect("apply");
     }
-    let p2 = Seat::new(2).expect("seat");
-    let p1 = Seat::new(1).expect("seat");
-    // MU-167: the first-trainer roll has its re-roll window, seat 1 polled first.
+    let (p1, p2) = (seat(1), seat(2));
+    training_is_chosen_through_json(&mut *state, p1, p2);
+    while state.view(Viewer::Spectator)["phase"] == "reroll_window" {
+        let who = state.prompts()[0].seat;
+        play(&mut *state, who, json!({"type": "pass_reroll"}), &[]);
+    }
+    assert_eq!(state.view(Viewer::Spectator)["phase"], "bidding");
+    a_sealed_bid_is_redacted_for_the_others(&*state, p1, p2);
+    // Unknown spaces are malformed commands, not panics.
+    assert!(
+        state
+            .decide(
+                p1,
+                &json!({"type": "step", "to": "mars"}),
+                &mut ScriptedRng::dice(&[])
+            )
+            .is_err()
+    );
+    state.check_invariants().expect("invariants");
+}
+
+fn seat(n: u8) -> Seat {
+    Seat::new(n).expect("seat")
+}
+
+/// When `who` sends `command` (with these dice), then it is accepted: its events, applied.
+fn play(state: &mut dyn AnyState, who: Seat, command: Value, dice: &[u32]) -> Vec<EventData> {
+    let events = state
+        .decide(who, &command, &mut ScriptedRng::dice(dice))
+        .expect("accepted");
+    for e in &events {
+        state.apply(&e.payload, 2).expect("apply");
+    }
+    events
+}
+
+/// MU-167: the first-trainer roll has its re-roll window, seat 1 polled first; then seat 2
+/// (the first trainer) and seat 1 choose, and the last choice starts round 1.
+fn training_is_chosen_through_json(state: &mut dyn AnyState, p1: Seat, p2: Seat) {
     assert_eq!(
         state.view(Viewer::Spectator)["reroll"]["roll"],
         "first_trainer"
     );
     for who in [p1, p2] {
         assert_eq!(state.prompts()[0].seat, who);
-        for e in state
-            .decide(
-                who,
-                &json!({"type": "pass_reroll"}),
-                &mut ScriptedRng::dice(&[]),
-            )
-            .expect("pass")
-        {
-            state.apply(&e.payload, 2).expect("apply");
-        }
+        play(state, who, json!({"type": "pass_reroll"}), &[]);
     }
     assert_eq!(state.prompts()[0].seat, p2);
-    let cmd = json!({"type": "choose_training", "training": "cold"});
-    for e in state
-        .decide(p2, &cmd, &mut ScriptedRng::dice(&[]))
-        .expect("accepted")
-    {
-        state.apply(&e.payload, 2).expect("apply");
-    }
+    let cold = json!({"type": "choose_training", "training": "cold"});
+    play(state, p2, cold, &[]);
     // The last choice starts round 1 and rolls the weather in the same command.
-    let events = state
-        .decide(
-            p1,
-            &json!({"type": "choose_training", "training": "hot"}),
-            &mut ScriptedRng::dice(&[3]),
-        )
-        .expect("accepted");
+    let hot = json!({"type": "choose_training", "training": "hot"});
+    let events = play(state, p1, hot, &[3]);
     let kinds: Vec<&str> = events.iter().map(|e| e.kind.as_str()).collect();
     assert_eq!(
         kinds,
         ["training_chosen", "round_started", "weather_rolled"]
     );
-    for e in &events {
-        state.apply(&e.payload, 2).expect("apply");
-    }
-    while state.view(Viewer::Spectator)["phase"] == "reroll_window" {
-        let who = state.prompts()[0].seat;
-        for e in state
-            .decide(
-                who,
-                &json!({"type": "pass_reroll"}),
-                &mut ScriptedRng::dice(&[]),
-            )
-            .expect("pass")
-        {
-            state.apply(&e.payload, 2).expect("apply");
-        }
-    }
-    assert_eq!(state.view(Viewer::Spectator)["phase"], "bidding");
+}
+
+/// MU-033: a bid is sealed: another seat sees its commitment only, its bidder the amount.
+fn a_sealed_bid_is_redacted_for_the_others(state: &dyn AnyState, p1: Seat, p2: Seat) {
     let bid = state
         .decide(
             p1,
@@ -106,15 +111,4 @@ fn mush_is_registered_and_plays_through_json() {
             .expect("own")["amount"],
         4
     );
-    // Unknown spaces are malformed commands, not panics.
-    assert!(
-        state
-            .decide(
-                p1,
-                &json!({"type": "step", "to": "mars"}),
-                &mut ScriptedRng::dice(&[])
-            )
-            .is_err()
-    );
-    state.check_invariants().expect("invariants");
 }

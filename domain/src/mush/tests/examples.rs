@@ -288,45 +288,12 @@ fn ex09_avalanche_with_plus_four() {
 #[test]
 fn ex10_avalanche_actions_cost_and_legal_links() {
     let mut s = Fx::new().tokens(1, 12).done();
-    assert_eq!(
-        rule_of(
-            &s,
-            1,
-            PlaceAvalanche {
-                link: link("anc_a5>anc_a6")
-            }
-        ),
-        "MU-106"
-    );
-    assert_eq!(
-        rule_of(
-            &s,
-            1,
-            PlaceAvalanche {
-                link: link("anc_b5>anc_a6")
-            }
-        ),
-        "MU-106"
-    );
-    ok(
-        &mut s,
-        1,
-        PlaceAvalanche {
-            link: link("anc_b3>anc_b4"),
-        },
-        &[],
-    );
+    // MU-106: a legal link is live, touches no difficult space and holds no avalanche yet.
+    assert_eq!(rule_of(&s, 1, place_avalanche("anc_a5>anc_a6")), "MU-106");
+    assert_eq!(rule_of(&s, 1, place_avalanche("anc_b5>anc_a6")), "MU-106");
+    ok(&mut s, 1, place_avalanche("anc_b3>anc_b4"), &[]);
     assert_eq!((s.players[0].tokens, s.avalanche_supply), (7, 3));
-    assert_eq!(
-        rule_of(
-            &s,
-            1,
-            PlaceAvalanche {
-                link: link("anc_b3>anc_b4")
-            }
-        ),
-        "MU-106"
-    );
+    assert_eq!(rule_of(&s, 1, place_avalanche("anc_b3>anc_b4")), "MU-106");
     ok(
         &mut s,
         1,
@@ -337,37 +304,19 @@ fn ex10_avalanche_actions_cost_and_legal_links() {
         &[],
     );
     assert_eq!(s.players[0].tokens, 2);
-    assert_eq!(
-        rule_of(
-            &s,
-            1,
-            RemoveAvalanche {
-                link: link("anc_c4>anc_c5")
-            }
-        ),
-        "MU-105"
-    );
-    assert_eq!(
-        rule_of(
-            &s,
-            2,
-            PlaceAvalanche {
-                link: link("anc_c1>anc_c2")
-            }
-        ),
-        "MU-107"
-    );
+    // MU-105: every avalanche action costs 5 tokens (2 are left).
+    let remove = RemoveAvalanche {
+        link: link("anc_c4>anc_c5"),
+    };
+    assert_eq!(rule_of(&s, 1, remove), "MU-105");
+    // MU-107: only the active player takes avalanche actions.
+    assert_eq!(rule_of(&s, 2, place_avalanche("anc_c1>anc_c2")), "MU-107");
     let s = Fx::first_game(3).done();
-    assert_eq!(
-        rule_of(
-            &s,
-            1,
-            PlaceAvalanche {
-                link: link("anc_b8>pin_a1")
-            }
-        ),
-        "MU-014"
-    );
+    assert_eq!(rule_of(&s, 1, place_avalanche("anc_b8>pin_a1")), "MU-014");
+}
+
+fn place_avalanche(l: &str) -> Command {
+    PlaceAvalanche { link: link(l) }
 }
 
 // MU-130, MU-131
@@ -961,6 +910,34 @@ fn ex26_the_early_riser_step() {
 // MU-020, MU-021, MU-022, MU-023, MU-024, MU-025, MU-167
 #[test]
 fn ex27_choosing_training_first_trainer_and_limits() {
+    let mut s = four_players_after_the_first_trainer_roll();
+    // MU-167 (replaces MU-133): a re-roll window follows the first-trainer roll.
+    assert_eq!(s.phase, Phase::RerollWindow);
+    assert_eq!(rule_of(&s, 3, train(Training::Hot)), "MU-160");
+    pass_all(&mut s, &[]);
+    assert_eq!(s.phase, Phase::SetupTraining);
+    // MU-021: the first trainer chooses first, then clockwise.
+    assert_eq!(rule_of(&s, 1, train(Training::Hot)), "MU-021");
+    ok(&mut s, 3, train(Training::Hot), &[]);
+    ok(&mut s, 4, train(Training::Hot), &[]);
+    // MU-023: at most ceil(4/3) = 2 players per training type.
+    assert_eq!(rule_of(&s, 1, train(Training::Hot)), "MU-023");
+    ok(&mut s, 1, train(Training::Cold), &[]);
+    assert_eq!(
+        Mush::legal(&s, seat(2)),
+        vec![train(Training::Mixed), train(Training::Cold)]
+    );
+    let ev = ok(&mut s, 2, train(Training::Mixed), &[4]);
+    // MU-025: the first trainer is round 1's initiative player.
+    assert!(ev.iter().any(
+        |e| matches!(e, Event::RoundStarted { round: 1, initiative } if initiative.number() == 3)
+    ));
+    three_players_the_last_chooser_still_sends_its_only_option();
+}
+
+/// Given four players whose first-trainer rolls are 5 (over the seat count: rolled again)
+/// then 3: seat 3 trains first (MU-020).
+fn four_players_after_the_first_trainer_roll() -> State {
     let mut s = State::default();
     let ev = Mush::setup(&Default::default(), 4, &mut ScriptedRng::dice(&[5, 3])).expect("setup");
     assert!(
@@ -969,126 +946,26 @@ fn ex27_choosing_training_first_trainer_and_limits() {
     for e in &ev {
         Mush::evolve(&mut s, e);
     }
-    // MU-167 (replaces MU-133): a re-roll window follows the first-trainer roll.
-    assert_eq!(s.phase, Phase::RerollWindow);
-    assert_eq!(
-        rule_of(
-            &s,
-            3,
-            ChooseTraining {
-                training: Training::Hot
-            }
-        ),
-        "MU-160"
-    );
-    pass_all(&mut s, &[]);
-    assert_eq!(s.phase, Phase::SetupTraining);
-    assert_eq!(
-        rule_of(
-            &s,
-            1,
-            ChooseTraining {
-                training: Training::Hot
-            }
-        ),
-        "MU-021"
-    );
-    ok(
-        &mut s,
-        3,
-        ChooseTraining {
-            training: Training::Hot,
-        },
-        &[],
-    );
-    ok(
-        &mut s,
-        4,
-        ChooseTraining {
-            training: Training::Hot,
-        },
-        &[],
-    );
-    assert_eq!(
-        rule_of(
-            &s,
-            1,
-            ChooseTraining {
-                training: Training::Hot
-            }
-        ),
-        "MU-023"
-    );
-    ok(
-        &mut s,
-        1,
-        ChooseTraining {
-            training: Training::Cold,
-        },
-        &[],
-    );
-    assert_eq!(
-        Mush::legal(&s, seat(2)),
-        vec![
-            ChooseTraining {
-                training: Training::Mixed
-            },
-            ChooseTraining {
-                training: Training::Cold
-            }
-        ]
-    );
-    let ev = ok(
-        &mut s,
-        2,
-        ChooseTraining {
-            training: Training::Mixed,
-        },
-        &[4],
-    );
-    assert!(ev.iter().any(
-        |e| matches!(e, Event::RoundStarted { round: 1, initiative } if initiative.number() == 3)
-    ));
-    // 3 players: the last chooser has a single option and must still send it.
+    s
+}
+
+/// 3 players: the last chooser has a single option and must still send it (MU-023, MU-024).
+fn three_players_the_last_chooser_still_sends_its_only_option() {
     let mut s = State::default();
     for e in Mush::setup(&Default::default(), 3, &mut ScriptedRng::dice(&[1])).expect("setup") {
         Mush::evolve(&mut s, &e);
     }
     pass_all(&mut s, &[]);
-    ok(
-        &mut s,
-        1,
-        ChooseTraining {
-            training: Training::Hot,
-        },
-        &[],
-    );
-    ok(
-        &mut s,
-        2,
-        ChooseTraining {
-            training: Training::Cold,
-        },
-        &[],
-    );
-    assert_eq!(
-        rule_of(
-            &s,
-            3,
-            ChooseTraining {
-                training: Training::Hot
-            }
-        ),
-        "MU-023"
-    );
-    assert_eq!(
-        Mush::legal(&s, seat(3)),
-        vec![ChooseTraining {
-            training: Training::Mixed
-        }]
-    );
+    ok(&mut s, 1, train(Training::Hot), &[]);
+    ok(&mut s, 2, train(Training::Cold), &[]);
+    assert_eq!(rule_of(&s, 3, train(Training::Hot)), "MU-023");
+    assert_eq!(Mush::legal(&s, seat(3)), vec![train(Training::Mixed)]);
     assert_eq!(Mush::prompts(&s)[0].seat, seat(3));
     assert_eq!(s.phase, Phase::SetupTraining);
+}
+
+fn train(training: Training) -> Command {
+    ChooseTraining { training }
 }
 
 // MU-031, MU-130, MU-032

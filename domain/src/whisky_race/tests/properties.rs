@@ -4,10 +4,16 @@ use super::super::*;
 use crate::engine::{ChaChaRng, Game, Rng, RngExt, Seat, seeded};
 use proptest::prelude::*;
 
+fn any_marker(rng: &mut ChaChaRng) -> MarkerId {
+    MarkerId::from_index(rng.index(board().markers.len()))
+}
+
+fn any_seat(rng: &mut ChaChaRng) -> Seat {
+    Seat::new(1 + rng.below(6) as u8).expect("seat")
+}
+
 /// Variations of a command: other numbers, other targets, other markers, other kinds.
 fn mutations(c: &Command, rng: &mut ChaChaRng) -> Vec<Command> {
-    let any_marker = |rng: &mut ChaChaRng| MarkerId::from_index(rng.index(board().markers.len()));
-    let any_seat = |rng: &mut ChaChaRng| Seat::new(1 + rng.below(6) as u8).expect("seat");
     let mut out = Vec::new();
     match c {
         Command::Step { n } => out.extend([Command::Step { n: n + 1 }, Command::Step { n: 0 }]),
@@ -21,118 +27,15 @@ fn mutations(c: &Command, rng: &mut ChaChaRng) -> Vec<Command> {
         Command::SubmitGroupBid { amount } => {
             out.push(Command::SubmitGroupBid { amount: amount + 1 })
         }
-        Command::AcceptOrder { group, proposal } => out.extend([
-            Command::AcceptOrder {
-                group: *group,
-                proposal: proposal + 1,
-            },
-            Command::AcceptOrder {
-                group: group + 1,
-                proposal: *proposal,
-            },
-        ]),
-        Command::ProposeOrder { group, order } => {
-            let mut shorter = order.clone();
-            shorter.pop();
-            let mut dup = order.clone();
-            dup[0] = dup[dup.len() - 1];
-            out.extend([
-                Command::ProposeOrder {
-                    group: *group,
-                    order: shorter,
-                },
-                Command::ProposeOrder {
-                    group: *group,
-                    order: dup,
-                },
-                Command::ProposeOrder {
-                    group: group + 1,
-                    order: order.clone(),
-                },
-            ]);
-        }
-        Command::RefuseAgreement { group } => {
-            out.push(Command::RefuseAgreement { group: group + 1 })
-        }
-        Command::ChooseWhiskyGroup { group } => out.extend([
-            Command::ChooseWhiskyGroup { group: group + 1 },
-            Command::ChooseWhiskyGroup { group: 0 },
-        ]),
+        Command::AcceptOrder { .. }
+        | Command::ProposeOrder { .. }
+        | Command::RefuseAgreement { .. }
+        | Command::ChooseWhiskyGroup { .. } => out = group_mutations(c),
         Command::ReplaceSetupMarker { .. } => out.push(Command::ReplaceSetupMarker {
             marker: any_marker(rng),
         }),
-        Command::UseWhisky { whisky, params } => {
-            let mut p = params.clone();
-            p.target = Some(any_seat(rng));
-            out.push(Command::UseWhisky {
-                whisky: *whisky,
-                params: p,
-            });
-            let mut p = params.clone();
-            p.take = Some(any_marker(rng));
-            out.push(Command::UseWhisky {
-                whisky: *whisky,
-                params: p,
-            });
-            let mut p = params.clone();
-            p.direction = Some(Direction::Backward);
-            p.piece = Some(Piece::Pawn {
-                seat: any_seat(rng),
-            });
-            out.push(Command::UseWhisky {
-                whisky: *whisky,
-                params: p,
-            });
-            let mut p = params.clone();
-            p.brora = Some(any_marker(rng));
-            out.push(Command::UseWhisky {
-                whisky: *whisky,
-                params: p,
-            });
-            out.push(Command::UseWhisky {
-                whisky: any_marker(rng),
-                params: params.clone(),
-            });
-        }
-        Command::Activate { marker, action } => {
-            out.push(Command::Activate {
-                marker: any_marker(rng),
-                action: action.clone(),
-            });
-            let other = match action {
-                Action::Sell { .. } => Action::Sell {
-                    whisky: any_marker(rng),
-                    reward: Reward::Vp,
-                },
-                Action::Swap { marker_a, .. } => Action::Swap {
-                    marker_a: *marker_a,
-                    marker_b: any_marker(rng),
-                },
-                Action::MoveEnglishman {
-                    direction,
-                    distance,
-                } => Action::MoveEnglishman {
-                    direction: *direction,
-                    distance: distance + 1,
-                },
-                Action::Reactivate { .. } => Action::Reactivate {
-                    whisky: any_marker(rng),
-                },
-                Action::Buy { .. } => Action::Buy {
-                    marker: Some(any_marker(rng)),
-                },
-                Action::Collect {} => Action::Decline {},
-                Action::Decline {} => Action::Collect {},
-            };
-            out.push(Command::Activate {
-                marker: *marker,
-                action: other,
-            });
-            out.push(Command::Activate {
-                marker: *marker,
-                action: Action::Buy { marker: None },
-            });
-        }
+        Command::UseWhisky { whisky, params } => out = use_whisky_mutations(*whisky, params, rng),
+        Command::Activate { marker, action } => out = activate_mutations(*marker, action, rng),
         Command::Veto { .. } => out.push(Command::Veto {
             banff: any_marker(rng),
         }),
@@ -147,6 +50,116 @@ fn mutations(c: &Command, rng: &mut ChaChaRng) -> Vec<Command> {
         Command::WithdrawTrade { offer } => out.push(Command::WithdrawTrade { offer: offer + 1 }),
         _ => {}
     }
+    out
+}
+
+/// The group commands of the bidding variants: other groups, other proposals, orders too
+/// short or with a seat twice.
+fn group_mutations(c: &Command) -> Vec<Command> {
+    match c {
+        Command::AcceptOrder { group, proposal } => vec![
+            Command::AcceptOrder {
+                group: *group,
+                proposal: proposal + 1,
+            },
+            Command::AcceptOrder {
+                group: group + 1,
+                proposal: *proposal,
+            },
+        ],
+        Command::ProposeOrder { group, order } => {
+            let mut shorter = order.clone();
+            shorter.pop();
+            let mut dup = order.clone();
+            dup[0] = dup[dup.len() - 1];
+            vec![
+                Command::ProposeOrder {
+                    group: *group,
+                    order: shorter,
+                },
+                Command::ProposeOrder {
+                    group: *group,
+                    order: dup,
+                },
+                Command::ProposeOrder {
+                    group: group + 1,
+                    order: order.clone(),
+                },
+            ]
+        }
+        Command::RefuseAgreement { group } => vec![Command::RefuseAgreement { group: group + 1 }],
+        Command::ChooseWhiskyGroup { group } => vec![
+            Command::ChooseWhiskyGroup { group: group + 1 },
+            Command::ChooseWhiskyGroup { group: 0 },
+        ],
+        _ => Vec::new(),
+    }
+}
+
+/// A whisky used with another target, take, direction and piece, Brora marker, or whisky.
+fn use_whisky_mutations(whisky: MarkerId, params: &UseParams, rng: &mut ChaChaRng) -> Vec<Command> {
+    let mut out = Vec::new();
+    let mut p = params.clone();
+    p.target = Some(any_seat(rng));
+    out.push(Command::UseWhisky { whisky, params: p });
+    let mut p = params.clone();
+    p.take = Some(any_marker(rng));
+    out.push(Command::UseWhisky { whisky, params: p });
+    let mut p = params.clone();
+    p.direction = Some(Direction::Backward);
+    p.piece = Some(Piece::Pawn {
+        seat: any_seat(rng),
+    });
+    out.push(Command::UseWhisky { whisky, params: p });
+    let mut p = params.clone();
+    p.brora = Some(any_marker(rng));
+    out.push(Command::UseWhisky { whisky, params: p });
+    out.push(Command::UseWhisky {
+        whisky: any_marker(rng),
+        params: params.clone(),
+    });
+    out
+}
+
+/// An activation of another marker, with another action of the same kind, or a buy.
+fn activate_mutations(marker: MarkerId, action: &Action, rng: &mut ChaChaRng) -> Vec<Command> {
+    let mut out = vec![Command::Activate {
+        marker: any_marker(rng),
+        action: action.clone(),
+    }];
+    let other = match action {
+        Action::Sell { .. } => Action::Sell {
+            whisky: any_marker(rng),
+            reward: Reward::Vp,
+        },
+        Action::Swap { marker_a, .. } => Action::Swap {
+            marker_a: *marker_a,
+            marker_b: any_marker(rng),
+        },
+        Action::MoveEnglishman {
+            direction,
+            distance,
+        } => Action::MoveEnglishman {
+            direction: *direction,
+            distance: distance + 1,
+        },
+        Action::Reactivate { .. } => Action::Reactivate {
+            whisky: any_marker(rng),
+        },
+        Action::Buy { .. } => Action::Buy {
+            marker: Some(any_marker(rng)),
+        },
+        Action::Collect {} => Action::Decline {},
+        Action::Decline {} => Action::Collect {},
+    };
+    out.push(Command::Activate {
+        marker,
+        action: other,
+    });
+    out.push(Command::Activate {
+        marker,
+        action: Action::Buy { marker: None },
+    });
     out
 }
 

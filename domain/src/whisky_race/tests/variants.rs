@@ -3,7 +3,7 @@
 use super::super::*;
 use super::fixture::*;
 use crate::engine::{Game, Viewer};
-use event::LotPurpose;
+use event::{LotPurpose, Placement};
 use state::{Loc, Phase};
 
 fn opts(random_setup: bool, group_bidding: bool, englishman_offer: bool) -> Options {
@@ -32,41 +32,54 @@ fn wr143_to_wr146_random_setup() {
         board().circled
     );
     // WR-143: starting whiskies never come from the reserve.
+    let reserve = [
+        "glen_mhor#1",
+        "glen_mhor#2",
+        "glen_mhor#3",
+        "kinclaith#1",
+        "kinclaith#2",
+        "kinclaith#3",
+    ];
     for p in &placed {
-        assert!(
-            ![
-                "glen_mhor#1",
-                "glen_mhor#2",
-                "glen_mhor#3",
-                "kinclaith#1",
-                "kinclaith#2",
-                "kinclaith#3"
-            ]
-            .contains(&p.marker.to_string().as_str())
-        );
+        assert!(!reserve.contains(&p.marker.to_string().as_str()));
     }
-    let lot = t.log.iter().find_map(|e| {
-        if let Event::LotDrawn {
-            purpose: LotPurpose::SetupReplacement,
-            order,
-        } = e
-        {
-            Some(order.clone())
-        } else {
-            None
-        }
-    });
-    let lot = lot.expect("WR-145 lot");
+    let lot = lot_drawn(&t.log, LotPurpose::SetupReplacement).expect("WR-145 lot");
     let mut sorted = lot.clone();
     sorted.sort();
     assert_eq!(sorted, vec![seat(1), seat(2), seat(3)]);
     assert_eq!(t.s.phase, Phase::SetupReplacement);
     let first = lot[0].number();
     let other = lot[1].number();
+    // WR-145: the lot's order: only its first player acts now.
     t.reject(other, Command::PassReplacement {}, "WR-145");
-    let target = placed[3];
+    a_replacement_takes_the_marker_to_the_reserve(&mut t, first, placed[3]);
+    // WR-146: each player once, in the lot's order.
+    t.reject(
+        other,
+        Command::ReplaceSetupMarker {
+            marker: m("glen_mhor#1"),
+        },
+        "WR-146",
+    );
+    t.send(other, Command::PassReplacement {});
+    t.send(lot[2].number(), Command::PassReplacement {});
+    assert_eq!((t.s.phase, t.s.round), (Phase::Planning, 1));
+    t.reject(first, Command::PassReplacement {}, "WR-146");
+}
+
+/// The order of the lot drawn for `purpose` in `events`, if one was.
+fn lot_drawn(events: &[Event], purpose: LotPurpose) -> Option<Vec<Seat>> {
+    events.iter().find_map(|e| match e {
+        Event::LotDrawn { purpose: p, order } if *p == purpose => Some(order.clone()),
+        _ => None,
+    })
+}
+
+/// WR-146: when `who` replaces the setup marker `target`, then a marker drawn from the
+/// reserve takes its space and it goes back to the reserve.
+fn a_replacement_takes_the_marker_to_the_reserve(t: &mut Table, who: u8, target: Placement) {
     let ev = t.send(
-        first,
+        who,
         Command::ReplaceSetupMarker {
             marker: target.marker,
         },
@@ -89,17 +102,6 @@ fn wr143_to_wr146_random_setup() {
         }
     );
     assert_eq!(t.s.loc_of(target.marker), Loc::Reserve);
-    t.reject(
-        other,
-        Command::ReplaceSetupMarker {
-            marker: m("glen_mhor#1"),
-        },
-        "WR-146",
-    );
-    t.send(other, Command::PassReplacement {});
-    t.send(lot[2].number(), Command::PassReplacement {});
-    assert_eq!((t.s.phase, t.s.round), (Phase::Planning, 1));
-    t.reject(first, Command::PassReplacement {}, "WR-146");
 }
 
 fn bidding_table() -> Table {
@@ -168,20 +170,26 @@ fn wr150_wr151_wr152_group_choice() {
     );
     let ev = t.send(2, Command::RefuseAgreement { group: 1 });
     // WR-150: refusal → lot.
-    let lot = ev.iter().find_map(|e| {
-        if let Event::LotDrawn {
-            purpose: LotPurpose::GroupBidTie,
-            order,
-        } = e
-        {
-            Some(order.clone())
-        } else {
-            None
-        }
-    });
-    let lot = lot.expect("lot");
+    let lot = lot_drawn(&ev, LotPurpose::GroupBidTie).expect("lot");
     assert_eq!(t.s.order[..2], lot[..]);
     assert_eq!(t.s.order[2], seat(3));
+    groups_are_taken_in_the_choosing_order(&mut t);
+    assert_eq!((t.s.phase, t.s.round), (Phase::Planning, 1));
+    // WR-152: the remaining whiskies and location markers form the reserve.
+    let reserve = t.s.reserve();
+    assert!(reserve.iter().any(|mk| mk.is_whisky()) && reserve.iter().any(|mk| !mk.is_whisky()));
+    assert_eq!(reserve.len(), 50 - 16 - 9);
+    assert!(
+        board()
+            .all_markers()
+            .all(|mk| !matches!(t.s.loc_of(mk), Loc::Group { .. }))
+    );
+    equal_bidders_who_agree_choose_in_the_agreed_order();
+}
+
+/// WR-151: each player in the choosing order takes one remaining group (its whiskies
+/// received unused); the last group goes to the last player by itself.
+fn groups_are_taken_in_the_choosing_order(t: &mut Table) {
     let first = t.s.order[0].number();
     let second = t.s.order[1].number();
     t.reject(second, Command::ChooseWhiskyGroup { group: 2 }, "WR-151");
@@ -200,18 +208,11 @@ fn wr150_wr151_wr152_group_choice() {
         &ev,
         |e| matches!(e, Event::WhiskyGroupChosen { seat: s, group: 1, automatic: true } if *s == seat(3))
     ));
-    assert_eq!((t.s.phase, t.s.round), (Phase::Planning, 1));
-    // WR-152: the remaining whiskies and location markers form the reserve.
-    let reserve = t.s.reserve();
-    assert!(reserve.iter().any(|mk| mk.is_whisky()) && reserve.iter().any(|mk| !mk.is_whisky()));
-    assert_eq!(reserve.len(), 50 - 16 - 9);
-    assert!(
-        board()
-            .all_markers()
-            .all(|mk| !matches!(t.s.loc_of(mk), Loc::Group { .. }))
-    );
+}
 
-    // Agreement instead of refusal.
+/// WR-150 (the agreement protocol of WR-027): agreement instead of refusal; a proposal that
+/// does not exist cannot be accepted.
+fn equal_bidders_who_agree_choose_in_the_agreed_order() {
     let mut t = bidding_table();
     t.send(1, Command::SubmitGroupBid { amount: 4 });
     t.send(2, Command::SubmitGroupBid { amount: 4 });
@@ -223,28 +224,10 @@ fn wr150_wr151_wr152_group_choice() {
             order: vec![seat(3), seat(1), seat(2)],
         },
     );
-    t.send(
-        1,
-        Command::AcceptOrder {
-            group: 1,
-            proposal: 1,
-        },
-    );
-    t.reject(
-        2,
-        Command::AcceptOrder {
-            group: 1,
-            proposal: 7,
-        },
-        "WR-150",
-    );
-    t.send(
-        2,
-        Command::AcceptOrder {
-            group: 1,
-            proposal: 1,
-        },
-    );
+    let accept = |proposal| Command::AcceptOrder { group: 1, proposal };
+    t.send(1, accept(1));
+    t.reject(2, accept(7), "WR-150");
+    t.send(2, accept(1));
     assert_eq!(t.s.order, vec![seat(3), seat(1), seat(2)]);
 }
 
