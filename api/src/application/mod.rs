@@ -8,6 +8,7 @@
 //! every append is checked against the head in PostgreSQL (optimistic concurrency), and reads
 //! check the head version before serving.
 
+pub mod accounts;
 mod audit;
 mod cache;
 mod check;
@@ -42,6 +43,7 @@ use uuid::Uuid;
 
 pub use clocks::{Clock, ClockConfig};
 pub use infra::random::fill_random;
+pub use reads::GameRead;
 
 /// A snapshot of the state is stored every this many events (and when the game ends).
 pub const SNAPSHOT_EVERY: u64 = 128;
@@ -120,18 +122,22 @@ impl Loaded {
     }
 }
 
-/// One move explained (see `audit_move`).
+/// One move explained (see `audit_move`). Serialized (its events left out) as a dispute
+/// stores it: the fields are the wire `MoveAudit`'s.
+#[derive(serde::Serialize)]
 pub struct MoveAudit {
     pub seq: u64,
     pub first_seq: u64,
     pub last_seq: u64,
     pub seat: Option<u8>,
     pub sent_by: String,
+    #[serde(with = "time::serde::rfc3339")]
     pub recorded_at: OffsetDateTime,
     pub command: Value,
     pub state_before: Value,
     pub checks: Vec<bundles::Check>,
     pub sound: bool,
+    #[serde(skip)]
     pub events: Vec<StoredEvent>,
 }
 
