@@ -95,7 +95,8 @@ impl Loaded {
     /// families (issue 15: `choices`, the contract; `legal` is drawn from them at the edge).
     pub fn prompts_for(&self, user: UserId) -> Prompts {
         let (choices, legal) = match self.seat_of(user) {
-            Some(seat) if !self.finished => (self.state.choices(seat), self.state.legal(seat)),
+            // One computation of the families; `legal` is drawn from them.
+            Some(seat) if !self.finished => self.state.choices_and_legal(seat),
             _ => (Vec::new(), Vec::new()),
         };
         let prompts = self.state.prompts();
