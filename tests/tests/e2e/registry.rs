@@ -12,7 +12,7 @@ async fn a_fourth_game_registered_only_in_the_tests_plays_over_http() {
     let game = app
         .started_game("countdown", &[ann.clone(), bob.clone()], json!({}), None)
         .await;
-    let summary = app.get(&format!("/v1/games/{game}"), &ann.token).await.ok();
+    let summary = app.game(&game, &ann).await;
     assert_eq!(summary["kind"], "countdown");
     // CD-1: seats take turns from seat 1; the refusal names the test game's own rule.
     let refused = app.command(&game, &bob, json!({"type": "step"})).await;
@@ -27,15 +27,10 @@ async fn a_fourth_game_registered_only_in_the_tests_plays_over_http() {
             .ok();
     }
     // CD-3: ann reached the target (2 steps): the game is over and the seed revealed.
-    let done = app.get(&format!("/v1/games/{game}"), &bob.token).await.ok();
+    let done = app.game(&game, &bob).await;
     assert_eq!(done["status"], "finished", "{done}");
-    let events = app
-        .get(&format!("/v1/games/{game}/events"), &bob.token)
-        .await
-        .ok();
-    let types: Vec<&str> = events["events"]
-        .as_array()
-        .expect("events")
+    let events = app.all_events(&game, &bob).await;
+    let types: Vec<&str> = events
         .iter()
         .map(|e| e["type"].as_str().unwrap_or_default())
         .collect();
