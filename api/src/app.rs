@@ -108,6 +108,7 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
         outbox,
         notify: config.notify.clone(),
         vapid,
+        openapi: Default::default(),
     })
 }
 
@@ -156,7 +157,9 @@ fn admit(counts: &Arc<ConnCounts>, ip: IpKey, limits: &LimitsConfig) -> Option<C
     })
 }
 
-/// Starts serving on `listener`; the returned server runs when awaited or spawned.
+/// Starts serving on `listener`; the returned server runs when awaited or spawned. The app is
+/// the routes behind three layers: CORS (outermost), [`around_request`] (id, limits, metrics,
+/// language) and the problem+json error pages; connections are counted by [`count_connection`].
 pub fn serve(
     listener: TcpListener,
     state: Arc<AppState>,
@@ -166,111 +169,13 @@ pub fn serve(
     let counts = Arc::new(ConnCounts::default());
     let data = web::Data::from(state);
     let cors_origins = config.cors_origins.clone();
+    let connection_limits = limits.clone();
     let mut server = HttpServer::new(move || {
         App::new()
             .app_data(data.clone())
-            .app_data(
-                web::JsonConfig::default()
-                    .limit(MAX_BODY_BYTES)
-                    .content_type_required(false)
-                    .error_handler(|err, _| json_error(err).into()),
-            )
-            .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
-            .app_data(web::QueryConfig::default().error_handler(|err, _| {
-                ApiError::Invalid(format!("invalid query parameters: {err}")).into()
-            }))
-            .app_data(
-                web::PathConfig::default()
-                    .error_handler(|err, _| ApiError::NotFound(err.to_string()).into()),
-            )
+            .configure(extractor_errors)
             .wrap(ErrorHandlers::new().default_handler(ensure_problem_json))
-            .wrap_fn(|mut req, srv| {
-                use actix_web::dev::Service;
-                let started = Instant::now();
-                let request_id = req
-                    .headers()
-                    .get("x-request-id")
-                    .and_then(|v| v.to_str().ok())
-                    .filter(|v| {
-                        v.len() <= 64 && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
-                    })
-                    .map(String::from)
-                    .unwrap_or_else(|| uuid::Uuid::new_v4().simple().to_string());
-                req.extensions_mut().insert(RequestId(request_id.clone()));
-                let method = req.method().to_string();
-                let route = req.match_pattern().unwrap_or_else(|| "unmatched".into());
-                let span = tracing::info_span!("request", id = %request_id, %method, %route);
-                let state = req.app_data::<web::Data<AppState>>().cloned();
-                let metrics = state.as_ref().map(|s| s.metrics.clone());
-                let refused = state
-                    .as_ref()
-                    .and_then(|s| gate(&req, s, &method, &route).err());
-                let body_timed_out = match (&refused, &state) {
-                    (None, Some(state)) => state
-                        .limits
-                        .config
-                        .body_timeout
-                        .map(|limit| body_deadline(&mut req, limit)),
-                    _ => None,
-                };
-                use futures_util::future::Either;
-                let next = match refused {
-                    Some((error, close)) => {
-                        let mut response = error.error_response();
-                        if close {
-                            response
-                                .head_mut()
-                                .set_connection_type(ConnectionType::Close);
-                        }
-                        // A refusal is answered after min(Retry-After, 1 s): a client that
-                        // floods and waits for its answers slows to one request per second per
-                        // connection instead of spinning on instant 429s (the wait costs a
-                        // timer, not a worker).
-                        let tarpit = match &error {
-                            ApiError::TooManyRequests { retry_after }
-                            | ApiError::Busy { retry_after } => {
-                                Duration::from_secs((*retry_after).min(1))
-                            }
-                            _ => Duration::ZERO,
-                        };
-                        Either::Left(async move {
-                            tokio::time::sleep(tarpit).await;
-                            Ok::<_, actix_web::Error>(req.into_response(response))
-                        })
-                    }
-                    None => Either::Right(srv.call(req)),
-                };
-                async move {
-                    let mut res: ServiceResponse<BoxBody> = match next {
-                        Either::Left(ready) => ready.await?,
-                        Either::Right(call) => call.await?.map_into_boxed_body(),
-                    };
-                    if body_timed_out.is_some_and(|fired| fired.get()) {
-                        // Whatever the extractor made of the cut body, the answer is a 408
-                        // (and the connection closes: `ApiError::Timeout`).
-                        let request = res.request().clone();
-                        res = ServiceResponse::new(
-                            request,
-                            ApiError::Timeout("the request body did not arrive in time".into())
-                                .error_response(),
-                        );
-                    }
-                    let mut res =
-                        crate::i18n::localize(res, state.as_ref().map(|s| s.get_ref())).await;
-                    if let Ok(value) = HeaderValue::from_str(&request_id) {
-                        res.headers_mut()
-                            .insert(header::HeaderName::from_static("x-request-id"), value);
-                    }
-                    let status = res.status().as_u16();
-                    let seconds = started.elapsed().as_secs_f64();
-                    if let Some(metrics) = metrics {
-                        metrics.observe(&method, &route, status, seconds);
-                    }
-                    tracing::info!(status, ms = seconds * 1000.0, "served");
-                    Ok(res)
-                }
-                .instrument(span)
-            })
+            .wrap_fn(around_request)
             // Outermost: preflights are answered before routing and limits.
             .wrap(crate::cors::cors(&cors_origins))
             .configure(routes::configure)
@@ -284,27 +189,7 @@ pub fn serve(
         Some(idle) => KeepAlive::Timeout(idle),
         None => KeepAlive::Os,
     })
-    .on_connect(move |io, extensions| {
-        let Some(tcp) = io.downcast_ref::<actix_web::rt::net::TcpStream>() else {
-            return;
-        };
-        let ip = IpKey::of(
-            tcp.peer_addr()
-                .map(|a| a.ip())
-                .unwrap_or(std::net::Ipv4Addr::UNSPECIFIED.into()),
-        );
-        match admit(&counts, ip, &limits) {
-            Some(slot) => {
-                extensions.insert(slot);
-            }
-            None => {
-                use std::os::fd::AsRawFd;
-                // SAFETY: the socket is open and owned by this connection for the whole call;
-                // shutdown only ends its traffic (the dispatcher then reads EOF and closes it).
-                unsafe { libc::shutdown(tcp.as_raw_fd(), libc::SHUT_RDWR) };
-            }
-        }
-    })
+    .on_connect(move |io, extensions| count_connection(io, extensions, &counts, &connection_limits))
     .listen(listener)?;
     let workers = config.workers.unwrap_or_else(|| {
         std::thread::available_parallelism()
@@ -312,11 +197,172 @@ pub fn serve(
             .unwrap_or(1)
     });
     server = server.workers(workers);
-    if let Some(total) = config.limits.connections_total {
+    if let Some(total) = limits.connections_total {
         // The hard stop (no more accepting) sits a little above the soft cap answered 503.
         server = server.max_connections(total.div_ceil(workers) + 64);
     }
     Ok(server.run())
+}
+
+/// The extractors' own errors, as the one `ApiError` (problem+json): bodies, queries, paths.
+fn extractor_errors(config: &mut web::ServiceConfig) {
+    config
+        .app_data(
+            web::JsonConfig::default()
+                .limit(MAX_BODY_BYTES)
+                .content_type_required(false)
+                .error_handler(|err, _| json_error(err).into()),
+        )
+        .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
+        .app_data(web::QueryConfig::default().error_handler(|err, _| {
+            ApiError::Invalid(format!("invalid query parameters: {err}")).into()
+        }))
+        .app_data(
+            web::PathConfig::default()
+                .error_handler(|err, _| ApiError::NotFound(err.to_string()).into()),
+        );
+}
+
+/// A new connection counted in the per-IP and total counts (released when it closes); past
+/// the cap of refused ones, shut at once (see [`ConnSlot`]).
+fn count_connection(
+    io: &dyn std::any::Any,
+    extensions: &mut actix_web::dev::Extensions,
+    counts: &Arc<ConnCounts>,
+    limits: &LimitsConfig,
+) {
+    let Some(tcp) = io.downcast_ref::<actix_web::rt::net::TcpStream>() else {
+        return;
+    };
+    let ip = IpKey::of(
+        tcp.peer_addr()
+            .map(|a| a.ip())
+            .unwrap_or(std::net::Ipv4Addr::UNSPECIFIED.into()),
+    );
+    match admit(counts, ip, limits) {
+        Some(slot) => {
+            extensions.insert(slot);
+        }
+        None => {
+            use std::os::fd::AsRawFd;
+            // SAFETY: the socket is open and owned by this connection for the whole call;
+            // shutdown only ends its traffic (the dispatcher then reads EOF and closes it).
+            unsafe { libc::shutdown(tcp.as_raw_fd(), libc::SHUT_RDWR) };
+        }
+    }
+}
+
+/// Around every request, in order: its id and log span; the limits gate (which verifies the
+/// bearer token once); the body deadline; the handler (or the refusal); a problem told again
+/// in the asked language; the `x-request-id` header, the metrics and the access log.
+fn around_request<S, B>(
+    mut req: ServiceRequest,
+    srv: &S,
+) -> impl Future<Output = Result<ServiceResponse<BoxBody>, actix_web::Error>> + use<S, B>
+where
+    S: actix_web::dev::Service<
+            ServiceRequest,
+            Response = ServiceResponse<B>,
+            Error = actix_web::Error,
+        >,
+    B: MessageBody + 'static,
+{
+    use futures_util::future::Either;
+    let started = Instant::now();
+    let request_id = request_id(&req);
+    req.extensions_mut().insert(RequestId(request_id.clone()));
+    let method = req.method().to_string();
+    let route = req.match_pattern().unwrap_or_else(|| "unmatched".into());
+    let span = tracing::info_span!("request", id = %request_id, %method, %route);
+    let state = req.app_data::<web::Data<AppState>>().cloned();
+    let refused = state
+        .as_ref()
+        .and_then(|s| gate(&req, s, &method, &route).err());
+    let body_timed_out = match (&refused, &state) {
+        (None, Some(state)) => state
+            .limits
+            .config
+            .body_timeout
+            .map(|limit| body_deadline(&mut req, limit)),
+        _ => None,
+    };
+    let next = match refused {
+        Some((error, close)) => Either::Left(refuse(req, error, close)),
+        None => Either::Right(srv.call(req)),
+    };
+    async move {
+        let res = match next {
+            Either::Left(refused) => refused.await,
+            Either::Right(call) => call.await?.map_into_boxed_body(),
+        };
+        let res = if body_timed_out.is_some_and(|fired| fired.get()) {
+            // Whatever the extractor made of the cut body, the answer is a 408 (and the
+            // connection closes: `ApiError::Timeout`).
+            let request = res.request().clone();
+            let timeout = ApiError::Timeout("the request body did not arrive in time".into());
+            ServiceResponse::new(request, timeout.error_response())
+        } else {
+            res
+        };
+        let res = crate::i18n::localize(res, state.as_ref().map(|s| s.get_ref())).await;
+        Ok(served(
+            res,
+            &request_id,
+            state.as_ref().map(|s| s.get_ref()),
+            (&method, &route, started),
+        ))
+    }
+    .instrument(span)
+}
+
+/// The request's id: its own `x-request-id` when sane, else a new one.
+fn request_id(req: &ServiceRequest) -> String {
+    req.headers()
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| v.len() <= 64 && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+        .map(String::from)
+        .unwrap_or_else(|| uuid::Uuid::new_v4().simple().to_string())
+}
+
+/// The answer to a request the gate refused. It is sent after min(Retry-After, 1 s): a client
+/// that floods and waits for its answers slows to one request per second per connection
+/// instead of spinning on instant 429s (the wait costs a timer, not a worker).
+async fn refuse(req: ServiceRequest, error: ApiError, close: bool) -> ServiceResponse<BoxBody> {
+    let mut response = error.error_response();
+    if close {
+        response
+            .head_mut()
+            .set_connection_type(ConnectionType::Close);
+    }
+    let tarpit = match &error {
+        ApiError::TooManyRequests { retry_after } | ApiError::Busy { retry_after } => {
+            Duration::from_secs((*retry_after).min(1))
+        }
+        _ => Duration::ZERO,
+    };
+    tokio::time::sleep(tarpit).await;
+    req.into_response(response)
+}
+
+/// A served request: its id in the answer, its metrics and its access log line.
+fn served(
+    mut res: ServiceResponse<BoxBody>,
+    request_id: &str,
+    state: Option<&AppState>,
+    (method, route, started): (&str, &str, Instant),
+) -> ServiceResponse<BoxBody> {
+    if let Ok(value) = HeaderValue::from_str(request_id) {
+        res.headers_mut()
+            .insert(header::HeaderName::from_static("x-request-id"), value);
+    }
+    let status = res.status().as_u16();
+    let seconds = started.elapsed().as_secs_f64();
+    if let Some(state) = state {
+        state.metrics.observe(method, route, status, seconds);
+    }
+    tracing::info!(status, ms = seconds * 1000.0, "served");
+    res
 }
 
 /// Checks a request against the limits before it reaches a handler, verifying its bearer

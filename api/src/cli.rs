@@ -4,6 +4,7 @@
 //! lists the commands and `homestretch help serve` every variable.
 
 use crate::app::{self, ServerConfig};
+use crate::application::GameService;
 use crate::limits::LimitsConfig;
 use clap::{Args, Parser, Subcommand};
 use infra::pg::Cluster;
@@ -543,7 +544,11 @@ pub fn help_text() -> String {
     Cli::command().render_long_help().to_string()
 }
 
-pub fn server_config(settings: &Settings) -> Result<ServerConfig, CliError> {
+/// The server's configuration from `settings`, hosting the games of `registry`.
+pub fn server_config(
+    settings: &Settings,
+    registry: domain::Registry,
+) -> Result<ServerConfig, CliError> {
     let mut limits = settings.limits.config().map_err(CliError::Usage)?;
     fit_connections_to_file_limit(&mut limits);
     let refresh_leeway = match settings.refresh_leeway {
@@ -561,7 +566,7 @@ pub fn server_config(settings: &Settings) -> Result<ServerConfig, CliError> {
         limits,
         refresh_leeway,
         workers: None,
-        registry: domain::registry(),
+        registry,
         cors_origins: crate::cors::parse(&settings.cors_origins),
         notify: crate::application::delivery::NotifyConfig {
             allow_http_hosts: crate::application::delivery::NotifyConfig::parse_hosts(
@@ -634,140 +639,160 @@ pub fn init_tracing() {
 /// Parses `args` (without the program name) and runs the command. `help` and `--version`
 /// print and succeed; a bad command line is a `Usage` error carrying clap's message.
 pub async fn run(args: Vec<String>) -> Result<(), CliError> {
-    let cli = match Cli::try_parse_from(std::iter::once("homestretch".to_string()).chain(args)) {
-        Ok(cli) => cli,
-        Err(error) if !error.use_stderr() => {
-            error.print()?;
-            return Ok(());
-        }
-        Err(error) => return Err(CliError::Usage(error.render().to_string())),
+    let Some(cli) = parse(args)? else {
+        return Ok(());
     };
+    // The games this binary hosts: built here, once, and handed to every command.
+    let registry = domain::registry();
     let settings = &cli.settings;
     match cli.command.unwrap_or(Command::Serve) {
-        Command::Serve => serve(settings).await,
-        Command::Migrate => {
-            let (url, cluster) = database(settings).await?;
-            let pool = infra::db::connect(&url, 2).await;
-            let result = match pool {
-                Ok(pool) => {
-                    let migrated = infra::db::migrate(&pool).await;
-                    pool.close().await;
-                    migrated.map_err(CliError::from)
-                }
-                Err(error) => Err(error.into()),
-            };
-            stop(cluster);
-            result?;
-            println!("migrations applied");
-            Ok(())
-        }
-        Command::Openapi { write } => {
-            let spec = crate::openapi::spec_json();
-            match write {
-                Some(path) => std::fs::write(path, spec)?,
-                None => print!("{spec}"),
-            }
-            Ok(())
-        }
-        Command::Admin { action } => {
-            let args = match action {
-                AdminAction::Grant { user } => vec!["grant".to_string(), user],
-                AdminAction::Revoke { user } => vec!["revoke".to_string(), user],
-                AdminAction::List => vec!["list".to_string()],
-            };
-            let (url, cluster) = database(settings).await?;
-            let result = admin(&url, &args).await;
-            stop(cluster);
-            println!("{}", result?);
-            Ok(())
-        }
+        Command::Serve => serve(settings, registry).await,
+        Command::Migrate => migrate(settings).await,
+        Command::Openapi { write } => openapi(&registry, write),
+        Command::Admin { action } => admin_command(settings, action).await,
         Command::Projections {
             action: ProjectionsAction::Rebuild,
-        } => {
-            let (url, cluster) = database(settings).await?;
-            let result = async {
-                let pool = infra::db::connect(&url, 2).await?;
-                infra::db::migrate(&pool).await?;
-                let report =
-                    infra::projections::rebuild_all(&infra::store::Store::new(pool.clone())).await;
-                pool.close().await;
-                Ok::<_, CliError>(report?)
-            }
-            .await;
-            stop(cluster);
-            let report = result?;
-            println!(
-                "{} games folded from the log; {} projections rewritten",
-                report.games,
-                report.rewritten.len()
-            );
-            for id in report.rewritten {
-                println!("  rewritten: {id}");
-            }
-            Ok(())
-        }
+        } => projections_rebuild(settings, &registry).await,
         Command::Snapshots {
             action: SnapshotsAction::Verify,
-        } => snapshots_verify(settings).await,
+        } => snapshots_verify(settings, registry).await,
         Command::Inbox {
             action: InboxAction::Rebuild,
-        } => {
-            let (url, cluster) = database(settings).await?;
-            let result = async {
-                let pool = infra::db::connect(&url, 2).await?;
-                infra::db::migrate(&pool).await?;
-                let games = crate::application::GameService::new(
-                    infra::store::Store::new(pool.clone()),
-                    domain::registry(),
-                );
-                let rebuilt = games.rebuild_inbox().await;
-                pool.close().await;
-                Ok::<_, CliError>(rebuilt?)
-            }
-            .await;
-            stop(cluster);
-            println!("inbox rewritten for {} started games", result?);
-            Ok(())
-        }
-        Command::Verify { bundle } => verify(&bundle),
-        Command::Simulate { game, games, seed } => {
-            let report = domain::simulate(&game, games, seed).map_err(CliError::Failed)?;
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&report).unwrap_or_default()
-            );
-            Ok(())
-        }
+        } => inbox_rebuild(settings, registry).await,
+        Command::Verify { bundle } => verify(&registry, &bundle),
+        Command::Simulate { game, games, seed } => simulate(&registry, &game, games, seed),
     }
 }
 
-/// `homestretch snapshots verify`: every stored snapshot against a fold of the log.
-async fn snapshots_verify(settings: &Settings) -> Result<(), CliError> {
+/// The command line; `None` when clap printed help or the version.
+fn parse(args: Vec<String>) -> Result<Option<Cli>, CliError> {
+    match Cli::try_parse_from(std::iter::once("homestretch".to_string()).chain(args)) {
+        Ok(cli) => Ok(Some(cli)),
+        Err(error) if !error.use_stderr() => {
+            error.print()?;
+            Ok(None)
+        }
+        Err(error) => Err(CliError::Usage(error.render().to_string())),
+    }
+}
+
+/// Runs `job` on the migrated database of `settings`; a private cluster started for it is
+/// stopped after.
+async fn with_database<R, Job>(
+    settings: &Settings,
+    job: impl FnOnce(sqlx::PgPool) -> Job,
+) -> Result<R, CliError>
+where
+    Job: std::future::Future<Output = Result<R, CliError>>,
+{
     let (url, cluster) = database(settings).await?;
     let result = async {
         let pool = infra::db::connect(&url, 2).await?;
         infra::db::migrate(&pool).await?;
-        let games = crate::application::GameService::new(
-            infra::store::Store::new(pool.clone()),
-            domain::registry(),
-        );
-        let checked = async {
-            let (mut checked, mut bad, mut count) = (0, Vec::new(), 0);
-            for id in games.started_games().await? {
-                let (n, wrong) = games.check_snapshots(id).await?;
-                checked += n;
-                count += 1;
-                bad.extend(wrong.into_iter().map(|v| format!("{id}@{v}")));
-            }
-            Ok::<_, CliError>((count, checked, bad))
-        }
-        .await;
+        let result = job(pool.clone()).await;
         pool.close().await;
-        checked
+        result
     }
     .await;
     stop(cluster);
-    let (count, checked, bad) = result?;
+    result
+}
+
+/// `homestretch migrate`.
+async fn migrate(settings: &Settings) -> Result<(), CliError> {
+    with_database(settings, |_| async { Ok(()) }).await?;
+    println!("migrations applied");
+    Ok(())
+}
+
+/// `homestretch openapi [--write PATH]`: the document of the games hosted.
+fn openapi(registry: &domain::Registry, write: Option<PathBuf>) -> Result<(), CliError> {
+    let spec = crate::openapi::spec_json(registry);
+    match write {
+        Some(path) => std::fs::write(path, spec)?,
+        None => print!("{spec}"),
+    }
+    Ok(())
+}
+
+/// `homestretch admin grant|revoke USER | list`.
+async fn admin_command(settings: &Settings, action: AdminAction) -> Result<(), CliError> {
+    let args = match action {
+        AdminAction::Grant { user } => vec!["grant".to_string(), user],
+        AdminAction::Revoke { user } => vec!["revoke".to_string(), user],
+        AdminAction::List => vec!["list".to_string()],
+    };
+    let (url, cluster) = database(settings).await?;
+    let result = admin(&url, &args).await;
+    stop(cluster);
+    println!("{}", result?);
+    Ok(())
+}
+
+/// `homestretch projections rebuild`: every game's head projection folded from its log.
+async fn projections_rebuild(
+    settings: &Settings,
+    registry: &domain::Registry,
+) -> Result<(), CliError> {
+    let report = with_database(settings, |pool| async move {
+        let store = infra::store::Store::new(pool);
+        Ok(infra::projections::rebuild_all(&store, registry).await?)
+    })
+    .await?;
+    println!(
+        "{} games folded from the log; {} projections rewritten",
+        report.games,
+        report.rewritten.len()
+    );
+    for id in report.rewritten {
+        println!("  rewritten: {id}");
+    }
+    Ok(())
+}
+
+/// `homestretch inbox rebuild`: every started game's inbox rows from its state.
+async fn inbox_rebuild(settings: &Settings, registry: domain::Registry) -> Result<(), CliError> {
+    let rebuilt = with_database(settings, |pool| async move {
+        let games = GameService::new(infra::store::Store::new(pool), registry);
+        Ok(games.rebuild_inbox().await?)
+    })
+    .await?;
+    println!("inbox rewritten for {rebuilt} started games");
+    Ok(())
+}
+
+/// `homestretch simulate --game KIND`: random-bot games of a hosted game, as JSON statistics.
+fn simulate(
+    registry: &domain::Registry,
+    kind: &str,
+    games: u64,
+    seed: u64,
+) -> Result<(), CliError> {
+    let game = registry
+        .find(kind)
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+    let report = game.simulate(games, seed).map_err(CliError::Failed)?;
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&report).unwrap_or_default()
+    );
+    Ok(())
+}
+
+/// `homestretch snapshots verify`: every stored snapshot against a fold of the log.
+async fn snapshots_verify(settings: &Settings, registry: domain::Registry) -> Result<(), CliError> {
+    let (count, checked, bad) = with_database(settings, |pool| async move {
+        let games = GameService::new(infra::store::Store::new(pool), registry);
+        let (mut checked, mut bad, mut count) = (0, Vec::new(), 0);
+        for id in games.started_games().await? {
+            let (n, wrong) = games.check_snapshots(id).await?;
+            checked += n;
+            count += 1;
+            bad.extend(wrong.into_iter().map(|v| format!("{id}@{v}")));
+        }
+        Ok((count, checked, bad))
+    })
+    .await?;
     println!(
         "{checked} snapshots of {count} games checked against a fold of the log; {} differ",
         bad.len()
@@ -785,12 +810,12 @@ async fn snapshots_verify(settings: &Settings) -> Result<(), CliError> {
 }
 
 /// `homestretch verify BUNDLE.json`: an export checked offline.
-fn verify(path: &std::path::Path) -> Result<(), CliError> {
+fn verify(registry: &domain::Registry, path: &std::path::Path) -> Result<(), CliError> {
     let text = std::fs::read_to_string(path)?;
     let bundle: infra::audit::Bundle = serde_json::from_str(&text).map_err(|e| {
         CliError::Failed(format!("{} is not an export bundle: {e}", path.display()))
     })?;
-    let report = infra::audit::verify_bundle(&bundle);
+    let report = infra::audit::verify_bundle_in(registry, &bundle);
     for check in &report.checks {
         println!(
             "{} {:<16} {}",
@@ -822,8 +847,8 @@ fn stop(cluster: Option<Cluster>) {
     }
 }
 
-async fn serve(settings: &Settings) -> Result<(), CliError> {
-    let config = server_config(settings)?;
+async fn serve(settings: &Settings, registry: domain::Registry) -> Result<(), CliError> {
+    let config = server_config(settings, registry)?;
     let (url, cluster) = database(settings).await?;
     if let Some(cluster) = &cluster {
         tracing::info!(data = %cluster.data_dir.display(), port = cluster.port, "private PostgreSQL cluster running");

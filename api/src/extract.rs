@@ -90,6 +90,70 @@ impl FromRequest for LastEventId {
     }
 }
 
+/// `If-None-Match`: the entity tags the client already holds (weak or strong, or `*`).
+pub struct IfNoneMatch(Vec<String>);
+
+impl IfNoneMatch {
+    pub fn of(req: &HttpRequest) -> IfNoneMatch {
+        let tags = req
+            .headers()
+            .get_all(header::IF_NONE_MATCH)
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .map(|t| t.trim().trim_start_matches("W/").to_string())
+            .collect();
+        IfNoneMatch(tags)
+    }
+
+    /// The answer tagged `etag`: a bodiless 304 when the client holds it, else `ok` (given the
+    /// 200 with the `ETag`).
+    pub fn answer(
+        &self,
+        etag: String,
+        ok: impl FnOnce(actix_web::HttpResponseBuilder) -> actix_web::HttpResponse,
+    ) -> actix_web::HttpResponse {
+        if self.0.iter().any(|t| *t == etag || t == "*") {
+            return actix_web::HttpResponse::NotModified()
+                .insert_header((header::ETAG, etag))
+                .finish();
+        }
+        let mut response = actix_web::HttpResponse::Ok();
+        response.insert_header((header::ETAG, etag));
+        ok(response)
+    }
+}
+
+impl FromRequest for IfNoneMatch {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(Ok(IfNoneMatch::of(req)))
+    }
+}
+
+/// The bearer token of a request that sends one (verified: a token that does not verify is
+/// refused, never taken for "no token"), `None` for a request without `Authorization`.
+pub struct OptionalAuth(pub Option<crate::auth::AuthUser>);
+
+impl FromRequest for OptionalAuth {
+    type Error = ApiError;
+    type Future = futures_util::future::LocalBoxFuture<'static, Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let user = req
+            .headers()
+            .contains_key(header::AUTHORIZATION)
+            .then(|| crate::auth::AuthUser::extract(req));
+        Box::pin(async move {
+            match user {
+                Some(user) => Ok(OptionalAuth(Some(user.await?))),
+                None => Ok(OptionalAuth(None)),
+            }
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,6 +2,7 @@
 
 use crate::error::Problem;
 use crate::routes::{audit, auth, check, games, inbox, invites, me, ops, problems, seats, tickets};
+use domain::Registry;
 use std::sync::OnceLock;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{RefOr, schema::Schema};
@@ -27,7 +28,7 @@ use utoipa::{Modify, OpenApi};
         ops::healthz, ops::readyz, ops::metrics, ops::openapi_json, ops::docs, problems::index, problems::problem,
     ),
     components(schemas(Problem, domain::Prompt, domain::Outcome, domain::Seat, domain::choices::Family)),
-    modifiers(&Security, &GameSchemas, &Descriptions),
+    modifiers(&Security, &Descriptions),
     tags(
         (name = "auth", description = "Accounts and tokens"),
         (name = "games", description = "Lobby, commands, views and event feeds"),
@@ -131,9 +132,6 @@ impl Modify for Descriptions {
 
 const PROBLEM: &str = "application/problem+json";
 
-/// Each game's commands, events, options and views, under game-prefixed names.
-struct GameSchemas;
-
 /// One game's schemas: its four top-level types under game-prefixed names, and their
 /// dependencies, renamed with the prefix when another game already uses the name for another
 /// type (two games both have a `PlayerView`, say), with every `$ref` rewritten to match.
@@ -146,17 +144,7 @@ struct GameSet {
 impl GameSet {
     /// A game's set, prefixed with its kind in CamelCase (`whisky_race` → `WhiskyRace`).
     fn of(game: &dyn domain::AnyGame) -> Self {
-        let prefix: String = game
-            .kind()
-            .split('_')
-            .map(|word| {
-                let mut chars = word.chars();
-                chars
-                    .next()
-                    .map(|first| first.to_uppercase().chain(chars).collect::<String>())
-                    .unwrap_or_default()
-            })
-            .collect();
+        let prefix = crate::spec_typing::pascal(game.kind());
         let json = |s: &RefOr<Schema>| serde_json::to_value(s).expect("schemas serialize");
         let schemas = game.schemas();
         GameSet {
@@ -226,40 +214,39 @@ fn rewrite_refs(value: &mut serde_json::Value, renames: &[(String, String)]) {
     }
 }
 
-impl Modify for GameSchemas {
-    /// The registered games' schemas, and `GameKind` as the enum of their kinds.
-    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        let registry = domain::registry();
-        for game in registry.games() {
-            GameSet::of(*game).install(openapi);
-        }
-        let kinds = serde_json::json!({
-            "type": "string",
-            "description": "Hosted games.",
-            "enum": registry.kinds(),
-        });
-        openapi
-            .components
-            .get_or_insert_with(Default::default)
-            .schemas
-            .insert(
-                "GameKind".into(),
-                serde_json::from_value(kinds).expect("the kind enum is a schema"),
-            );
+/// The games of `registry` in `openapi`: each game's commands, events, options and views
+/// under game-prefixed names, and `GameKind` as the enum of their kinds.
+fn install_games(openapi: &mut utoipa::openapi::OpenApi, registry: &Registry) {
+    for game in registry.games() {
+        GameSet::of(*game).install(openapi);
     }
+    let kinds = serde_json::json!({
+        "type": "string",
+        "description": "Hosted games.",
+        "enum": registry.kinds(),
+    });
+    openapi
+        .components
+        .get_or_insert_with(Default::default)
+        .schemas
+        .insert(
+            "GameKind".into(),
+            serde_json::from_value(kinds).expect("the kind enum is a schema"),
+        );
 }
 
-/// The document as pretty JSON (what `openapi/openapi.json` holds).
-pub fn spec_json() -> &'static str {
-    static SPEC: OnceLock<String> = OnceLock::new();
-    SPEC.get_or_init(|| {
-        let doc = serde_json::to_value(ApiDoc::openapi()).expect("the OpenAPI document serializes");
-        // Typed end to end: see `spec_typing`.
-        let doc = crate::spec_typing::finish(doc);
-        let mut text = serde_json::to_string_pretty(&doc).expect("the OpenAPI document serializes");
-        text.push('\n');
-        text
-    })
+/// The document of a server hosting the games of `registry`, as pretty JSON (for the default
+/// games, what `openapi/openapi.json` holds). A server builds it once, on the first request
+/// for it (`AppState::openapi`).
+pub fn spec_json(registry: &Registry) -> String {
+    let mut doc = ApiDoc::openapi();
+    install_games(&mut doc, registry);
+    let doc = serde_json::to_value(doc).expect("the OpenAPI document serializes");
+    // Typed end to end: see `spec_typing`.
+    let doc = crate::spec_typing::finish(doc, &registry.kinds());
+    let mut text = serde_json::to_string_pretty(&doc).expect("the OpenAPI document serializes");
+    text.push('\n');
+    text
 }
 
 /// The methods the spec declares for a concrete request path (`/v1/games/abc` matches
@@ -267,7 +254,8 @@ pub fn spec_json() -> &'static str {
 pub fn methods_for(path: &str) -> Vec<String> {
     static ROUTES: OnceLock<Vec<(Vec<String>, Vec<String>)>> = OnceLock::new();
     let routes = ROUTES.get_or_init(|| {
-        let spec: serde_json::Value = serde_json::from_str(spec_json()).expect("the spec parses");
+        // The paths do not depend on the games hosted.
+        let spec = serde_json::to_value(ApiDoc::openapi()).expect("the spec serializes");
         spec["paths"]
             .as_object()
             .map(|paths| {

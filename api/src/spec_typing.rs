@@ -15,30 +15,24 @@
 
 use serde_json::{Map, Value, json};
 
-/// The games, as (`kind` tag, schema prefix).
-pub const GAMES: [(&str, &str); 3] = [
-    ("whisky_race", "WhiskyRace"),
-    ("bandits", "Bandits"),
-    ("mush", "Mush"),
-];
-
 const REF: &str = "#/components/schemas/";
 
 fn reference(name: &str) -> Value {
     json!({ "$ref": format!("{REF}{name}") })
 }
 
-/// Runs every pass, in order.
-pub fn finish(mut doc: Value) -> Value {
+/// Runs every pass, in order, for a document hosting the games of `kinds`.
+pub fn finish(mut doc: Value, kinds: &[&str]) -> Value {
     hoist_tagged_unions(&mut doc);
-    type_envelopes(&mut doc);
+    type_envelopes(&mut doc, kinds);
     close_request_bodies(&mut doc);
     open_free_objects(&mut doc);
     lint_fixes(&mut doc);
     doc
 }
 
-fn pascal(tag: &str) -> String {
+/// A kind's schema prefix: `whisky_race` → `WhiskyRace`.
+pub fn pascal(tag: &str) -> String {
     tag.split(['_', '-'])
         .map(|word| {
             let mut chars = word.chars();
@@ -226,14 +220,16 @@ pub fn close_request_bodies(doc: &mut Value) {
     }
 }
 
-fn union_of(suffix: &str) -> Vec<Value> {
-    GAMES
+/// Each game's schema named `suffix` (`WhiskyRaceCommand`, …).
+fn union_of(kinds: &[&str], suffix: &str) -> Vec<Value> {
+    kinds
         .iter()
-        .map(|(_, prefix)| reference(&format!("{prefix}{suffix}")))
+        .map(|kind| reference(&format!("{}{suffix}", pascal(kind))))
         .collect()
 }
 
-pub fn type_envelopes(doc: &mut Value) {
+pub fn type_envelopes(doc: &mut Value, kinds: &[&str]) {
+    let union_of = |suffix: &str| union_of(kinds, suffix);
     let Some(schemas) = doc
         .pointer_mut("/components/schemas")
         .and_then(Value::as_object_mut)
@@ -291,7 +287,8 @@ pub fn type_envelopes(doc: &mut Value) {
         .unwrap_or_else(|| json!({ "properties": {} }));
     let mut mapping = Map::new();
     let mut branches = Vec::new();
-    for (tag, prefix) in GAMES {
+    for &tag in kinds {
+        let prefix = pascal(tag);
         let mut game = summary.clone();
         let properties = game["properties"].as_object_mut().expect("an object");
         properties.insert("kind".into(), json!({ "type": "string", "enum": [tag] }));

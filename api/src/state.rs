@@ -28,9 +28,17 @@ pub struct AppState {
     pub outbox: infra::outbox::Outbox,
     pub notify: crate::application::delivery::NotifyConfig,
     pub vapid: Arc<crate::application::webpush::Vapid>,
+    /// The OpenAPI document of the games this server hosts, built on first request.
+    pub openapi: std::sync::OnceLock<String>,
 }
 
 impl AppState {
+    /// This server's OpenAPI document: its registry's games (`crate::openapi::spec_json`).
+    pub fn openapi(&self) -> &str {
+        self.openapi
+            .get_or_init(|| crate::openapi::spec_json(self.games.registry()))
+    }
+
     pub async fn is_admin(
         &self,
         user: &crate::auth::AuthUser,

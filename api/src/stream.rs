@@ -26,6 +26,21 @@ struct Cursor {
     _slot: crate::sse::StreamSlot,
 }
 
+/// A Server-Sent Events answer streaming `body` until `until`, when the access behind it
+/// expires (the client refreshes and reconnects with `Last-Event-ID`).
+pub fn sse_response(
+    body: impl Stream<Item = Result<Bytes, actix_web::Error>> + 'static,
+    until: tokio::time::Instant,
+) -> actix_web::HttpResponse {
+    use actix_web::http::header;
+    let body = futures_util::StreamExt::take_until(body, tokio::time::sleep_until(until));
+    actix_web::HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, "text/event-stream"))
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .insert_header(("x-accel-buffering", "no"))
+        .streaming(body)
+}
+
 pub fn event_stream(
     state: Arc<AppState>,
     game: GameId,

@@ -107,6 +107,8 @@ pub trait AnyState: Send + Sync {
     fn legal(&self, seat: Seat) -> Vec<Value>;
     /// The seat's legal commands as JSON Schema families (see [`crate::choices`]).
     fn choices(&self, seat: Seat) -> Vec<crate::choices::Family>;
+    /// `choices` and `legal` together, the families computed once ([`Game::choices_and_legal`]).
+    fn choices_and_legal(&self, seat: Seat) -> (Vec<crate::choices::Family>, Vec<Value>);
     fn outcome(&self) -> Option<Outcome>;
     /// The greedy bot's value of this state for `seat` ([`Game::heuristic`]).
     fn heuristic(&self, seat: Seat) -> i64;
@@ -399,6 +401,14 @@ impl<G: Game> AnyState for ErasedState<G> {
     }
     fn choices(&self, seat: Seat) -> Vec<crate::choices::Family> {
         G::choices(&self.0, seat)
+    }
+    fn choices_and_legal(&self, seat: Seat) -> (Vec<crate::choices::Family>, Vec<Value>) {
+        let (choices, legal) = G::choices_and_legal(&self.0, seat);
+        let legal = legal
+            .iter()
+            .map(|c| serde_json::to_value(c).expect("commands serialize"))
+            .collect();
+        (choices, legal)
     }
     fn heuristic(&self, seat: Seat) -> i64 {
         G::heuristic(&self.0, seat)

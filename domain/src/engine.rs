@@ -421,6 +421,16 @@ pub trait Game: 'static {
         crate::choices::Family::from_commands(&commands)
     }
 
+    /// [`Game::choices`] and [`Game::legal`] at once, for the server's prompts (which answer
+    /// both): a game whose `legal` is drawn from its choices overrides this to compute them
+    /// once. Default: each on its own.
+    fn choices_and_legal(
+        state: &Self::State,
+        seat: Seat,
+    ) -> (Vec<crate::choices::Family>, Vec<Self::Command>) {
+        (Self::choices(state, seat), Self::legal(state, seat))
+    }
+
     /// `Some` once the game is over.
     fn outcome(state: &Self::State) -> Option<Outcome>;
 

@@ -219,8 +219,13 @@ pub fn check_chain(bundle: &Bundle, report: &mut AuditReport) {
 
 /// Re-runs every command through the rules from `seed` and compares the events it produces
 /// with the recorded ones. Without a seed, only the commands' acceptance is checked.
-pub fn check_rules(bundle: &Bundle, seed: Option<&[u8; 32]>, report: &mut AuditReport) {
-    let Some(game) = domain::game(&bundle.game.kind) else {
+pub fn check_rules(
+    registry: &domain::Registry,
+    bundle: &Bundle,
+    seed: Option<&[u8; 32]>,
+    report: &mut AuditReport,
+) {
+    let Some(game) = registry.get(&bundle.game.kind) else {
         report.push(
             "rules",
             false,
@@ -472,8 +477,14 @@ fn run(
     outcome.unwrap_or_else(|_| Err("the rules engine panicked".into()))
 }
 
-/// Every check on a bundle: chain, head, seed commitment, and the rules re-run.
+/// [`verify_bundle_in`] the default games (`domain::registry()`), for tests and tools.
 pub fn verify_bundle(bundle: &Bundle) -> AuditReport {
+    verify_bundle_in(&domain::registry(), bundle)
+}
+
+/// Every check on a bundle of a game of `registry`: chain, head, seed commitment, and the
+/// rules re-run.
+pub fn verify_bundle_in(registry: &domain::Registry, bundle: &Bundle) -> AuditReport {
     let mut report = AuditReport {
         sound: true,
         checks: Vec::new(),
@@ -518,13 +529,17 @@ pub fn verify_bundle(bundle: &Bundle) -> AuditReport {
         );
         return report;
     }
-    check_rules(bundle, seed.as_ref(), &mut report);
+    check_rules(registry, bundle, seed.as_ref(), &mut report);
     report
 }
 
 /// Audit with the server's own knowledge of the seed (the live log, before the end): the dice
 /// are checked too, though only the server can vouch for that until the seed is revealed.
-pub fn verify_with_seed(bundle: &Bundle, seed: &[u8; 32]) -> AuditReport {
+pub fn verify_with_seed(
+    registry: &domain::Registry,
+    bundle: &Bundle,
+    seed: &[u8; 32],
+) -> AuditReport {
     let mut report = AuditReport {
         sound: true,
         checks: Vec::new(),
@@ -536,6 +551,6 @@ pub fn verify_with_seed(bundle: &Bundle, seed: &[u8; 32]) -> AuditReport {
         seed_commitment(seed) == bundle.game.seed_commitment,
         "checked by the server",
     );
-    check_rules(bundle, Some(seed), &mut report);
+    check_rules(registry, bundle, Some(seed), &mut report);
     report
 }

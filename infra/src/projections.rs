@@ -15,10 +15,15 @@ pub struct HeadProjection {
     pub outcome: Option<Value>,
 }
 
-/// The head projection of one game, computed from its events alone.
-pub async fn fold_head(store: &Store, id: GameId) -> Result<HeadProjection> {
+/// The head projection of one game of `registry`, computed from its events alone.
+pub async fn fold_head(
+    store: &Store,
+    registry: &domain::Registry,
+    id: GameId,
+) -> Result<HeadProjection> {
     let row = store.game(id).await?;
-    let game = domain::game(&row.kind)
+    let game = registry
+        .get(&row.kind)
         .ok_or_else(|| StoreError::Corrupt(format!("unknown kind {}", row.kind)))?;
     let mut state = game.new_state();
     let mut head = HeadProjection {
@@ -69,14 +74,14 @@ pub struct RebuildReport {
 }
 
 /// Recomputes every game's head projection from its events and rewrites rows that differ.
-pub async fn rebuild_all(store: &Store) -> Result<RebuildReport> {
+pub async fn rebuild_all(store: &Store, registry: &domain::Registry) -> Result<RebuildReport> {
     let ids: Vec<GameId> = sqlx::query_scalar("SELECT id FROM games ORDER BY created_at")
         .fetch_all(&store.pool)
         .await?;
     let mut report = RebuildReport::default();
     for id in ids {
         report.games += 1;
-        let folded = fold_head(store, id).await?;
+        let folded = fold_head(store, registry, id).await?;
         if folded != stored_head(store, id).await? {
             sqlx::query("UPDATE games SET version = $2, head_hash = $3, status = $4, outcome = $5, updated_at = now() WHERE id = $1")
                 .bind(id.0)

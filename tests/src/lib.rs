@@ -357,6 +357,28 @@ impl TestApp {
         .await
     }
 
+    /// `GET /v1/games/{game}` as `player` (the summary, their seat and view); a success.
+    pub async fn game(&self, game: &str, player: &Player) -> Value {
+        self.get(&format!("/v1/games/{game}"), &player.token)
+            .await
+            .ok()
+    }
+
+    /// The whole event log as `player` may see it, page by page (`next_after`, `has_more`).
+    pub async fn all_events(&self, game: &str, player: &Player) -> Vec<Value> {
+        let mut all = Vec::new();
+        let mut after = 0;
+        loop {
+            let path = format!("/v1/games/{game}/events?after={after}&limit=1000");
+            let page = self.get(&path, &player.token).await.ok();
+            all.extend(page["events"].as_array().expect("events").iter().cloned());
+            after = page["next_after"].as_u64().expect("next_after");
+            if page["has_more"] != true {
+                return all;
+            }
+        }
+    }
+
     /// Plays random legal commands (from `/prompts`) until the game is over or `max` commands.
     /// Returns the number of commands sent.
     pub async fn play_randomly(

@@ -5,7 +5,8 @@ impl GameService {
     /// the end, details of a divergence are withheld from players (they could hold secrets).
     pub async fn audit(&self, id: GameId, user: UserId) -> Result<AuditReport> {
         let (bundle, row) = self.full_bundle(id).await?;
-        let mut report = guarded(|| bundles::verify_with_seed(&bundle, &row.server_seed))?;
+        let mut report =
+            guarded(|| bundles::verify_with_seed(&self.registry, &bundle, &row.server_seed))?;
         if row.status != GameStatus::Finished
             && let Some(divergence) = report.divergence.as_mut()
         {
@@ -76,7 +77,8 @@ impl GameService {
             .last()
             .map(|e| e.hash.clone())
             .unwrap_or_default();
-        let report = guarded(|| bundles::verify_with_seed(&prefix, &row.server_seed))?;
+        let report =
+            guarded(|| bundles::verify_with_seed(&self.registry, &prefix, &row.server_seed))?;
         let sender = bundle
             .game
             .seats

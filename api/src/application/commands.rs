@@ -3,6 +3,8 @@ use domain::Rejection;
 use std::sync::atomic::Ordering;
 
 type Decided = (Vec<domain::EventData>, Box<dyn AnyState>);
+/// The events to append, the state after them and its outcome.
+type Settled = (Vec<domain::EventData>, Box<dyn AnyState>, Option<Outcome>);
 
 /// The log entries of one command's `events`, chained after `loaded`'s head: the hash covers
 /// the seq, the command, the seat and the schema, so they are complete before the append.
@@ -52,9 +54,42 @@ pub(super) fn decide(
     guarded(|| loaded.state.decide_next(seat, command, &mut rng))
 }
 
+/// What the version check makes of a command's `expected_version` against the cached game.
+enum Expected {
+    /// Decide now.
+    Current,
+    /// The client has seen a newer version than the cache: catch up to it and check again.
+    Newer(u64),
+    /// Decided against an older version: 409.
+    Stale,
+}
+
+impl Loaded {
+    /// `user`'s seat, if they may send a command for it (403 otherwise).
+    fn sender(&self, user: UserId) -> Result<Seat> {
+        let seat = self.seat_for(user)?;
+        // Issue 17: a seat handed to a bot (resigned, or timed out too often) is the bot's.
+        if self.abandoned(seat) {
+            return Err(StoreError::Forbidden(
+                "your seat is played by a bot since you left it".into(),
+            ));
+        }
+        Ok(seat)
+    }
+
+    fn expected(&self, expected: Option<u64>) -> Expected {
+        match expected {
+            Some(expected) if expected > self.version => Expected::Newer(expected),
+            Some(expected) if expected < self.version => Expected::Stale,
+            _ => Expected::Current,
+        }
+    }
+}
+
 impl GameService {
-    /// A player's command: load (cache) → authorize seat → decide → append → answer, under
-    /// the game's one lock. A command to a cached game reads nothing before its append.
+    /// A player's command, in the shape of cqrs-es `execute`: load (cache) → authorize seat →
+    /// decide → append → answer, all under the game's one lock. A command to a cached game
+    /// reads nothing before its append; a lost race without `expected_version` decides again.
     pub async fn command(
         &self,
         id: GameId,
@@ -68,31 +103,20 @@ impl GameService {
         for _attempt in 0..=MAX_RETRIES {
             self.ensure_fresh(id, &mut guard, known_head).await?;
             let loaded = guard.as_mut().expect("loaded");
-            let seat = loaded.seat_for(user)?;
-            // Issue 17: a seat handed to a bot (resigned, or timed out too often) is the bot's.
-            if loaded.abandoned(seat) {
-                return Err(StoreError::Forbidden(
-                    "your seat is played by a bot since you left it".into(),
-                ));
-            }
-            match request.expected_version {
-                // The client has seen a newer version than our cache: catch up and re-check.
-                Some(expected) if expected > loaded.version => {
-                    known_head = Some(expected);
+            let seat = loaded.sender(user)?;
+            match loaded.expected(request.expected_version) {
+                Expected::Newer(version) => {
+                    known_head = Some(version);
                     continue;
                 }
-                Some(expected) if expected < loaded.version => {
-                    let stale = loaded.conflict();
-                    return self.refuse(loaded, user, &request, stale).await;
+                Expected::Stale => {
+                    return self.refuse(loaded, user, &request, loaded.conflict()).await;
                 }
-                _ => {}
+                Expected::Current => {}
             }
             let (events, next) = match decide(loaded, seat, &request.command)? {
                 Ok(decided) => decided,
-                Err(rejection) => {
-                    let rejected = StoreError::Rejected(rejection);
-                    return self.refuse(loaded, user, &request, rejected).await;
-                }
+                Err(rule) => return self.refuse(loaded, user, &request, rule.into()).await,
             };
             let (command_id, command) = (request.command_id, &request.command);
             let appended = self
@@ -194,7 +218,10 @@ impl GameService {
         })
     }
 
-    /// Hashes, appends and applies decided events. `Err(current)` on a version conflict.
+    /// Appends decided events and answers, in steps: the state after them (and the seed
+    /// reveal at the end) → the chained entries → the append (with its inbox rows, outbox and
+    /// snapshot) → the cache moved to the new head → the caller's answer. `Err(current)` on a
+    /// version conflict (nothing changed). Used by commands, the start, clocks and bots.
     #[allow(clippy::too_many_arguments)]
     pub(super) async fn append_decided(
         &self,
@@ -203,101 +230,39 @@ impl GameService {
         seat: Option<Seat>,
         command_id: Uuid,
         command: &Value,
-        mut events: Vec<domain::EventData>,
+        events: Vec<domain::EventData>,
         next: Option<Box<dyn AnyState>>,
     ) -> Result<std::result::Result<CommandAnswer, u64>> {
-        // The state after the events (computed by `decide_next`, or applied here to a copy):
-        // we need its outcome to know whether to reveal the seed.
-        let schema = loaded.game.event_schema_version();
-        let next = match next {
-            Some(next) => next,
-            None => {
-                let mut next = loaded.state.clone_box();
-                for event in &events {
-                    next.apply(&event.payload, schema)
-                        .map_err(StoreError::Corrupt)?;
-                }
-                next
-            }
-        };
-        let outcome: Option<Outcome> = next.outcome();
-        if outcome.is_some() {
-            events.push(Entry::seed_reveal(&loaded.row.server_seed));
-        }
+        let (events, next, outcome) = after(loaded, events, next)?;
         let recorded_at = now_micros();
+        let schema = loaded.game.event_schema_version();
         let entries = chain(loaded, command_id, seat, schema, recorded_at, events);
-        let new_version = loaded.version + entries.len() as u64;
-        let crosses_snapshot = new_version / SNAPSHOT_EVERY > loaded.version / SNAPSHOT_EVERY;
-        let snapshot = (crosses_snapshot || outcome.is_some()).then(|| next.to_json());
-        // Who the new state waits for: the inbox and `your_turn` skip bots' seats and carry
-        // the clock's deadline (issue 17), both counted from this append.
-        let deadline = loaded.deadline_after(recorded_at);
-        let bot_plays = |seat: u8| loaded.bot_plays(seat, &entries);
-        let waiting = super::inbox::waiting(next.as_ref(), deadline, &bot_plays)?;
-        let status = if outcome.is_some() {
-            GameStatus::Finished
-        } else {
-            GameStatus::Active
-        };
-        let outbox = notify::after_command(
-            loaded,
-            &*next,
-            outcome.as_ref(),
+        let sent = Sent {
             user,
-            new_version,
-            (deadline, &bot_plays),
-        );
-        let result = self
-            .store
-            .append(Append {
-                game: loaded.row.id,
-                expected: loaded.version,
-                command_id,
-                user,
-                seat: seat.map(Seat::number),
-                body_hash: &body_hash(command),
-                command,
-                events: &entries,
-                status,
-                outcome: outcome
-                    .as_ref()
-                    .map(|o| serde_json::to_value(o).expect("outcome serializes")),
-                snapshot,
-                recorded_at,
-                waiting,
-                outbox,
-            })
-            .await?;
-        match result {
+            seat,
+            command_id,
+            command,
+            recorded_at,
+        };
+        let hash = body_hash(command);
+        let append = append_of(
+            loaded,
+            &sent,
+            &hash,
+            &entries,
+            (next.as_ref(), outcome.as_ref()),
+        )?;
+        match self.store.append(append).await? {
             AppendResult::Appended { version, .. } => {
                 self.counters
                     .commands_appended
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    .fetch_add(1, Ordering::Relaxed);
+                let appended = entries.len() as u64;
                 self.counters
                     .events_appended
-                    .fetch_add(entries.len() as u64, std::sync::atomic::Ordering::Relaxed);
-                loaded.state = next;
-                loaded.version = version;
-                loaded.head_hash = entries
-                    .last()
-                    .map_or_else(|| loaded.head_hash.clone(), |e| e.hash.clone());
-                loaded.head_at = Some(recorded_at);
-                for entry in &entries {
-                    loaded.note_entry(&entry.kind, &entry.payload);
-                }
-                loaded.finished = outcome.is_some();
-                loaded.row.status = status;
-                let viewer = loaded.viewer(user);
-                let events = entries
-                    .iter()
-                    .filter_map(|e| loaded.redact(e, viewer))
-                    .collect();
-                Ok(Ok(CommandAnswer {
-                    version,
-                    events,
-                    replayed: false,
-                    next: guarded(|| loaded.prompts_for(user))?,
-                }))
+                    .fetch_add(appended, Ordering::Relaxed);
+                loaded.advance(next, outcome.as_ref(), &entries, (version, recorded_at));
+                Ok(Ok(loaded.answer(user, &entries, version)?))
             }
             AppendResult::Duplicate {
                 first_seq,
@@ -309,5 +274,129 @@ impl GameService {
             AppendResult::Mismatch => Err(StoreError::IdempotencyMismatch),
             AppendResult::Conflict { current } => Ok(Err(current)),
         }
+    }
+}
+
+/// Who sent a decided command, and when it is recorded.
+struct Sent<'c> {
+    user: UserId,
+    seat: Option<Seat>,
+    command_id: Uuid,
+    command: &'c Value,
+    recorded_at: OffsetDateTime,
+}
+
+/// The state after `events` (computed by `decide_next`, or applied here to a copy) and its
+/// outcome, and the events with the seed reveal added when they end the game.
+fn after(
+    loaded: &Loaded,
+    mut events: Vec<domain::EventData>,
+    next: Option<Box<dyn AnyState>>,
+) -> Result<Settled> {
+    let next = match next {
+        Some(next) => next,
+        None => {
+            let schema = loaded.game.event_schema_version();
+            let mut next = loaded.state.clone_box();
+            for event in &events {
+                next.apply(&event.payload, schema)
+                    .map_err(StoreError::Corrupt)?;
+            }
+            next
+        }
+    };
+    let outcome = guarded(|| next.outcome())?;
+    if outcome.is_some() {
+        events.push(Entry::seed_reveal(&loaded.row.server_seed));
+    }
+    Ok((events, next, outcome))
+}
+
+/// The append of `entries` after `loaded`'s head, with what it writes beside the log in the
+/// same transaction: the game's status and outcome, a snapshot every `SNAPSHOT_EVERY` events
+/// and at the end, the inbox rows of the seats `next` waits for and the notifications.
+fn append_of<'a>(
+    loaded: &Loaded,
+    sent: &Sent<'a>,
+    body_hash: &'a str,
+    entries: &'a [StoredEvent],
+    (next, outcome): (&dyn AnyState, Option<&Outcome>),
+) -> Result<Append<'a>> {
+    let new_version = loaded.version + entries.len() as u64;
+    let crosses_snapshot = new_version / SNAPSHOT_EVERY > loaded.version / SNAPSHOT_EVERY;
+    let snapshot = (crosses_snapshot || outcome.is_some()).then(|| next.to_json());
+    // Who the new state waits for: the inbox and `your_turn` skip bots' seats and carry the
+    // clock's deadline (issue 17), both counted from this append.
+    let deadline = loaded.deadline_after(sent.recorded_at);
+    let bot_plays = |seat: u8| loaded.bot_plays(seat, entries);
+    let waiting = guarded(|| super::inbox::waiting(next, &bot_plays))?;
+    let outbox = notify::after_command(
+        loaded,
+        &waiting,
+        outcome,
+        sent.user,
+        new_version,
+        (deadline, &bot_plays),
+    );
+    Ok(Append {
+        game: loaded.row.id,
+        expected: loaded.version,
+        command_id: sent.command_id,
+        user: sent.user,
+        seat: sent.seat.map(Seat::number),
+        body_hash,
+        command: sent.command,
+        events: entries,
+        status: status_of(outcome),
+        outcome: outcome.map(|o| serde_json::to_value(o).expect("outcome serializes")),
+        snapshot,
+        recorded_at: sent.recorded_at,
+        waiting: super::inbox::inbox_rows(&waiting, deadline),
+        outbox,
+    })
+}
+
+fn status_of(outcome: Option<&Outcome>) -> GameStatus {
+    match outcome {
+        Some(_) => GameStatus::Finished,
+        None => GameStatus::Active,
+    }
+}
+
+impl Loaded {
+    /// The cached game moved to the head of an append of `entries` (now at `version`).
+    fn advance(
+        &mut self,
+        next: Box<dyn AnyState>,
+        outcome: Option<&Outcome>,
+        entries: &[StoredEvent],
+        (version, recorded_at): (u64, OffsetDateTime),
+    ) {
+        self.state = next;
+        self.version = version;
+        if let Some(last) = entries.last() {
+            self.head_hash = last.hash.clone();
+        }
+        self.head_at = Some(recorded_at);
+        for entry in entries {
+            self.note_entry(&entry.kind, &entry.payload);
+        }
+        self.finished = outcome.is_some();
+        self.row.status = status_of(outcome);
+    }
+
+    /// The answer to `user`'s appended command: its entries as they may see them, and their
+    /// prompts after it (under the command's lock: no second lock, no re-read).
+    fn answer(&self, user: UserId, entries: &[StoredEvent], version: u64) -> Result<CommandAnswer> {
+        let viewer = self.viewer(user);
+        Ok(CommandAnswer {
+            version,
+            events: entries
+                .iter()
+                .filter_map(|e| self.redact(e, viewer))
+                .collect(),
+            replayed: false,
+            next: guarded(|| self.prompts_for(user))?,
+        })
     }
 }

@@ -1,7 +1,12 @@
-//! Disputes on a move: their log and projection live in `infra::disputes`; who may read or
-//! resolve them is decided by the routes, the move's audit is computed in [`super::audit`].
+//! Disputes on a move: their log and projection live in `infra::disputes`; who may open, read
+//! or resolve one is decided here, and the move's audit is computed in [`super::audit`] for
+//! each reader. The admin checks need the accounts of [`AppState`], so these use cases are
+//! methods of it.
 
 use super::*;
+use crate::auth::AuthUser;
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
 
 pub use infra::disputes::{Dispute, Disputes};
 
@@ -9,5 +14,125 @@ impl GameService {
     /// The disputes, in the same database as the games.
     pub fn disputes(&self) -> Disputes {
         Disputes::new(self.store.pool.clone())
+    }
+}
+
+/// A dispute as one reader may read it: the move's audit recomputed for them.
+pub struct DisputeRead {
+    pub dispute: Dispute,
+    pub audit: MoveAudit,
+}
+
+/// Who reads a dispute, and so which audit they get.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reader {
+    /// A seated player: their seat's view (everything once the game is over).
+    Player,
+    /// An admin with no seat in the game: everything.
+    Arbiter,
+    /// Neither.
+    Stranger,
+}
+
+/// At most this many characters in a reason or a note.
+const TEXT_MAX: usize = 2000;
+
+impl AppState {
+    /// Opens a dispute on the move that produced event `seq` (seated players only).
+    pub async fn open_dispute(
+        &self,
+        user: &AuthUser,
+        game: GameId,
+        seq: u64,
+        reason: &str,
+    ) -> ApiResult<DisputeRead> {
+        let reason = reason.trim();
+        if reason.is_empty() || reason.chars().count() > TEXT_MAX {
+            return Err(ApiError::Invalid(
+                "reason must be 1 to 2000 characters".into(),
+            ));
+        }
+        if self.reader(user, game).await? != Reader::Player {
+            return Err(ApiError::Forbidden(
+                "only players of this game may dispute its moves".into(),
+            ));
+        }
+        let audit = self.games.audit_move(game, user.id, seq).await?;
+        // Only the reader-independent part of the audit is stored (`disputes::public_audit`).
+        let audit = serde_json::to_value(&audit).map_err(|e| ApiError::Internal(e.to_string()))?;
+        let disputes = self.games.disputes();
+        let id = disputes.open(game, seq, user.id, reason, &audit).await?;
+        self.read_as(user, Reader::Player, disputes.get(id).await?)
+            .await
+    }
+
+    /// A dispute, for the game's players and admins.
+    pub async fn dispute(&self, user: &AuthUser, id: Uuid) -> ApiResult<DisputeRead> {
+        let dispute = self.games.disputes().get(id).await?;
+        let reader = self.reader(user, dispute.game_id).await?;
+        if reader == Reader::Stranger {
+            return Err(ApiError::Forbidden(
+                "only the game's players and admins may read its disputes".into(),
+            ));
+        }
+        self.read_as(user, reader, dispute).await
+    }
+
+    /// Resolves a dispute (admins not playing the game only): upheld or rejected, with a note;
+    /// the game's players are told (`dispute_resolved`, in the same transaction).
+    pub async fn resolve_dispute(
+        &self,
+        user: &AuthUser,
+        id: Uuid,
+        upheld: bool,
+        note: &str,
+    ) -> ApiResult<DisputeRead> {
+        if !self.is_admin(user).await? {
+            return Err(ApiError::Forbidden("only admins resolve disputes".into()));
+        }
+        if note.chars().count() > TEXT_MAX {
+            return Err(ApiError::Invalid("note is at most 2000 characters".into()));
+        }
+        let disputes = self.games.disputes();
+        let game = disputes.get(id).await?.game_id;
+        // No one judges a game they play in.
+        if self.reader(user, game).await? != Reader::Arbiter {
+            return Err(ApiError::Forbidden(
+                "an admin playing this game cannot resolve its disputes".into(),
+            ));
+        }
+        let (row, seats) = self.games.game_row(game).await?;
+        let verdict = if upheld { "upheld" } else { "rejected" };
+        let outbox = notify::dispute_resolved(&row, &seats, id, verdict);
+        disputes.resolve(id, user.id, upheld, note, &outbox).await?;
+        self.read_as(user, Reader::Arbiter, disputes.get(id).await?)
+            .await
+    }
+
+    async fn reader(&self, user: &AuthUser, game: GameId) -> ApiResult<Reader> {
+        let seated = self.games.seated(game, user.id).await?;
+        // A playing admin is a player: an arbiter never sees a game it plays in with more than
+        // its seat's eyes.
+        Ok(if seated {
+            Reader::Player
+        } else if self.is_admin(user).await? {
+            Reader::Arbiter
+        } else {
+            Reader::Stranger
+        })
+    }
+
+    async fn read_as(
+        &self,
+        user: &AuthUser,
+        reader: Reader,
+        dispute: Dispute,
+    ) -> ApiResult<DisputeRead> {
+        let arbiter = reader == Reader::Arbiter;
+        let audit = self
+            .games
+            .audit_move_as(dispute.game_id, user.id, dispute.seq, arbiter)
+            .await?;
+        Ok(DisputeRead { dispute, audit })
     }
 }

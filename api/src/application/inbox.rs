@@ -17,66 +17,65 @@ impl GameService {
     pub async fn rebuild_inbox(&self) -> Result<usize> {
         let games = self.store.started_games().await?;
         for id in &games {
-            let waiting = self
+            let rows = self
                 .with_game(*id, |loaded| {
                     let deadline = loaded.head_at.and_then(|at| loaded.deadline_after(at));
-                    waiting(loaded.state.as_ref(), deadline, &|seat| {
-                        loaded.bot_plays(seat, &[])
-                    })
+                    let bot_plays = |seat| loaded.bot_plays(seat, &[]);
+                    guarded(|| inbox_rows(&waiting(loaded.state.as_ref(), &bot_plays), deadline))
                 })
                 .await??;
-            self.store.set_inbox(*id, &waiting).await?;
+            self.store.set_inbox(*id, &rows).await?;
         }
         Ok(games.len())
     }
 }
 
-/// The seats `state` waits for (its prompts with `must`), as the inbox stores them:
-/// `[{seat, kinds, deadline}]`, one entry per seat (its must-kinds in prompt order), without
-/// the seats a bot plays; `deadline` is when these decisions time out (issue 17: the same for
-/// every seat, counted from the log head), null without a clock. Prompts are public (`GET
-/// …/prompts` shows every seat's), so nothing hidden is stored.
+/// The seats `state` waits for (its prompts with `must`), each with its command kinds (in
+/// prompt order, once each), without the seats a bot plays; none once the game is over. The
+/// inbox stores them ([`inbox_rows`]) and `your_turn` tells them ([`super::notify`]).
 pub(super) fn waiting(
     state: &dyn AnyState,
-    deadline: Option<OffsetDateTime>,
     bot_plays: &dyn Fn(u8) -> bool,
-) -> Result<Value> {
-    guarded(|| {
-        if state.outcome().is_some() {
-            return json!([]);
-        }
-        let mut seats: Vec<(Seat, Vec<String>)> = Vec::new();
-        for prompt in state
-            .prompts()
-            .into_iter()
-            .filter(|p| p.must && !bot_plays(p.seat.number()))
-        {
-            let at = match seats.iter().position(|(s, _)| *s == prompt.seat) {
-                Some(at) => at,
-                None => {
-                    seats.push((prompt.seat, Vec::new()));
-                    seats.len() - 1
-                }
-            };
-            for kind in prompt.kinds {
-                if !seats[at].1.iter().any(|k| *k == kind) {
-                    seats[at].1.push(kind.into_owned());
-                }
+) -> Vec<(u8, Vec<String>)> {
+    if state.outcome().is_some() {
+        return Vec::new();
+    }
+    let mut seats: Vec<(u8, Vec<String>)> = Vec::new();
+    for prompt in state
+        .prompts()
+        .into_iter()
+        .filter(|p| p.must && !bot_plays(p.seat.number()))
+    {
+        let seat = prompt.seat.number();
+        let at = match seats.iter().position(|(s, _)| *s == seat) {
+            Some(at) => at,
+            None => {
+                seats.push((seat, Vec::new()));
+                seats.len() - 1
+            }
+        };
+        for kind in prompt.kinds {
+            if !seats[at].1.iter().any(|k| *k == kind) {
+                seats[at].1.push(kind.into_owned());
             }
         }
-        Value::Array(
-            seats
-                .into_iter()
-                .map(|(seat, kinds)| {
-                    json!({
-                        "seat": seat.number(),
-                        "kinds": kinds,
-                        "deadline": deadline.and_then(|d| d
-                            .format(&time::format_description::well_known::Rfc3339)
-                            .ok()),
-                    })
-                })
-                .collect(),
-        )
-    })
+    }
+    seats
+}
+
+/// `waiting` as the inbox stores it: `[{seat, kinds, deadline}]`; `deadline` is when these
+/// decisions time out (issue 17: the same for every seat, counted from the log head), null
+/// without a clock. Prompts are public (`GET …/prompts` shows every seat's), so nothing hidden
+/// is stored.
+pub(super) fn inbox_rows(waiting: &[(u8, Vec<String>)], deadline: Option<OffsetDateTime>) -> Value {
+    let deadline = deadline.and_then(|d| {
+        d.format(&time::format_description::well_known::Rfc3339)
+            .ok()
+    });
+    Value::Array(
+        waiting
+            .iter()
+            .map(|(seat, kinds)| json!({"seat": seat, "kinds": kinds, "deadline": deadline}))
+            .collect(),
+    )
 }

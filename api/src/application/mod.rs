@@ -8,6 +8,7 @@
 //! every append is checked against the head in PostgreSQL (optimistic concurrency), and reads
 //! check the head version before serving.
 
+pub mod accounts;
 mod audit;
 mod cache;
 mod check;
@@ -42,6 +43,7 @@ use uuid::Uuid;
 
 pub use clocks::{Clock, ClockConfig};
 pub use infra::random::fill_random;
+pub use reads::GameRead;
 
 /// A snapshot of the state is stored every this many events (and when the game ends).
 pub const SNAPSHOT_EVERY: u64 = 128;
@@ -93,7 +95,8 @@ impl Loaded {
     /// families (issue 15: `choices`, the contract; `legal` is drawn from them at the edge).
     pub fn prompts_for(&self, user: UserId) -> Prompts {
         let (choices, legal) = match self.seat_of(user) {
-            Some(seat) if !self.finished => (self.state.choices(seat), self.state.legal(seat)),
+            // One computation of the families; `legal` is drawn from them.
+            Some(seat) if !self.finished => self.state.choices_and_legal(seat),
             _ => (Vec::new(), Vec::new()),
         };
         let prompts = self.state.prompts();
@@ -120,18 +123,22 @@ impl Loaded {
     }
 }
 
-/// One move explained (see `audit_move`).
+/// One move explained (see `audit_move`). Serialized (its events left out) as a dispute
+/// stores it: the fields are the wire `MoveAudit`'s.
+#[derive(serde::Serialize)]
 pub struct MoveAudit {
     pub seq: u64,
     pub first_seq: u64,
     pub last_seq: u64,
     pub seat: Option<u8>,
     pub sent_by: String,
+    #[serde(with = "time::serde::rfc3339")]
     pub recorded_at: OffsetDateTime,
     pub command: Value,
     pub state_before: Value,
     pub checks: Vec<bundles::Check>,
     pub sound: bool,
+    #[serde(skip)]
     pub events: Vec<StoredEvent>,
 }
 

@@ -11,12 +11,11 @@
 //! it).
 
 use super::Loaded;
-use domain::{AnyState, Outcome, Seat};
+use domain::{Outcome, Seat};
 use infra::ids::{GameId, UserId};
 use infra::outbox::NewNotification;
 use infra::store::{GameRow, SeatRow};
 use serde_json::{Map, Value, json};
-use std::collections::BTreeMap;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 use uuid::Uuid;
@@ -80,18 +79,6 @@ pub fn note(
     }
 }
 
-/// The seats the game waits for (`must` prompts), with their command kinds.
-fn waiting(state: &dyn AnyState) -> BTreeMap<u8, Vec<String>> {
-    let mut seats: BTreeMap<u8, Vec<String>> = BTreeMap::new();
-    for prompt in state.prompts().into_iter().filter(|p| p.must) {
-        seats
-            .entry(prompt.seat.number())
-            .or_default()
-            .extend(prompt.kinds.iter().map(|k| k.to_string()));
-    }
-    seats
-}
-
 /// A seat's place in `outcome`: 1 for a winner, else one more than the number of seats that
 /// won or scored strictly more.
 pub fn place(outcome: &Outcome, seat: Seat) -> u64 {
@@ -113,7 +100,8 @@ pub fn place(outcome: &Outcome, seat: Seat) -> u64 {
 }
 
 /// The notifications a command appended to `loaded` causes, `loaded` being the game before the
-/// command, `next` the state after it (at `version`), `actor` the user who sent it.
+/// command, `waiting` the seats the state after it (at `version`) waits for
+/// ([`super::inbox::waiting`]), `actor` the user who sent it.
 ///
 /// - `game_started` to every seat but the host's when the command is the start;
 /// - `your_turn` to every seat the game now waits for that it did not wait for before (or for
@@ -122,7 +110,7 @@ pub fn place(outcome: &Outcome, seat: Seat) -> u64 {
 /// - `game_finished` with the recipient's `place` to every seat, the actor's included.
 pub(super) fn after_command(
     loaded: &Loaded,
-    next: &dyn AnyState,
+    waiting: &[(u8, Vec<String>)],
     outcome: Option<&Outcome>,
     actor: UserId,
     version: u64,
@@ -164,16 +152,16 @@ pub(super) fn after_command(
         return notes;
     }
     let before = if loaded.version == 0 {
-        BTreeMap::new()
+        Vec::new()
     } else {
-        waiting(&*loaded.state)
+        super::inbox::waiting(&*loaded.state, bot_plays)
     };
-    for (seat, kinds) in waiting(next) {
-        // A bot's seat (a resigned or abandoned person's too) is not told it is its turn.
-        if before.get(&seat) == Some(&kinds) || bot_plays(seat) {
+    // (`waiting` leaves out a bot's seat: a resigned or abandoned person's is not told either.)
+    for (seat, kinds) in waiting {
+        if before.contains(&(*seat, kinds.clone())) {
             continue;
         }
-        let Some(user) = loaded.seats.iter().find(|s| s.seat == seat) else {
+        let Some(user) = loaded.seats.iter().find(|s| s.seat == *seat) else {
             continue;
         };
         if user.user_id == actor {

@@ -1,9 +1,20 @@
 use super::*;
 
+/// A game as one user reads it (see [`GameService::detail`]).
+pub struct GameRead {
+    pub row: GameRow,
+    pub seats: Vec<SeatRow>,
+    /// The user's view (null before the start).
+    pub view: Value,
+    /// When each seat the game waits for runs out of time (clocked games, issue 17).
+    pub deadlines: Vec<(u8, OffsetDateTime)>,
+}
+
 impl GameService {
-    /// A game's row, seats and `user`'s view: a started game from the cache (no database round
-    /// trip while the listener is connected), a lobby from the database (no view yet).
-    pub async fn detail(&self, id: GameId, user: UserId) -> Result<(GameRow, Vec<SeatRow>, Value)> {
+    /// A game as `user` reads it: a started game from the cache (no database round trip
+    /// while the listener is connected), with `user`'s view and the deadlines of the seats it
+    /// waits for; a lobby from the database (no view yet).
+    pub async fn detail(&self, id: GameId, user: UserId) -> Result<GameRead> {
         let cached = self
             .with_game(id, |loaded| {
                 let mut row = loaded.row.clone();
@@ -15,15 +26,24 @@ impl GameService {
                         .outcome()
                         .and_then(|o| serde_json::to_value(o).ok());
                 }
-                let view = loaded.state.view(loaded.viewer(user));
-                (row, loaded.seats.clone(), view)
+                GameRead {
+                    row,
+                    seats: loaded.seats.clone(),
+                    view: loaded.state.view(loaded.viewer(user)),
+                    deadlines: loaded.deadlines(&loaded.state.prompts()),
+                }
             })
             .await;
         match cached {
             // Not started: `with_game` refuses a lobby.
             Err(StoreError::Invalid(_)) => {
                 let (row, seats) = self.game_row(id).await?;
-                Ok((row, seats, Value::Null))
+                Ok(GameRead {
+                    row,
+                    seats,
+                    view: Value::Null,
+                    deadlines: Vec::new(),
+                })
             }
             other => other,
         }

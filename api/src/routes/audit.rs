@@ -1,12 +1,12 @@
 //! Export, audit and disputes: the log as the thing that settles arguments.
 
+use crate::application::disputes::DisputeRead;
 use crate::auth::AuthUser;
-use crate::error::{ApiError, ApiResult, Problem};
+use crate::error::{ApiResult, Problem};
 use crate::routes::games::EventOut;
-use crate::routes::{GamePath, parse_game_id};
+use crate::routes::{DisputePath, GamePath, parse_game_id};
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, post, web};
-use infra::GameId;
 use infra::audit::{AuditReport, Bundle, Check};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -151,55 +151,22 @@ pub struct DisputeOut {
     pub history: Vec<Value>,
 }
 
-/// Who reads a dispute, and so which audit they get.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Reader {
-    /// A seated player: their seat's view (everything once the game is over).
-    Player,
-    /// An admin with no seat in the game: everything.
-    Arbiter,
-    /// Neither.
-    Stranger,
-}
-
-async fn reader(state: &AppState, user: &AuthUser, game: GameId) -> ApiResult<Reader> {
-    let seated = state.games.seated(game, user.id).await?;
-    // A playing admin is a player: an arbiter never sees a game it plays in with more than its
-    // seat's eyes.
-    Ok(if seated {
-        Reader::Player
-    } else if state.is_admin(user).await? {
-        Reader::Arbiter
-    } else {
-        Reader::Stranger
-    })
-}
-
-/// The dispute as `user` may read it: the audit recomputed for them.
-async fn dispute_for(
-    state: &AppState,
-    user: &AuthUser,
-    reader: Reader,
-    d: crate::application::disputes::Dispute,
-) -> ApiResult<DisputeOut> {
-    let move_audit = state
-        .games
-        .audit_move_as(d.game_id, user.id, d.seq, reader == Reader::Arbiter)
-        .await?;
-    let shown = serde_json::to_value(MoveAudit::from(move_audit))
-        .map_err(|e| ApiError::Internal(e.to_string()))?;
-    Ok(DisputeOut {
-        id: d.id,
-        game_id: d.game_id.0,
-        seq: d.seq,
-        opened_by: d.opened_by.0,
-        reason: d.reason,
-        status: d.status,
-        audit: shown,
-        note: d.note,
-        resolved_by: d.resolved_by.map(|u| u.0),
-        history: d.history,
-    })
+impl From<DisputeRead> for DisputeOut {
+    fn from(read: DisputeRead) -> Self {
+        let d = read.dispute;
+        DisputeOut {
+            id: d.id,
+            game_id: d.game_id.0,
+            seq: d.seq,
+            opened_by: d.opened_by.0,
+            reason: d.reason,
+            status: d.status,
+            audit: serde_json::to_value(MoveAudit::from(read.audit)).expect("audits serialize"),
+            note: d.note,
+            resolved_by: d.resolved_by.map(|u| u.0),
+            history: d.history,
+        }
+    }
 }
 
 /// Open a dispute on a move (seated players only); it carries the automatic audit of that move.
@@ -214,29 +181,12 @@ pub async fn open_dispute(
     GamePath(id): GamePath,
     body: web::Json<OpenDispute>,
 ) -> ApiResult<HttpResponse> {
-    let reason = body.reason.trim();
-    if reason.is_empty() || reason.chars().count() > 2000 {
-        return Err(ApiError::Invalid(
-            "reason must be 1 to 2000 characters".into(),
-        ));
-    }
-    if reader(&state, &user, id).await? != Reader::Player {
-        return Err(ApiError::Forbidden(
-            "only players of this game may dispute its moves".into(),
-        ));
-    }
-    let move_audit = MoveAudit::from(state.games.audit_move(id, user.id, body.seq).await?);
-    let move_audit =
-        serde_json::to_value(&move_audit).map_err(|e| ApiError::Internal(e.to_string()))?;
-    let disputes = state.games.disputes();
-    // Only the reader-independent part of the audit is stored (see `disputes::public_audit`).
-    let dispute = disputes
-        .open(id, body.seq, user.id, reason, &move_audit)
+    let read = state
+        .open_dispute(&user, id, body.seq, &body.reason)
         .await?;
-    let dispute = disputes.get(dispute).await?;
     Ok(HttpResponse::Created()
-        .insert_header(("location", format!("/v1/disputes/{}", dispute.id)))
-        .json(dispute_for(&state, &user, Reader::Player, dispute).await?))
+        .insert_header(("location", format!("/v1/disputes/{}", read.dispute.id)))
+        .json(DisputeOut::from(read)))
 }
 
 /// A dispute (its players and admins may read it), with the move's audit computed for the
@@ -248,19 +198,9 @@ pub async fn open_dispute(
 pub async fn get_dispute(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    DisputePath(id): DisputePath,
 ) -> ApiResult<HttpResponse> {
-    let id: uuid::Uuid = path
-        .parse()
-        .map_err(|_| ApiError::NotFound("dispute not found".into()))?;
-    let dispute = state.games.disputes().get(id).await?;
-    let reader = reader(&state, &user, dispute.game_id).await?;
-    if reader == Reader::Stranger {
-        return Err(ApiError::Forbidden(
-            "only the game's players and admins may read its disputes".into(),
-        ));
-    }
-    Ok(HttpResponse::Ok().json(dispute_for(&state, &user, reader, dispute).await?))
+    Ok(HttpResponse::Ok().json(DisputeOut::from(state.dispute(&user, id).await?)))
 }
 
 /// Resolve a dispute (admins only): upheld or rejected, with a note.
@@ -272,33 +212,10 @@ pub async fn get_dispute(
 pub async fn resolve_dispute(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
     body: web::Json<Resolution>,
+    DisputePath(id): DisputePath,
 ) -> ApiResult<HttpResponse> {
-    let id: uuid::Uuid = path
-        .parse()
-        .map_err(|_| ApiError::NotFound("dispute not found".into()))?;
-    if !state.is_admin(&user).await? {
-        return Err(ApiError::Forbidden("only admins resolve disputes".into()));
-    }
-    if body.note.chars().count() > 2000 {
-        return Err(ApiError::Invalid("note is at most 2000 characters".into()));
-    }
-    let disputes = state.games.disputes();
-    let game = disputes.get(id).await?.game_id;
-    // No one judges a game they play in.
-    if reader(&state, &user, game).await? != Reader::Arbiter {
-        return Err(ApiError::Forbidden(
-            "an admin playing this game cannot resolve its disputes".into(),
-        ));
-    }
     let upheld = body.verdict == Verdict::Upheld;
-    let (row, seats) = state.games.game_row(game).await?;
-    let verdict = if upheld { "upheld" } else { "rejected" };
-    let outbox = crate::application::notify::dispute_resolved(&row, &seats, id, verdict);
-    disputes
-        .resolve(id, user.id, upheld, &body.note, &outbox)
-        .await?;
-    let dispute = disputes.get(id).await?;
-    Ok(HttpResponse::Ok().json(dispute_for(&state, &user, Reader::Arbiter, dispute).await?))
+    let read = state.resolve_dispute(&user, id, upheld, &body.note).await?;
+    Ok(HttpResponse::Ok().json(DisputeOut::from(read)))
 }

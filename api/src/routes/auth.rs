@@ -1,40 +1,14 @@
 //! `/v1/auth/*` and `/v1/me`.
 
-use crate::auth::{self, AuthUser, REFRESH_TTL_DAYS};
+use crate::application::accounts::{Password, Session, UserName};
+use crate::auth::{self, AuthUser};
 use crate::error::{ApiError, ApiResult, Problem};
+use crate::extract::OptionalAuth;
 use crate::state::AppState;
-use actix_web::http::header;
-use actix_web::{FromRequest, HttpRequest, HttpResponse, get, patch, post, web};
-use infra::accounts::{RefreshOutcome, Revocation, Upgrade, User};
+use actix_web::{HttpResponse, get, patch, post, web};
+use infra::accounts::Revocation;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-
-/// A user name: 1 to 32 letters, digits, `_`, `-`, `.` or spaces, not blank.
-pub struct UserName(String);
-
-impl UserName {
-    pub fn parse(raw: &str) -> Result<UserName, ApiError> {
-        let name = raw.trim();
-        let ok_chars = name
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ' '));
-        if name.is_empty() || name.chars().count() > 32 || !ok_chars {
-            return Err(ApiError::Invalid(
-                "name must be 1 to 32 letters, digits, spaces, `_`, `-` or `.`".into(),
-            ));
-        }
-        Ok(UserName(name.to_string()))
-    }
-}
-
-fn parse_password(raw: &str) -> Result<&str, ApiError> {
-    if raw.chars().count() < 8 || raw.chars().count() > 128 {
-        return Err(ApiError::Invalid(
-            "password must be 8 to 128 characters".into(),
-        ));
-    }
-    Ok(raw)
-}
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -135,40 +109,19 @@ fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
     T::deserialize(d).map(Some)
 }
 
-/// A new session (family) for `user`: an access token and a random first refresh token.
-async fn new_session(state: &AppState, user: &User) -> ApiResult<TokenResponse> {
-    let family = uuid::Uuid::new_v4();
-    let refresh_token = auth::new_refresh_token();
-    state
-        .accounts
-        .store_refresh(
-            &refresh_token,
-            user.id,
-            family,
-            time::Duration::days(REFRESH_TTL_DAYS),
-        )
-        .await?;
-    let now = time::OffsetDateTime::now_utc().unix_timestamp();
-    pair(state, user, family, now, refresh_token)
-}
-
-fn pair(
-    state: &AppState,
-    user: &User,
-    family: uuid::Uuid,
-    issued_at: i64,
-    refresh_token: String,
-) -> ApiResult<TokenResponse> {
-    Ok(TokenResponse {
-        access_token: state.jwt.issue(user.id, &user.name, family, issued_at)?,
-        refresh_token,
-        token_type: "Bearer".into(),
-        expires_in: auth::ACCESS_TTL_SECONDS,
-        user: UserInfo {
-            id: user.id.0,
-            name: user.name.clone(),
-        },
-    })
+impl From<Session> for TokenResponse {
+    fn from(session: Session) -> Self {
+        TokenResponse {
+            access_token: session.access_token,
+            refresh_token: session.refresh_token,
+            token_type: "Bearer".into(),
+            expires_in: auth::ACCESS_TTL_SECONDS,
+            user: UserInfo {
+                id: session.user.id.0,
+                name: session.user.name,
+            },
+        }
+    }
 }
 
 /// Create an account with a password (stored as argon2id). Sent with a guest's bearer token,
@@ -185,45 +138,21 @@ fn pair(
 #[post("/v1/auth/register")]
 pub async fn register(
     state: web::Data<AppState>,
-    req: HttpRequest,
     body: web::Json<Credentials>,
+    OptionalAuth(upgrading): OptionalAuth,
 ) -> ApiResult<HttpResponse> {
-    // Limited per address before the body is read: `limits::route_limit`.
-    let name = UserName::parse(&body.name)?;
-    let password = parse_password(&body.password)?.to_string();
-    // A token that does not verify is refused, never taken for "no token": the guest would
-    // otherwise end up with a second, empty account.
-    let upgrading = if req.headers().contains_key(header::AUTHORIZATION) {
-        Some(AuthUser::extract(&req).await?)
-    } else {
-        None
+    // Limited per address before the body is read: `limits::route_limit`. A guest's token
+    // makes it an upgrade: the guest would otherwise end up with a second, empty account.
+    let (name, password) = (
+        UserName::parse(&body.name)?,
+        Password::parse(&body.password)?,
+    );
+    let (created, session) = state.register(name, password, upgrading).await?;
+    let mut answer = match created {
+        true => HttpResponse::Created(),
+        false => HttpResponse::Ok(),
     };
-    let hash = web::block(move || auth::hash_password(&password))
-        .await
-        .map_err(|e| ApiError::Internal(e.to_string()))??;
-    let Some(caller) = upgrading else {
-        let Some(user) = state.accounts.create(&name.0, Some(&hash), false).await? else {
-            return Err(ApiError::Invalid("this name is already taken".into()));
-        };
-        return Ok(HttpResponse::Created().json(new_session(&state, &user).await?));
-    };
-    match state
-        .accounts
-        .upgrade_guest(caller.id, &name.0, &hash)
-        .await?
-    {
-        Upgrade::Upgraded(user) => {
-            state.games.renamed(user.id, &user.name).await?;
-            Ok(HttpResponse::Ok().json(new_session(&state, &user).await?))
-        }
-        Upgrade::NameTaken => Err(ApiError::Invalid("this name is already taken".into())),
-        Upgrade::NotAGuest => Err(ApiError::Invalid(
-            "you already have a registered account: sign in with `/v1/auth/login`, or register \
-             a new account without the bearer token"
-                .into(),
-        )),
-        Upgrade::UnknownUser => Err(ApiError::Unauthorized("unknown user".into())),
-    }
+    Ok(answer.json(TokenResponse::from(session)))
 }
 
 /// Sign in with name and password.
@@ -235,31 +164,10 @@ pub async fn login(
     state: web::Data<AppState>,
     body: web::Json<Credentials>,
 ) -> ApiResult<HttpResponse> {
-    // Each attempt costs an argon2id hash: limited per address (`limits::route_limit`).
-    // A name no account can have (control characters, too long) is simply unknown.
-    let user = match UserName::parse(&body.name) {
-        Ok(name) => state.accounts.by_name(&name.0).await?,
-        Err(_) => None,
-    };
-    let password = body.password.clone();
-    let phc = user.as_ref().and_then(|u| u.password_hash.clone());
-    // Verify even for unknown users, so timing does not reveal which names exist.
-    let ok = web::block(move || match phc {
-        Some(phc) => auth::verify_password(&password, &phc),
-        None => {
-            let _ = auth::verify_password(&password, DUMMY_HASH);
-            false
-        }
-    })
-    .await
-    .map_err(|e| ApiError::Internal(e.to_string()))?;
-    match user {
-        Some(user) if ok => Ok(HttpResponse::Ok().json(new_session(&state, &user).await?)),
-        _ => Err(ApiError::Unauthorized("wrong name or password".into())),
-    }
+    // Limited per address before the body is read: `limits::route_limit`.
+    let session = state.login(&body.name, &body.password).await?;
+    Ok(HttpResponse::Ok().json(TokenResponse::from(session)))
 }
-
-const DUMMY_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$2o8r6GkN9X3hQvIuLZPqZ7o5b0zQ3z0V3S0b5V6b5lE";
 
 /// Instant guest account, for a mobile app's first launch.
 #[utoipa::path(post, path = "/v1/auth/guest", tag = "auth", request_body(content = Option<GuestRequest>, description = "optional"),
@@ -271,22 +179,8 @@ pub async fn guest(
     body: crate::routes::games::OptionalJson<GuestRequest>,
 ) -> ApiResult<HttpResponse> {
     // Limited per address before the body is read: `limits::route_limit`.
-    let prefix = body
-        .0
-        .and_then(|b| b.name)
-        .unwrap_or_else(|| "guest".into());
-    let prefix: String = UserName::parse(&prefix)?.0.chars().take(20).collect();
-    for _ in 0..5 {
-        let mut suffix = [0u8; 4];
-        infra::random::fill_random(&mut suffix);
-        let name = format!("{prefix}-{}", hex::encode(suffix));
-        if let Some(user) = state.accounts.create(&name, None, true).await? {
-            return Ok(HttpResponse::Created().json(new_session(&state, &user).await?));
-        }
-    }
-    Err(ApiError::Internal(
-        "could not find a free guest name".into(),
-    ))
+    let session = state.guest(body.0.and_then(|b| b.name)).await?;
+    Ok(HttpResponse::Created().json(TokenResponse::from(session)))
 }
 
 /// Exchange a refresh token for a new pair. A refresh token works once. Sent again within the
@@ -300,47 +194,8 @@ pub async fn refresh(
     state: web::Data<AppState>,
     body: web::Json<RefreshRequest>,
 ) -> ApiResult<HttpResponse> {
-    let successor = state.jwt.successor(&body.refresh_token);
-    let outcome = state
-        .accounts
-        .spend_refresh(
-            &body.refresh_token,
-            &successor,
-            time::Duration::days(REFRESH_TTL_DAYS),
-            time::Duration::try_from(state.refresh_leeway).unwrap_or(time::Duration::ZERO),
-        )
-        .await?;
-    match outcome {
-        RefreshOutcome::Rotated {
-            user,
-            family,
-            rotated_at,
-        } => {
-            let user = state
-                .accounts
-                .by_id(user)
-                .await?
-                .ok_or_else(|| ApiError::Unauthorized("unknown user".into()))?;
-            // Issued at the first spend: every duplicate gets the same access token.
-            let pair = pair(
-                &state,
-                &user,
-                family,
-                rotated_at.unix_timestamp(),
-                successor,
-            )?;
-            Ok(HttpResponse::Ok().json(pair))
-        }
-        RefreshOutcome::Reused { family } => {
-            state.sessions.remember(family, true);
-            Err(ApiError::Unauthorized(
-                "refresh token already used: every token of this session is revoked".into(),
-            ))
-        }
-        RefreshOutcome::Invalid => Err(ApiError::Unauthorized(
-            "invalid or expired refresh token".into(),
-        )),
-    }
+    let session = state.refresh(&body.refresh_token).await?;
+    Ok(HttpResponse::Ok().json(TokenResponse::from(session)))
 }
 
 /// End the caller's session: its refresh token and every access token of the session stop

@@ -90,21 +90,5 @@ pub fn with_etag<T: Serialize>(
     version: u64,
     body: T,
 ) -> HttpResponse {
-    use actix_web::http::header;
-    let etag = format!("\"{version}\"");
-    let matches = req
-        .headers()
-        .get_all(header::IF_NONE_MATCH)
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(|t| t.trim().trim_start_matches("W/"))
-        .any(|t| t == etag || t == "*");
-    if matches {
-        return HttpResponse::NotModified()
-            .insert_header((header::ETAG, etag))
-            .finish();
-    }
-    HttpResponse::Ok()
-        .insert_header((header::ETAG, etag))
-        .json(body)
+    crate::extract::IfNoneMatch::of(req).answer(format!("\"{version}\""), |mut ok| ok.json(body))
 }

@@ -1,9 +1,9 @@
 //! `/v1/games/*`: lobby, commands, views, prompts, the event feed, its live stream, replay.
 
-use crate::application::{CommandAnswer, CommandRequest, CreateGame};
+use crate::application::{CommandAnswer, CommandRequest, CreateGame, GameRead};
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, Problem};
-use crate::extract::{IdempotencyKey, IfMatch, LastEventId};
+use crate::extract::{IdempotencyKey, IfMatch, IfNoneMatch, LastEventId};
 use crate::routes::GamePath;
 use crate::routes::auth::UserInfo;
 use crate::routes::invites::with_links;
@@ -510,24 +510,30 @@ pub async fn list_games(
     query: web::Query<ListQuery>,
 ) -> ApiResult<HttpResponse> {
     let (filter, limit) = query.filter(&state, user.id)?;
-    let mut rows = state.games.list(&filter).await?;
-    let more = rows.len() > limit as usize;
-    rows.truncate(limit as usize);
-    let next_cursor = more
-        .then(|| {
-            rows.last()
-                .map(|(r, _)| encode_cursor(r.created_at, r.id.0))
-        })
-        .flatten();
-    let games = rows
-        .iter()
-        .map(|(row, seats)| summary(row, seats))
-        .collect();
+    let page = GameList::page(state.games.list(&filter).await?, limit);
     let mut response = HttpResponse::Ok();
-    if let Some(cursor) = &next_cursor {
+    if let Some(cursor) = &page.next_cursor {
         response.insert_header((header::LINK, query.next_link(limit, cursor)));
     }
-    Ok(response.json(GameList { games, next_cursor }))
+    Ok(response.json(page))
+}
+
+impl GameList {
+    /// A page of at most `limit` games from `rows` (fetched with one more row than the page:
+    /// when it came, another page follows, from the cursor of the page's last game).
+    fn page(mut rows: Vec<(GameRow, Vec<SeatRow>)>, limit: u32) -> GameList {
+        let more = rows.len() > limit as usize;
+        rows.truncate(limit as usize);
+        let next_cursor = rows
+            .last()
+            .filter(|_| more)
+            .map(|(r, _)| encode_cursor(r.created_at, r.id.0));
+        let games = rows
+            .iter()
+            .map(|(row, seats)| summary(row, seats))
+            .collect();
+        GameList { games, next_cursor }
+    }
 }
 
 fn encode_cursor(at: time::OffsetDateTime, id: uuid::Uuid) -> String {
@@ -598,69 +604,46 @@ pub async fn get_game(
     state: web::Data<AppState>,
     user: AuthUser,
     GamePath(id): GamePath,
-    req: HttpRequest,
+    if_none_match: IfNoneMatch,
 ) -> ApiResult<HttpResponse> {
-    // A started game is served from the cache (no database round trip while the listener is
-    // connected); a lobby from the database.
-    let cached = state
-        .games
-        .with_game(id, |loaded| {
-            let mut row = loaded.row.clone();
-            row.version = loaded.version;
-            if loaded.finished {
-                row.status = GameStatus::Finished;
-                row.outcome = loaded
-                    .state
-                    .outcome()
-                    .and_then(|o| serde_json::to_value(o).ok());
-            }
-            (
-                row,
-                loaded.seats.clone(),
-                loaded.state.view(loaded.viewer(user.id)),
-                loaded.deadlines(&loaded.state.prompts()),
-            )
-        })
-        .await;
-    let (row, seats, view, deadlines) = match cached {
-        Ok(found) => found,
-        Err(infra::StoreError::Invalid(_)) => {
-            let (row, seats) = state.games.game_row(id).await?;
-            (row, seats, Value::Null, Vec::new())
+    let read = state.games.detail(id, user.id).await?;
+    let detail = GameDetail::of(&state, &user, read).await?;
+    Ok(if_none_match.answer(detail.etag(), |mut ok| ok.json(detail)))
+}
+
+impl GameDetail {
+    /// The answer of `GET /v1/games/{id}`: the summary with the caller's links and the seats'
+    /// deadlines, the caller's seat and view.
+    async fn of(state: &AppState, user: &AuthUser, read: GameRead) -> ApiResult<GameDetail> {
+        let GameRead {
+            row,
+            seats,
+            view,
+            deadlines,
+        } = read;
+        let your_seat = seats.iter().find(|s| s.user_id == user.id).map(|s| s.seat);
+        let mut summary = with_links(state, user, &row, &seats, summary(&row, &seats)).await?;
+        for seat in &mut summary.seats {
+            seat.deadline = deadlines
+                .iter()
+                .find(|(s, _)| *s == seat.seat)
+                .map(|(_, at)| *at);
         }
-        Err(other) => return Err(other.into()),
-    };
-    let your_seat = seats.iter().find(|s| s.user_id == user.id).map(|s| s.seat);
-    let mut summary = with_links(&state, &user, &row, &seats, summary(&row, &seats)).await?;
-    for seat in &mut summary.seats {
-        seat.deadline = deadlines
-            .iter()
-            .find(|(s, _)| *s == seat.seat)
-            .map(|(_, at)| *at);
-    }
-    let version = row.version;
-    // A rematch opened after the end changes the answer, not the version.
-    let etag = match summary.rematch {
-        Some(rematch) => format!("\"{version}-rematch-{}\"", rematch.simple()),
-        None => format!("\"{version}\""),
-    };
-    if req
-        .headers()
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        == Some(etag.as_str())
-    {
-        return Ok(HttpResponse::NotModified()
-            .insert_header((header::ETAG, etag))
-            .finish());
-    }
-    Ok(HttpResponse::Ok()
-        .insert_header((header::ETAG, etag))
-        .json(GameDetail {
+        Ok(GameDetail {
             summary,
             your_seat,
             view,
-        }))
+        })
+    }
+
+    /// The version; a rematch opened after the end changes the answer, not the version.
+    fn etag(&self) -> String {
+        let version = self.summary.version;
+        match self.summary.rematch {
+            Some(rematch) => format!("\"{version}-rematch-{}\"", rematch.simple()),
+            None => format!("\"{version}\""),
+        }
+    }
 }
 
 /// Who must act now, and the caller's legal commands.
@@ -826,11 +809,5 @@ pub async fn stream(
     state.games.with_game(id, |_| ()).await?;
     let ip = crate::limits::client_ip(&req);
     let body = crate::stream::event_stream(state.into_inner(), id, access.user.id, ip, after)?;
-    // The stream ends when the access behind it expires (refresh, reconnect with Last-Event-ID).
-    let body = futures_util::StreamExt::take_until(body, tokio::time::sleep_until(access.until));
-    Ok(HttpResponse::Ok()
-        .insert_header((header::CONTENT_TYPE, "text/event-stream"))
-        .insert_header((header::CACHE_CONTROL, "no-cache"))
-        .insert_header(("x-accel-buffering", "no"))
-        .streaming(body))
+    Ok(crate::stream::sse_response(body, access.until))
 }

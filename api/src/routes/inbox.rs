@@ -1,11 +1,13 @@
 //! `GET /v1/me/inbox` (issue 18): the games where the caller must act now.
 
 use crate::auth::AuthUser;
-use crate::error::{ApiResult, Problem};
+use crate::error::{ApiError, ApiResult, Problem};
+use crate::extract::IfNoneMatch;
 use crate::routes::games::GameKind;
 use crate::state::AppState;
 use actix_web::http::header;
-use actix_web::{HttpRequest, HttpResponse, get, web};
+use actix_web::{HttpResponse, get, web};
+use infra::lobby::InboxRow;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
@@ -45,42 +47,34 @@ pub struct Inbox {
 pub async fn inbox(
     state: web::Data<AppState>,
     user: AuthUser,
-    req: HttpRequest,
+    if_none_match: IfNoneMatch,
 ) -> ApiResult<HttpResponse> {
-    let games: Vec<InboxGame> = state
-        .games
-        .inbox(user.id)
-        .await?
-        .into_iter()
-        .map(|row| InboxGame {
-            id: row.game_id.0,
-            kind: GameKind(row.kind),
-            version: row.version,
-            kinds: row.kinds,
-            deadline: row.deadline,
-        })
-        .collect();
-    let body = serde_json::to_vec(&Inbox {
-        count: games.len(),
-        games,
-    })
-    .map_err(|e| crate::error::ApiError::Internal(e.to_string()))?;
+    let inbox = Inbox::from(state.games.inbox(user.id).await?);
+    let body = serde_json::to_vec(&inbox).map_err(|e| ApiError::Internal(e.to_string()))?;
     // The answer's own digest: any change of a game, its version, kinds or deadline changes it.
     let etag = format!("\"{}\"", &hex::encode(Sha256::digest(&body))[..32]);
-    let unchanged = req
-        .headers()
-        .get_all(header::IF_NONE_MATCH)
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .any(|t| t.trim().trim_start_matches("W/") == etag);
-    if unchanged {
-        return Ok(HttpResponse::NotModified()
-            .insert_header((header::ETAG, etag))
-            .finish());
+    Ok(if_none_match.answer(etag, |mut ok| {
+        ok.insert_header((header::CACHE_CONTROL, "private, no-cache"))
+            .content_type("application/json")
+            .body(body)
+    }))
+}
+
+impl From<Vec<InboxRow>> for Inbox {
+    fn from(rows: Vec<InboxRow>) -> Self {
+        let games: Vec<InboxGame> = rows
+            .into_iter()
+            .map(|row| InboxGame {
+                id: row.game_id.0,
+                kind: GameKind(row.kind),
+                version: row.version,
+                kinds: row.kinds,
+                deadline: row.deadline,
+            })
+            .collect();
+        Inbox {
+            count: games.len(),
+            games,
+        }
     }
-    Ok(HttpResponse::Ok()
-        .insert_header((header::ETAG, etag))
-        .insert_header((header::CACHE_CONTROL, "private, no-cache"))
-        .content_type("application/json")
-        .body(body))
 }

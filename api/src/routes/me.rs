@@ -114,6 +114,24 @@ pub struct NewPushSubscription {
     pub expiration_time: Option<serde_json::Value>,
 }
 
+impl PushKeys {
+    /// The browser's keys: `p256dh` an uncompressed P-256 point, `auth` a 16-byte secret.
+    fn check(&self) -> ApiResult<()> {
+        let p256dh = b64url_decode(&self.p256dh);
+        if !p256dh.is_some_and(|k| k.len() == 65 && k[0] == 4) {
+            return Err(ApiError::Invalid(
+                "keys.p256dh: a base64url uncompressed P-256 point (65 bytes)".into(),
+            ));
+        }
+        if b64url_decode(&self.auth).is_none_or(|a| a.len() != 16) {
+            return Err(ApiError::Invalid(
+                "keys.auth: a base64url 16-byte secret".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
 #[derive(Serialize, ToSchema)]
 pub struct PushSubscriptionOut {
     pub id: uuid::Uuid,
@@ -222,17 +240,7 @@ pub async fn add_push_subscription(
     user: AuthUser,
     body: web::Json<NewPushSubscription>,
 ) -> ApiResult<HttpResponse> {
-    let p256dh = b64url_decode(&body.keys.p256dh);
-    if !p256dh.is_some_and(|k| k.len() == 65 && k[0] == 4) {
-        return Err(ApiError::Invalid(
-            "keys.p256dh: a base64url uncompressed P-256 point (65 bytes)".into(),
-        ));
-    }
-    if b64url_decode(&body.keys.auth).is_none_or(|a| a.len() != 16) {
-        return Err(ApiError::Invalid(
-            "keys.auth: a base64url 16-byte secret".into(),
-        ));
-    }
+    body.keys.check()?;
     let url = crate::application::delivery::check_destination(&body.endpoint, &state.notify)
         .await
         .map_err(|reason| ApiError::Invalid(format!("endpoint: {reason}")))?;
@@ -315,23 +323,23 @@ pub async fn notification_stream(
     access: crate::routes::tickets::StreamAccess,
     req: HttpRequest,
 ) -> ApiResult<HttpResponse> {
-    let after = match req.headers().get("last-event-id") {
+    let after = feed_after(&req)?;
+    let ip = crate::limits::client_ip(&req);
+    let body = feed_stream(state.into_inner(), access.user.id, ip, after)?;
+    Ok(crate::stream::sse_response(body, access.until))
+}
+
+/// The feed number a stream resumes after (`Last-Event-ID`; 0 without one).
+fn feed_after(req: &HttpRequest) -> ApiResult<u64> {
+    match req.headers().get("last-event-id") {
         Some(v) => v
             .to_str()
             .ok()
             .and_then(|s| s.trim().parse::<u64>().ok())
             .filter(|n| i64::try_from(*n).is_ok())
-            .ok_or_else(|| ApiError::BadRequest("Last-Event-ID must be a feed number".into()))?,
-        None => 0,
-    };
-    let ip = crate::limits::client_ip(&req);
-    let body = feed_stream(state.into_inner(), access.user.id, ip, after)?;
-    let body = futures_util::StreamExt::take_until(body, tokio::time::sleep_until(access.until));
-    Ok(HttpResponse::Ok()
-        .insert_header((header::CONTENT_TYPE, "text/event-stream"))
-        .insert_header((header::CACHE_CONTROL, "no-cache"))
-        .insert_header(("x-accel-buffering", "no"))
-        .streaming(body))
+            .ok_or_else(|| ApiError::BadRequest("Last-Event-ID must be a feed number".into())),
+        None => Ok(0),
+    }
 }
 
 const KEEPALIVE: Duration = Duration::from_secs(15);

@@ -32,6 +32,22 @@ impl actix_web::FromRequest for GamePath {
     }
 }
 
+/// The `{id}` of a dispute route, parsed: not a UUID is a 404.
+pub struct DisputePath(pub uuid::Uuid);
+
+impl actix_web::FromRequest for DisputePath {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &actix_web::HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let id = req.match_info().get("id").unwrap_or_default();
+        let id = id
+            .parse()
+            .map_err(|_| ApiError::NotFound("dispute not found".into()));
+        std::future::ready(id.map(DisputePath))
+    }
+}
+
 /// Routes are matched in order: the hot paths of a game in play come first.
 pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
     cfg.service(games::send_command)

@@ -48,10 +48,10 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
 /// This API's OpenAPI 3.1 document.
 #[utoipa::path(get, path = "/openapi.json", tag = "ops", responses((status = 200, content_type = "application/json", body = Object)))]
 #[get("/openapi.json")]
-pub async fn openapi_json() -> HttpResponse {
+pub async fn openapi_json(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok()
         .content_type("application/json")
-        .body(crate::openapi::spec_json())
+        .body(state.openapi().to_string())
 }
 
 /// What the docs page may load: this server's script, styles and the spec, nothing else (no

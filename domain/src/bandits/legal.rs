@@ -17,8 +17,13 @@ const LEGAL_CAP: usize = 1_000_000;
 /// a set of cards in one order; a field that may be left out is left out unless it means
 /// something).
 pub fn legal(st: &State, seat: Seat) -> Vec<Command> {
+    legal_from(&choices(st, seat))
+}
+
+/// [`legal`] drawn from `families`, the seat's [`choices`] already computed.
+pub fn legal_from(families: &[crate::choices::Family]) -> Vec<Command> {
     let mut out = Vec::new();
-    for family in choices(st, seat) {
+    for family in families {
         let instances = enumerate(&canonical(&family.schema), LEGAL_CAP).unwrap_or_default();
         out.extend(
             instances

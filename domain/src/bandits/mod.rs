@@ -225,6 +225,12 @@ impl Game for Bandits {
         choices::choices(state, seat)
     }
 
+    fn choices_and_legal(state: &State, seat: Seat) -> (Vec<crate::choices::Family>, Vec<Command>) {
+        let families = choices::choices(state, seat);
+        let legal = legal::legal_from(&families);
+        (families, legal)
+    }
+
     fn outcome(state: &State) -> Option<Outcome> {
         let winner = state.winner?;
         Some(Outcome {

@@ -70,10 +70,12 @@ pub enum Choice {
 
 /// `seat`'s families now (empty when the game does not wait for it).
 pub fn families(s: &State, seat: Seat) -> Vec<Family> {
-    legal::choices(s, seat)
-        .iter()
-        .map(|c| c.family(s, seat))
-        .collect()
+    families_of(s, seat, &legal::choices(s, seat))
+}
+
+/// The families of `plan`, `seat`'s typed choices already computed.
+pub fn families_of(s: &State, seat: Seat, plan: &[Choice]) -> Vec<Family> {
+    plan.iter().map(|c| c.family(s, seat)).collect()
 }
 
 fn ids<T: serde::Serialize>(items: &[T]) -> Vec<Value> {

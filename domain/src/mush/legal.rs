@@ -35,12 +35,16 @@ pub fn prompts(s: &State) -> Vec<Prompt> {
 /// Every command `decide` accepts now from `seat`, drawn from [`choices`], in the order this
 /// list always had (so seeded simulations replay as recorded).
 pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
-    let plan = choices(s, seat);
+    legal_of(&choices(s, seat))
+}
+
+/// [`legal`] drawn from `plan`, the seat's [`choices`] already computed.
+pub fn legal_of(plan: &[Choice]) -> Vec<Command> {
     let moves = plan
         .iter()
         .any(|c| matches!(c, Choice::MoveAvalanche { .. }));
     let mut out = Vec::new();
-    for choice in &plan {
+    for choice in plan {
         match choice {
             // Each marker's moves, then its removal: the removal family lists the same
             // markers as the move family (both are the markers on the board).

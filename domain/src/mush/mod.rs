@@ -130,6 +130,14 @@ impl Game for Mush {
         choices::families(state, seat)
     }
 
+    fn choices_and_legal(state: &State, seat: Seat) -> (Vec<crate::choices::Family>, Vec<Command>) {
+        let plan = legal::choices(state, seat);
+        (
+            choices::families_of(state, seat, &plan),
+            legal::legal_of(&plan),
+        )
+    }
+
     fn outcome(state: &State) -> Option<Outcome> {
         let winner = state.winner?;
         Some(Outcome {

@@ -87,11 +87,16 @@ const OFFERS_PER_SEAT: usize = 2;
 
 /// `Game::legal`: concrete instances of [`choices`] (see the module docs).
 pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
+    legal_from(s, seat, &choices(s, seat))
+}
+
+/// [`legal`] drawn from `families`, `seat`'s [`choices`] already computed.
+pub fn legal_from(s: &State, seat: Seat, families: &[crate::choices::Family]) -> Vec<Command> {
     use crate::choices::{enumerate, sample};
     let own_offer = s.offers.iter().any(|o| o.from == seat);
     let mut rng = seeded(15);
     let mut out: Vec<Command> = Vec::new();
-    for family in choices(s, seat) {
+    for family in families {
         let instances = if family.kind == "offer_trade" {
             if own_offer {
                 continue;

@@ -128,6 +128,12 @@ impl Game for WhiskyRace {
         choices::choices(state, seat)
     }
 
+    fn choices_and_legal(state: &State, seat: Seat) -> (Vec<crate::choices::Family>, Vec<Command>) {
+        let families = choices::choices(state, seat);
+        let legal = legal::legal_from(state, seat, &families);
+        (families, legal)
+    }
+
     fn outcome(state: &State) -> Option<Outcome> {
         view::outcome(state)
     }

@@ -75,11 +75,15 @@ async fn projections_rebuilt_from_the_log_equal_the_inline_ones() {
     let store = infra::store::Store::new(app.pool.clone());
     for id in [&finished, &running] {
         let id: GameId = id.parse().unwrap();
-        let folded = infra::projections::fold_head(&store, id).await.unwrap();
+        let folded = infra::projections::fold_head(&store, &domain::registry(), id)
+            .await
+            .unwrap();
         let stored = infra::projections::stored_head(&store, id).await.unwrap();
         assert_eq!(folded, stored);
     }
-    let report = infra::projections::rebuild_all(&store).await.unwrap();
+    let report = infra::projections::rebuild_all(&store, &domain::registry())
+        .await
+        .unwrap();
     assert_eq!(report.games, 3);
     assert!(
         report.rewritten.is_empty(),
@@ -91,7 +95,9 @@ async fn projections_rebuilt_from_the_log_equal_the_inline_ones() {
         .execute(&app.pool)
         .await
         .unwrap();
-    let report = infra::projections::rebuild_all(&store).await.unwrap();
+    let report = infra::projections::rebuild_all(&store, &domain::registry())
+        .await
+        .unwrap();
     assert_eq!(report.rewritten.len(), 3);
     let finished_id: GameId = finished.parse().unwrap();
     assert_eq!(
