@@ -103,7 +103,7 @@ fn fits(template: &str, text: &str) -> Option<Vec<(String, String)>> {
 }
 
 /// The engine's specifics of a rule violation's `detail` in `lang` (`"<rule>: <sentence>
-/// (<specifics>)"`), if it has any: the catalogue key they were told from and its arguments.
+/// (<specifics>)"`), if it has any told from the catalogue: the key and its arguments.
 fn specifics(detail: &str, rule: &str, lang: Lang) -> Option<(String, Vec<(String, String)>)> {
     let colon = if lang == Lang::Fr { " : " } else { ": " };
     let sentence = i18n::rule(rule, lang).expect("every rule has a sentence");
@@ -121,7 +121,12 @@ fn specifics(detail: &str, rule: &str, lang: Lang) -> Option<(String, Vec<(Strin
         .violations
         .iter()
         .find_map(|(key, template)| fits(template, told).map(|args| (key.clone(), args)));
-    Some(found.unwrap_or_else(|| panic!("{told:?} is no {lang:?} message of the catalogue")))
+    // French specifics are always the catalogue's (anything else would be English text).
+    assert!(
+        found.is_some() || lang == Lang::En,
+        "{told:?} is no {lang:?} message of the catalogue"
+    );
+    found
 }
 
 /// French answer: the French title, `"<rule> : <the rule's French sentence>"`, then the
