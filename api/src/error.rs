@@ -3,7 +3,7 @@
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
-use domain::i18n::{self, Lang};
+use domain::i18n::{self, Lang, Says};
 use infra::StoreError;
 use serde::{Deserialize, Serialize};
 
@@ -32,6 +32,10 @@ pub struct Problem {
     /// The request id (also in the `x-request-id` header and the server logs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub instance: Option<String>,
+    /// A rule violation's specifics as the engine said them (a catalogue key and its
+    /// arguments), to tell them in the caller's language; never serialized.
+    #[serde(skip)]
+    pub says: Option<Says>,
 }
 
 impl Problem {
@@ -45,6 +49,7 @@ impl Problem {
             rule: None,
             current_version: None,
             instance: None,
+            says: None,
         }
     }
 
@@ -68,11 +73,12 @@ impl Problem {
     }
 
     /// This problem told in `lang` from the catalogue (`domain/i18n`, issue 18): the title of
-    /// its type; as detail, for a rule violation `"<rule>: <the rule's sentence>"`, else the
-    /// type's sentence with its arguments (`current_version`, `retry_after`). `type`, `rule` and
-    /// `status` never change. English answers keep the server's own specifics (the engine's
-    /// message, the field a body lacks …) after the sentence; they are English text, so a French
-    /// answer leaves them out and stays entirely French.
+    /// its type; as detail, for a rule violation `"<rule>: <the rule's sentence> (<the
+    /// engine's specifics>)"`, the specifics told from the catalogue's `violations.<key>` in
+    /// `lang` too; else the type's sentence with its arguments (`current_version`,
+    /// `retry_after`). `type`, `rule` and `status` never change. English answers keep the
+    /// server's other specifics (the field a body lacks …) after the sentence; they are English
+    /// text, so a French answer leaves them out and stays entirely French.
     pub fn localized(&self, lang: Lang, retry_after: Option<u64>) -> Problem {
         let slug = self.kind.strip_prefix("/problems/").unwrap_or(&self.kind);
         let Some(text) = i18n::problem(slug, lang) else {
@@ -92,16 +98,23 @@ impl Problem {
                 // A rule the catalogue does not know (a test game's) gets the type's sentence.
                 let text = i18n::rule(rule, lang).unwrap_or(&text.detail);
                 let colon = if lang == Lang::Fr { " : " } else { ": " };
-                let specific = self
-                    .detail
-                    .strip_prefix(rule.as_str())
-                    .and_then(|d| d.strip_prefix(": "))
-                    .unwrap_or(&self.detail);
+                let specific = match &self.says {
+                    Some(says) => says.tell(lang),
+                    None => self
+                        .detail
+                        .strip_prefix(rule.as_str())
+                        .and_then(|d| d.strip_prefix(": "))
+                        .unwrap_or(&self.detail)
+                        .to_string(),
+                };
                 (format!("{rule}{colon}{text}"), specific)
             }
-            None => (i18n::fill(&text.detail, lang, &args), self.detail.as_str()),
+            None => (i18n::fill(&text.detail, lang, &args), self.detail.clone()),
         };
-        let detail = if lang == Lang::En
+        let specific = specific.as_str();
+        // French specifics only when the catalogue told them (any other is English text).
+        let told = lang == Lang::En || self.says.is_some();
+        let detail = if told
             && !specific.is_empty()
             && !specific.eq_ignore_ascii_case(&text.title)
             && !sentence.ends_with(specific)
@@ -133,7 +146,12 @@ pub enum ApiError {
     #[error("{0}")]
     Invalid(String),
     #[error("{message}")]
-    Rule { rule: String, message: String },
+    Rule {
+        rule: String,
+        message: String,
+        /// The specifics as data, to tell them in the caller's language.
+        says: Option<Says>,
+    },
     #[error("{0}")]
     PayloadTooLarge(String),
     #[error("too many requests from this client; retry after {retry_after} s")]
@@ -177,7 +195,7 @@ impl ApiError {
             | ApiError::TooManyRequests { .. }
             | ApiError::Busy { .. }
             | ApiError::Conflict { .. } => String::new(),
-            ApiError::Rule { rule, message } => format!("{rule}: {message}"),
+            ApiError::Rule { rule, message, .. } => format!("{rule}: {message}"),
             other => other.to_string(),
         };
         Problem {
@@ -187,6 +205,10 @@ impl ApiError {
             },
             current_version: match self {
                 ApiError::Conflict { current } => Some(*current),
+                _ => None,
+            },
+            says: match self {
+                ApiError::Rule { says, .. } => says.clone(),
                 _ => None,
             },
             ..Problem::new(self.status_code(), slug, title, detail)
@@ -251,6 +273,7 @@ impl From<StoreError> for ApiError {
             StoreError::Rejected(domain::Rejection::Rule(v)) => ApiError::Rule {
                 rule: v.rule.into_owned(),
                 message: v.message,
+                says: v.says,
             },
             StoreError::Rejected(domain::Rejection::Malformed(m)) => {
                 ApiError::Invalid(format!("invalid command: {m}"))
@@ -284,12 +307,45 @@ mod tests {
         ApiError::Rule {
             rule: rule.into(),
             message: message.into(),
+            says: None,
         }
         .problem()
     }
 
+    // Issue 18: the engine's specifics are told from the catalogue in each language.
     #[test]
-    fn english_keeps_the_engine_specifics_and_french_is_french_throughout() {
+    fn the_engine_specifics_are_told_in_both_languages() {
+        let says = i18n::says("tax_no_partial_payment_allowed_discard").arg("t", 3u32);
+        let problem = ApiError::Rule {
+            rule: "WR-120".into(),
+            message: says.tell(Lang::En),
+            says: Some(says.clone()),
+        }
+        .problem();
+        let en = problem.localized(Lang::En, None);
+        assert_eq!(
+            en.detail,
+            format!(
+                "WR-120: {} (the tax is 3 and no partial payment is allowed; discard a whisky instead)",
+                i18n::rule("WR-120", Lang::En).unwrap()
+            )
+        );
+        let fr = problem.localized(Lang::Fr, None);
+        assert_eq!(
+            fr.detail,
+            format!(
+                "WR-120 : {} ({})",
+                i18n::rule("WR-120", Lang::Fr).unwrap(),
+                says.tell(Lang::Fr)
+            )
+        );
+        assert!(says.tell(Lang::Fr).contains("la taxe est de 3"), "{fr:?}");
+        // The data never reaches the wire.
+        assert!(!fr.to_json().contains("says"), "{}", fr.to_json());
+    }
+
+    #[test]
+    fn english_keeps_untold_specifics_and_french_is_french_throughout() {
         let problem = rule("WR-120", "the tax is 3 and no partial payment is allowed");
         let en = problem.localized(Lang::En, None);
         assert_eq!(

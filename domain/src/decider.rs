@@ -22,6 +22,30 @@ pub fn violation(rule: &'static str, message: impl Into<String>) -> RuleViolatio
     RuleViolation::new(rule, message)
 }
 
+/// The guards whose refusals say their specifics from the catalogue (issue 18):
+/// `ensure(cond, "WR-081", || says("do_not_hold_whisky").arg("whisky", whisky))?`, each
+/// `violations.<key>` written once per language in `domain/i18n/{en,fr}.json`.
+pub mod says {
+    pub use crate::i18n::{MessageArg, Says, says};
+
+    use super::Decided;
+    use crate::engine::RuleViolation;
+
+    /// Guard clause: refuses, naming `rule` and saying `message`, unless `condition` holds.
+    pub fn ensure(condition: bool, rule: &'static str, message: impl FnOnce() -> Says) -> Decided {
+        if condition {
+            Ok(())
+        } else {
+            Err(violation(rule, message()))
+        }
+    }
+
+    /// The refusal naming `rule`, where a guard is not a plain condition (`ok_or_else`, `match`).
+    pub fn violation(rule: &'static str, message: Says) -> RuleViolation {
+        RuleViolation::said(rule, message)
+    }
+}
+
 /// The scratchpad `decide` resolves one command on: a working copy of the state, the events
 /// emitted so far and the command's randomness. [`Scratch::emit`] records an event and applies
 /// it to the copy at once, so later steps of the same command see its effects exactly as replay

@@ -2,12 +2,16 @@
 //! problem titles and details, notification texts — written once per language in
 //! `domain/i18n/{en,fr}.json`, embedded at build time and parsed once.
 //!
-//! Keys: `rules.<ID>` (every rule ID of the specs), `problems.<slug>.{title,detail}` (every
-//! problem type), `notifications.<type>.{title,body}` (every notification type). Texts may name
+//! Keys: `rules.<ID>` (every rule ID of the specs), `violations.<key>` (what the engine says
+//! when it refuses a command: the specifics after a rule's sentence, see [`Says`]),
+//! `problems.<slug>.{title,detail,page}` (every problem type; `page` is its `/problems/{slug}`
+//! page), `notifications.<type>.{title,body}` (every notification type). Texts may name
 //! arguments as `{name}` (or `{name:ordinal}` for a place: "2nd" / "2e"); the arguments are the
 //! engine's or the server's specifics, passed as data, so no language is baked into them.
 
-use serde::Deserialize;
+use crate::engine::Seat;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
@@ -102,6 +106,8 @@ impl Lang {
 #[serde(deny_unknown_fields)]
 pub struct Catalogue {
     pub rules: BTreeMap<String, String>,
+    /// `violations.<key>`: the engine's specifics of a refusal ([`Says`]).
+    pub violations: BTreeMap<String, String>,
     pub problems: BTreeMap<String, Text>,
     pub notifications: BTreeMap<String, Text>,
 }
@@ -117,6 +123,10 @@ pub struct Text {
     /// for a player the game does not rank: only its winner has a place).
     #[serde(default)]
     pub otherwise: Option<String>,
+    /// A problem type's page (`/problems/{slug}`): what it means and what a client does about
+    /// it. `code` spans are shown as code.
+    #[serde(default)]
+    pub page: Option<String>,
 }
 
 impl Text {
@@ -146,6 +156,82 @@ pub fn catalogue(lang: Lang) -> &'static Catalogue {
 /// The player-facing sentence of rule `id` (e.g. `WR-019`), if the catalogue has it.
 pub fn rule(id: &str, lang: Lang) -> Option<&'static str> {
     catalogue(lang).rules.get(id).map(String::as_str)
+}
+
+/// The `violations.<key>` template, if the catalogue has it.
+pub fn violation_text(key: &str, lang: Lang) -> Option<&'static str> {
+    catalogue(lang).violations.get(key).map(String::as_str)
+}
+
+/// What the engine says when it refuses a command, as data: a `violations.<key>` of the
+/// catalogue and its typed arguments, told in any language by [`Says::tell`]. Built with
+/// [`says`]: `ensure(cond, "WR-081", || says("do_not_hold_whisky").arg("whisky", whisky))`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Says {
+    pub key: Cow<'static, str>,
+    /// `(name, value)`: values are language-neutral (numbers, the board's identifiers).
+    pub args: Vec<(Cow<'static, str>, String)>,
+}
+
+/// The message `violations.<key>` of the catalogue, to give arguments with [`Says::arg`].
+pub fn says(key: &'static str) -> Says {
+    Says {
+        key: Cow::Borrowed(key),
+        args: Vec::new(),
+    }
+}
+
+impl Says {
+    /// Fills the template's `{name}` with `value`.
+    pub fn arg(mut self, name: &'static str, value: impl MessageArg) -> Self {
+        self.args.push((Cow::Borrowed(name), value.arg_text()));
+        self
+    }
+
+    /// Fills `{name}` with a seat's number: the template says "seat {name}" / "joueur {name}"
+    /// (a seat has no language-neutral text, so it is not a [`MessageArg`]).
+    pub fn seat(mut self, name: &'static str, seat: Seat) -> Self {
+        self.args
+            .push((Cow::Borrowed(name), seat.number().to_string()));
+        self
+    }
+
+    /// The message in `lang`; a key the catalogue lacks (a test's game) gives the key itself.
+    pub fn tell(&self, lang: Lang) -> String {
+        let params: Vec<(&str, &str)> = self
+            .args
+            .iter()
+            .map(|(k, v)| (k.as_ref(), v.as_str()))
+            .collect();
+        match violation_text(&self.key, lang) {
+            Some(template) => fill(template, lang, &params),
+            None => self.key.to_string(),
+        }
+    }
+}
+
+/// A value a message may name: numbers and identifiers, whose text is the same in every
+/// language. A seat is named with [`Says::seat`].
+pub trait MessageArg {
+    fn arg_text(&self) -> String;
+}
+
+macro_rules! displayed_args {
+    ($($t:ty),*) => {$(
+        // Numbers and text as written.
+        impl MessageArg for $t {
+            fn arg_text(&self) -> String {
+                self.to_string()
+            }
+        }
+    )*};
+}
+displayed_args!(u8, u16, u32, u64, usize, i8, i16, i32, i64, str, String);
+
+impl<T: MessageArg + ?Sized> MessageArg for &T {
+    fn arg_text(&self) -> String {
+        (**self).arg_text()
+    }
 }
 
 /// The title and detail template of the problem type `slug` (`not-found`, `rule-violation` …).

@@ -6,8 +6,10 @@
 //!
 //! Destinations are checked against server-side request forgery at registration and again at
 //! every delivery ([`check_destination`]): `https` only, and every address the host resolves
-//! to must be public, except the hosts listed in `HOMESTRETCH_ALLOW_HTTP_HOSTS`.
+//! to must be public, except the hosts listed in `HOMESTRETCH_ALLOW_HTTP_HOSTS`; the delivery
+//! then connects to the very addresses the check approved (DNS pinning, [`super::pinning`]).
 
+use super::pinning::{self, Pins};
 use super::webpush::{Vapid, encrypt};
 use hmac::{KeyInit, Mac};
 use infra::outbox::{Due, Outbox, Target};
@@ -129,6 +131,29 @@ pub fn is_public(ip: IpAddr) -> bool {
 /// name that later resolves to a private address (DNS rebinding) is refused then too.
 /// The error is the reason, for the problem details.
 pub async fn check_destination(raw: &str, config: &NotifyConfig) -> Result<url::Url, String> {
+    checked(raw, config).await.map(|c| c.url)
+}
+
+/// A destination that passed [`check_destination`], with the addresses the check approved.
+pub struct Checked {
+    pub url: url::Url,
+    /// The public addresses the host resolved to at the check (empty for an allowed host,
+    /// which is not resolved): the delivery connects to these and no others
+    /// ([`super::pinning`]).
+    pub addresses: Vec<IpAddr>,
+}
+
+impl Checked {
+    /// Pins the checked addresses for the delivery client's next connection to this host.
+    fn pin(&self, pins: &Pins) {
+        if let (Some(host), false) = (self.url.host_str(), self.addresses.is_empty()) {
+            pins.pin(host, self.addresses.clone());
+        }
+    }
+}
+
+/// [`check_destination`], keeping the addresses it approved.
+pub async fn checked(raw: &str, config: &NotifyConfig) -> Result<Checked, String> {
     if raw.len() > 2048 {
         return Err("the URL is longer than 2048 characters".into());
     }
@@ -154,7 +179,10 @@ pub async fn check_destination(raw: &str, config: &NotifyConfig) -> Result<url::
         return Err("the URL must not have a fragment".into());
     }
     if allowed {
-        return Ok(url);
+        return Ok(Checked {
+            url,
+            addresses: Vec::new(),
+        });
     }
     let port = url.port_or_known_default().unwrap_or(443);
     let bare = host
@@ -182,7 +210,7 @@ pub async fn check_destination(raw: &str, config: &NotifyConfig) -> Result<url::
             "the host {host} resolves to {ip}, a loopback, private or reserved address"
         ));
     }
-    Ok(url)
+    Ok(Checked { url, addresses })
 }
 
 /// `Homestretch-Signature` of `body` at unix time `t`: `t=<t>,v1=<hex HMAC-SHA256(secret,
@@ -210,14 +238,14 @@ pub async fn run(
     vapid: Arc<Vapid>,
     wake: Arc<tokio::sync::Notify>,
 ) {
-    let connector = awc::Connector::new().rustls_0_23(tls());
-    let client = awc::Client::builder()
-        .connector(connector)
-        // A redirect could lead anywhere (a private address): never follow one.
-        .disable_redirects()
-        .timeout(config.timeout)
-        .add_default_header(("user-agent", "Homestretch-Notifications/1"))
-        .finish();
+    // The client connects only to the addresses each delivery's check approved (DNS pinning).
+    let pins = Pins::default();
+    let client = pinning::client(
+        pins.clone(),
+        config.allow_http_hosts.clone(),
+        tls(),
+        config.timeout,
+    );
     loop {
         let claimed = match outbox.claim(32, config.lease).await {
             Ok(claimed) => claimed,
@@ -234,9 +262,9 @@ pub async fn run(
         // A batch holds at most one row per destination (the claim keeps each destination's
         // order), so they go out concurrently.
         let deliveries = claimed.into_iter().map(|due| {
-            let (client, outbox, config, vapid) = (&client, &outbox, &config, &vapid);
+            let (client, pins, outbox, config, vapid) = (&client, &pins, &outbox, &config, &vapid);
             async move {
-                let result = deliver(client, config, vapid, &due).await;
+                let result = deliver(client, pins, config, vapid, &due).await;
                 report(outbox, config, &due, result).await;
             }
         });
@@ -246,7 +274,7 @@ pub async fn run(
 
 /// TLS for deliveries: rustls on ring, verifying against Mozilla's roots (`webpki-roots`), so
 /// the server trusts the same authorities wherever it runs.
-fn tls() -> Arc<rustls::ClientConfig> {
+pub(super) fn tls() -> Arc<rustls::ClientConfig> {
     let roots = rustls::RootCertStore {
         roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
     };
@@ -288,14 +316,16 @@ async fn report(outbox: &Outbox, config: &NotifyConfig, due: &Due, result: Deliv
 
 async fn deliver(
     client: &awc::Client,
+    pins: &Pins,
     config: &NotifyConfig,
     vapid: &Vapid,
     due: &Due,
 ) -> Delivered {
     match &due.target {
         Target::Webhook { url, secret, .. } => {
-            if let Err(reason) = check_destination(url, config).await {
-                return Delivered::Failed(reason);
+            match checked(url, config).await {
+                Ok(checked) => checked.pin(pins),
+                Err(reason) => return Delivered::Failed(reason),
             }
             let body = due.payload.to_string();
             let t = SystemTime::now()
@@ -320,8 +350,11 @@ async fn deliver(
             auth,
             ..
         } => {
-            let url = match check_destination(endpoint, config).await {
-                Ok(url) => url,
+            let url = match checked(endpoint, config).await {
+                Ok(checked) => {
+                    checked.pin(pins);
+                    checked.url
+                }
                 Err(reason) => return Delivered::Failed(reason),
             };
             let body = match encrypt(p256dh, auth, due.payload.to_string().as_bytes()) {

@@ -20,6 +20,7 @@ mod export;
 mod inbox;
 mod lobby;
 pub mod notify;
+pub mod pinning;
 mod reads;
 mod replay;
 pub mod webpush;

@@ -209,3 +209,134 @@ fn arguments_are_filled_and_places_are_ordinals_of_the_language() {
     assert_eq!(fill("a {b} c", Lang::En, &[]), "a {b} c");
     assert_eq!(notification("no_such_type", Lang::Fr, &[]), "no_such_type");
 }
+
+/// Every `says("key")` of the engine's source with the names of its `.arg("name", …)` /
+/// `.seat("name", …)` chain, as `(file, key, names)`.
+fn says_in_source(dir: &Path, out: &mut Vec<(String, String, BTreeSet<String>)>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            says_in_source(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") && !path.ends_with("i18n/tests.rs") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            for piece in text.split("says(\"").skip(1) {
+                let Some((key, mut rest)) = piece.split_once('"') else {
+                    continue;
+                };
+                let mut names = BTreeSet::new();
+                // The chain: `)` then any number of `.arg("name", value)` / `.seat(…)`.
+                rest = rest.strip_prefix(')').unwrap_or(rest);
+                loop {
+                    let trimmed = rest.trim_start();
+                    let Some(call) = trimmed
+                        .strip_prefix(".arg(\"")
+                        .or_else(|| trimmed.strip_prefix(".seat(\""))
+                    else {
+                        break;
+                    };
+                    let Some((name, after)) = call.split_once('"') else {
+                        break;
+                    };
+                    names.insert(name.to_string());
+                    // Skip the value: to the `)` that closes the call.
+                    let mut depth = 1;
+                    let mut end = after.len();
+                    for (i, c) in after.char_indices() {
+                        match c {
+                            '(' => depth += 1,
+                            ')' => {
+                                depth -= 1;
+                                if depth == 0 {
+                                    end = i + 1;
+                                    break;
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    rest = &after[end..];
+                }
+                out.push((path.display().to_string(), key.to_string(), names));
+            }
+        }
+    }
+}
+
+/// Issue 18: every message the engine says is in the catalogue in both languages, with exactly
+/// the arguments the code gives it; and the catalogue holds no message nobody says.
+#[test]
+fn every_violation_message_the_engine_says_has_both_languages_and_its_arguments() {
+    let mut used = Vec::new();
+    says_in_source(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut used,
+    );
+    assert!(used.len() > 100, "only {} messages found", used.len());
+    let (en, fr) = (catalogue(Lang::En), catalogue(Lang::Fr));
+    assert_eq!(keys(&en.violations), keys(&fr.violations), "keys differ");
+    for (key, text) in &en.violations {
+        let (mut a, mut b) = (placeholders(text), placeholders(&fr.violations[key]));
+        a.sort_unstable();
+        b.sort_unstable();
+        assert_eq!(
+            a, b,
+            "violations.{key}: the arguments differ between en and fr"
+        );
+        assert!(!text.trim().is_empty() && !fr.violations[key].trim().is_empty());
+    }
+    for (file, key, names) in &used {
+        for lang in LANGS {
+            let Some(template) = violation_text(key, lang) else {
+                panic!("{file}: violations.{key} is not in the {lang:?} catalogue");
+            };
+            let wanted: BTreeSet<String> = placeholders(template)
+                .into_iter()
+                .map(String::from)
+                .collect();
+            assert_eq!(
+                &wanted, names,
+                "{file}: violations.{key} ({lang:?}: {template:?}) is given other arguments"
+            );
+        }
+    }
+    let said: BTreeSet<&str> = used.iter().map(|(_, key, _)| key.as_str()).collect();
+    let orphans: Vec<_> = keys(&en.violations).difference(&said).copied().collect();
+    assert!(orphans.is_empty(), "catalogued but never said: {orphans:?}");
+}
+
+#[test]
+fn a_message_is_told_in_each_language_with_its_arguments() {
+    let says = says("did_not_pass_seat_target_turn").seat("target", crate::Seat::new(3).unwrap());
+    assert_eq!(says.tell(Lang::En), "you did not pass seat 3 this turn");
+    assert_eq!(
+        says.tell(Lang::Fr),
+        "vous n'avez pas dépassé le joueur 3 ce tour-ci"
+    );
+    let violation = crate::engine::RuleViolation::said("WR-157", says);
+    assert_eq!(violation.message, "you did not pass seat 3 this turn");
+    assert_eq!(
+        violation.to_string(),
+        "WR-157: you did not pass seat 3 this turn"
+    );
+    assert!(violation.message_in(Lang::Fr).starts_with("vous n'avez"));
+    // A key the catalogue lacks says itself rather than nothing.
+    assert_eq!(super::says("no_such_key").tell(Lang::Fr), "no_such_key");
+}
+
+/// Every problem type has its page in both languages (`/problems/{slug}`), with the same
+/// placeholders; notifications have none.
+#[test]
+fn every_problem_type_has_its_page_in_both_languages() {
+    let (en, fr) = (catalogue(Lang::En), catalogue(Lang::Fr));
+    for (slug, text) in &en.problems {
+        let (a, b) = (text.page.as_deref(), fr.problems[slug].page.as_deref());
+        let (Some(a), Some(b)) = (a, b) else {
+            panic!("problems.{slug}: no page in one language");
+        };
+        assert_ne!(a, b, "problems.{slug}: the French page is the English one");
+        assert_eq!(placeholders(a), placeholders(b), "problems.{slug}");
+    }
+    for text in en.notifications.values().chain(fr.notifications.values()) {
+        assert!(text.page.is_none());
+    }
+}

@@ -22,7 +22,8 @@ pub mod view;
 #[cfg(test)]
 mod tests;
 
-use crate::decider::{Scratch, ensure};
+use crate::decider::Scratch;
+use crate::decider::says::{ensure, says};
 use crate::engine::*;
 use serde::{Deserialize, Serialize};
 
@@ -67,7 +68,7 @@ impl Game for WhiskyRace {
 
     fn setup(options: &Options, seats: u8, rng: &mut dyn Rng) -> Result<Vec<Event>, RuleViolation> {
         ensure(Self::seat_range().contains(&seats), "WR-001", || {
-            "3 to 6 players".into()
+            says("3_to_6_players")
         })?;
         let mut ctx = Scratch::<WhiskyRace>::new(State::default(), rng);
         ctx.emit(Event::GameStarted {

@@ -62,9 +62,76 @@ fn rule_and_detail(answer: &Answer) -> (String, String) {
     )
 }
 
-/// French answer: the French title, `"<rule> : <the rule's French sentence>"`, nothing else
-/// (the engine's English specifics are left out).
-fn assert_french(answer: &Answer, rule: &str) {
+/// The `{name}` arguments that make `template` read `text`, if it does.
+fn fits(template: &str, text: &str) -> Option<Vec<(String, String)>> {
+    // Literal pieces and argument names, alternating: lit0 {a0} lit1 {a1} … litN.
+    let mut literals = vec![];
+    let mut names = vec![];
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let close = open + rest[open..].find('}')?;
+        literals.push(&rest[..open]);
+        names.push(rest[open + 1..close].split(':').next().unwrap_or_default());
+        rest = &rest[close + 1..];
+    }
+    literals.push(rest);
+    fn go<'a>(lits: &[&str], text: &'a str, out: &mut Vec<&'a str>) -> bool {
+        let Some(after) = text.strip_prefix(lits[0]) else {
+            return false;
+        };
+        if lits.len() == 1 {
+            return after.is_empty();
+        }
+        // Each argument is non-empty; try every split (messages are short).
+        for (end, _) in after.char_indices().skip(1).chain([(after.len(), ' ')]) {
+            out.push(&after[..end]);
+            if go(&lits[1..], &after[end..], out) {
+                return true;
+            }
+            out.pop();
+        }
+        false
+    }
+    let mut values = vec![];
+    go(&literals, text, &mut values).then(|| {
+        names
+            .iter()
+            .zip(values)
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect()
+    })
+}
+
+/// The engine's specifics of a rule violation's `detail` in `lang` (`"<rule>: <sentence>
+/// (<specifics>)"`), if it has any told from the catalogue: the key and its arguments.
+fn specifics(detail: &str, rule: &str, lang: Lang) -> Option<(String, Vec<(String, String)>)> {
+    let colon = if lang == Lang::Fr { " : " } else { ": " };
+    let sentence = i18n::rule(rule, lang).expect("every rule has a sentence");
+    let rest = detail
+        .strip_prefix(&format!("{rule}{colon}{sentence}"))
+        .unwrap_or_else(|| panic!("{detail:?} does not start with the {lang:?} sentence"));
+    if rest.is_empty() {
+        return None;
+    }
+    let told = rest
+        .strip_prefix(" (")
+        .and_then(|r| r.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("{detail:?}: specifics not in parentheses"));
+    let found = i18n::catalogue(lang)
+        .violations
+        .iter()
+        .find_map(|(key, template)| fits(template, told).map(|args| (key.clone(), args)));
+    // French specifics are always the catalogue's (anything else would be English text).
+    assert!(
+        found.is_some() || lang == Lang::En,
+        "{told:?} is no {lang:?} message of the catalogue"
+    );
+    found
+}
+
+/// French answer: the French title, `"<rule> : <the rule's French sentence>"`, then the
+/// engine's specifics told from the French catalogue (no English text).
+fn assert_french(answer: &Answer, rule: &str) -> Option<(String, Vec<(String, String)>)> {
     let problem = answer.problem(422);
     assert_eq!(problem["type"], "/problems/rule-violation");
     assert_eq!(
@@ -75,24 +142,75 @@ fn assert_french(answer: &Answer, rule: &str) {
         problem["title"],
         i18n::problem("rule-violation", Lang::Fr).unwrap().title
     );
-    let sentence = i18n::rule(rule, Lang::Fr).expect("a French message for every rule");
-    assert_eq!(
-        problem["detail"],
-        format!("{rule} : {sentence}"),
-        "{problem}"
-    );
+    specifics(problem["detail"].as_str().unwrap(), rule, Lang::Fr)
 }
 
-fn assert_english(answer: &Answer, rule: &str) {
+fn assert_english(answer: &Answer, rule: &str) -> Option<(String, Vec<(String, String)>)> {
     let problem = answer.problem(422);
     assert_eq!(problem["rule"], rule);
     assert_eq!(problem["title"], "Rule violation");
-    let sentence = i18n::rule(rule, Lang::En).expect("an English message for every rule");
-    let detail = problem["detail"].as_str().unwrap();
-    assert!(
-        detail.starts_with(&format!("{rule}: {sentence}")),
-        "{problem}"
-    );
+    specifics(problem["detail"].as_str().unwrap(), rule, Lang::En)
+}
+
+/// Issue 18: the same refused command tells the engine's specifics in English and in French,
+/// the same message (catalogue key) with the same arguments in both.
+#[actix_web::test]
+async fn the_engine_specifics_are_told_in_french_and_in_english() {
+    let app = spawn_app().await;
+    let players = [
+        app.register("ann").await,
+        app.register("bob").await,
+        app.register("cid").await,
+    ];
+    for kind in ["whisky_race", "mush"] {
+        let (id, player, command) = refused_command(&app, kind, &players).await;
+        let english = send(&app, &id, &player, &command, None).await;
+        let (rule, _) = rule_and_detail(&english);
+        let en = assert_english(&english, &rule)
+            .unwrap_or_else(|| panic!("{kind}: no English specifics in {}", english.text));
+        let french = send(&app, &id, &player, &command, Some("fr")).await;
+        let fr = assert_french(&french, &rule)
+            .unwrap_or_else(|| panic!("{kind}: no French specifics in {}", french.text));
+        assert_eq!(en, fr, "{kind}: {} / {}", english.text, french.text);
+        assert_ne!(
+            english.problem(422)["detail"],
+            french.problem(422)["detail"]
+        );
+    }
+}
+
+/// Issue 18: a problem type's page (`/problems/{slug}`, the target of `type`) follows
+/// `Accept-Language`.
+#[actix_web::test]
+async fn problem_pages_follow_accept_language() {
+    let app = spawn_app().await;
+    for (header, lang) in [
+        (None, Lang::En),
+        (Some("fr-CA, en;q=0.5"), Lang::Fr),
+        (Some("en"), Lang::En),
+    ] {
+        let headers: Vec<(&str, &str)> =
+            header.map(|h| ("accept-language", h)).into_iter().collect();
+        for (slug, _) in api::routes::problems::PROBLEMS {
+            let page = app
+                .request("GET", &format!("/problems/{slug}"), None, None, &headers)
+                .await;
+            assert_eq!(page.status, 200, "{slug}");
+            let text = i18n::problem(slug, lang).unwrap();
+            assert!(
+                page.text.contains(&format!("<h1>{}</h1>", text.title)),
+                "{slug} {lang:?}: {}",
+                page.text
+            );
+            assert!(
+                page.text
+                    .contains(&format!("<html lang=\"{}\">", lang.tag()))
+            );
+        }
+        let index = app.request("GET", "/problems", None, None, &headers).await;
+        let title = &i18n::problem("rule-violation", lang).unwrap().title;
+        assert!(index.text.contains(title.as_str()), "{}", index.text);
+    }
 }
 
 #[actix_web::test]

@@ -5,7 +5,8 @@ use super::board::{self, LinkId, RestClass, SpaceId};
 use super::command::Command;
 use super::event::Event;
 use super::state::*;
-use crate::decider::{Decided, ensure};
+use crate::decider::Decided;
+use crate::decider::says::{MessageArg, ensure, says};
 use crate::engine::{Rng, RngExt, Seat};
 
 pub mod flow;
@@ -18,15 +19,15 @@ pub fn training_limit(n: u8) -> usize {
 
 pub fn decide(s: &State, actor: Seat, cmd: &Command, rng: &mut dyn Rng) -> Decided<Vec<Event>> {
     // MU-152: nothing is accepted once the game is won.
-    ensure(s.phase != Phase::GameOver, "MU-152", || {
-        "the game is over".into()
-    })?;
+    ensure(s.phase != Phase::GameOver, "MU-152", || says("game_over"))?;
     // MU-160: only seats of this game, and only once the game has been set up.
     ensure(s.phase != Phase::NotStarted, "MU-160", || {
-        "the game has not been set up".into()
+        says("game_has_not_been_set_up")
     })?;
     ensure(s.is_seat(actor), "MU-160", || {
-        format!("{actor} is not a seat of this {}-player game", s.seats)
+        says("seat_actor_not_seat_seats_player")
+            .seat("actor", actor)
+            .arg("seats", s.seats)
     })?;
     let mut c = Ctx::new(s.clone(), rng);
     match *cmd {
@@ -65,12 +66,12 @@ pub fn setup(
 ) -> Decided<Vec<Event>> {
     // MU-001: 2 to 6 players.
     ensure((2..=6).contains(&seats), "MU-001", || {
-        format!("Mush is for 2 to 6 players, not {seats}")
+        says("mush_2_to_6_players_not").arg("seats", seats)
     })?;
     // MU-011 / MU-168: only the 16 legal layouts (anchorage, 0 to 3 distinct middle segments,
     // nome).
     ensure(board::layout_index(layout).is_some(), "MU-011", || {
-        "a layout is anchorage, 0 to 3 distinct middle segments, then nome".into()
+        says("layout_anchorage_0_to_3_distinct")
     })?;
     Ok(vec![
         Event::GameCreated {
@@ -98,13 +99,37 @@ pub fn first_trainer_roll(seats: u8, rng: &mut dyn Rng, attempt: u32) -> Event {
     }
 }
 
+/// A space or a link names itself by its identifier (`anc_b3`, `anc_b3>anc_b4`) in every
+/// language.
+impl MessageArg for SpaceId {
+    fn arg_text(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl MessageArg for LinkId {
+    fn arg_text(&self) -> String {
+        self.to_string()
+    }
+}
+
+/// A training names itself by its wire name (`hot`, `mixed`, `cold`) in every language.
+impl MessageArg for Training {
+    fn arg_text(&self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
+    }
+}
+
 fn choose_training(c: &mut Ctx, actor: Seat, training: Training) -> Decided {
     ensure(c.state().phase == Phase::SetupTraining, "MU-160", || {
-        "training is chosen only at setup".into()
+        says("training_chosen_only_setup")
     })?;
     // MU-021: one chooser at a time, clockwise from the first trainer.
     ensure(c.state().chooser == Some(actor), "MU-021", || {
-        format!("it is not {actor}'s turn to choose training")
+        says("not_seat_actor_turn_to_choose").seat("actor", actor)
     })?;
     let taken = c
         .state()
@@ -114,10 +139,11 @@ fn choose_training(c: &mut Ctx, actor: Seat, training: Training) -> Decided {
         .count();
     let limit = training_limit(c.state().seats);
     ensure(taken < limit, "MU-023", || {
-        format!(
-            "{training:?} already has {taken} team(s), the limit for {} players is {limit}",
-            c.state().seats
-        )
+        says("training_already_has_taken_team_limit")
+            .arg("training", training)
+            .arg("taken", taken)
+            .arg("seats", c.state().seats)
+            .arg("limit", limit)
     })?;
     c.emit(Event::TrainingChosen {
         seat: actor,
@@ -132,19 +158,19 @@ fn choose_training(c: &mut Ctx, actor: Seat, training: Training) -> Decided {
 
 fn polled_in_reroll(c: &Ctx, actor: Seat) -> Decided {
     ensure(c.state().phase == Phase::RerollWindow, "MU-160", || {
-        "no re-roll window is open".into()
+        says("no_re_roll_window_open")
     })?;
     let polled = c.state().reroll.as_ref().map(|w| w.polled);
     // MU-132: the window polls one player at a time, in a fixed order.
     ensure(polled == Some(actor), "MU-132", || {
-        format!("the re-roll window is not waiting for {actor}")
+        says("re_roll_window_not_waiting_seat").seat("actor", actor)
     })
 }
 
 fn buy_reroll(c: &mut Ctx, actor: Seat) -> Decided {
     polled_in_reroll(c, actor)?;
     ensure(c.state().tokens(actor) >= REROLL_COST, "MU-130", || {
-        "a re-roll costs 3 tokens".into()
+        says("re_roll_costs_3_tokens")
     })?;
     c.emit(Event::RerollBought { seat: actor });
     reroll(c);
@@ -163,7 +189,7 @@ fn pass_reroll(c: &mut Ctx, actor: Seat) -> Decided {
 
 fn submit_bid(c: &mut Ctx, actor: Seat, amount: u32) -> Decided {
     ensure(c.state().phase == Phase::Bidding, "MU-160", || {
-        "bids are taken only in the bidding step".into()
+        says("bids_taken_only_bidding_step")
     })?;
     let already = c
         .state()
@@ -171,11 +197,11 @@ fn submit_bid(c: &mut Ctx, actor: Seat, amount: u32) -> Decided {
         .get(actor.index())
         .is_some_and(Option::is_some);
     ensure(!already, "MU-033", || {
-        "your bid is already committed and cannot be changed".into()
+        says("bid_already_committed_cannot_changed")
     })?;
     let tokens = c.state().tokens(actor);
     ensure(amount <= tokens, "MU-033", || {
-        format!("a bid must be 0..={tokens} (the tokens you hold)")
+        says("bid_must_0_tokens_hold").arg("tokens", tokens)
     })?;
     commit_bid(c, actor, amount, false);
     Ok(())
@@ -193,13 +219,13 @@ fn buy_overtake(c: &mut Ctx, actor: Seat) -> Decided {
     };
     // MU-082: only the mover, in the movement phase or the early-riser step.
     ensure(may, "MU-082", || {
-        "the overtaking right is bought by the mover in their movement or early-riser step".into()
+        says("overtaking_right_bought_mover_their_movement")
     })?;
     ensure(c.state().overtake != Some(actor), "MU-084", || {
-        "you already hold the overtaking right this turn".into()
+        says("already_hold_overtaking_right_turn")
     })?;
     ensure(c.state().tokens(actor) >= OVERTAKE_COST, "MU-082", || {
-        "the overtaking right costs 4 tokens".into()
+        says("overtaking_right_costs_4_tokens")
     })?;
     c.emit(Event::OvertakeBought { seat: actor });
     Ok(())
@@ -209,7 +235,7 @@ fn early_riser_step(c: &mut Ctx, actor: Seat, to: SpaceId, modifier: u8) -> Deci
     ensure(
         c.state().phase == Phase::EarlyRiser && c.state().early_riser == Some(actor),
         "MU-039",
-        || "only the early riser may take the free step, before the turns".into(),
+        || says("only_early_riser_may_take_free"),
     )?;
     validate_step(c.state(), actor, to, modifier)?;
     resolve_step(c, actor, to, modifier);
@@ -220,7 +246,7 @@ fn skip_early_riser(c: &mut Ctx, actor: Seat) -> Decided {
     ensure(
         c.state().phase == Phase::EarlyRiser && c.state().early_riser == Some(actor),
         "MU-039",
-        || "only the early riser may skip the free step".into(),
+        || says("only_early_riser_may_skip_free"),
     )?;
     c.emit(Event::EarlyRiserSkipped { seat: actor });
     start_first_turn(c);
@@ -237,35 +263,32 @@ fn avalanche_actor(c: &Ctx, actor: Seat) -> Decided {
     ensure(
         phase_ok && c.state().active == Some(actor),
         "MU-107",
-        || {
-            "avalanche actions are taken only by the active player at turn start or between steps"
-                .into()
-        },
+        || says("avalanche_actions_taken_only_active_player"),
     )?;
     ensure(
         c.state().tokens(actor) >= AVALANCHE_ACTION_COST,
         "MU-105",
-        || "an avalanche action costs 5 tokens".into(),
+        || says("avalanche_action_costs_5_tokens"),
     )
 }
 
 fn check_avalanche_target(s: &State, link: LinkId) -> Decided {
     // MU-014: a cut seam path does not exist, not even for avalanches.
     ensure(s.graph().is_live(link), "MU-014", || {
-        format!("{link} is not a link of this layout")
+        says("link_not_link_layout").arg("link", link)
     })?;
     ensure(!link.touches_difficult(), "MU-106", || {
-        format!("{link} touches difficult terrain")
+        says("link_touches_difficult_terrain").arg("link", link)
     })?;
     ensure(!s.avalanches.contains(&link), "MU-106", || {
-        format!("{link} already has an avalanche")
+        says("link_already_has_avalanche").arg("link", link)
     })
 }
 
 fn place_avalanche(c: &mut Ctx, actor: Seat, link: LinkId) -> Decided {
     avalanche_actor(c, actor)?;
     ensure(c.state().avalanche_supply > 0, "MU-105", || {
-        "no avalanche marker is left in the supply".into()
+        says("no_avalanche_marker_left_supply")
     })?;
     check_avalanche_target(c.state(), link)?;
     c.emit(Event::AvalanchePlaced { seat: actor, link });
@@ -275,7 +298,7 @@ fn place_avalanche(c: &mut Ctx, actor: Seat, link: LinkId) -> Decided {
 fn move_avalanche(c: &mut Ctx, actor: Seat, from_link: LinkId, to_link: LinkId) -> Decided {
     avalanche_actor(c, actor)?;
     ensure(c.state().avalanches.contains(&from_link), "MU-105", || {
-        format!("no avalanche on {from_link}")
+        says("no_avalanche_link").arg("link", from_link)
     })?;
     check_avalanche_target(c.state(), to_link)?;
     c.emit(Event::AvalancheMoved {
@@ -289,7 +312,7 @@ fn move_avalanche(c: &mut Ctx, actor: Seat, from_link: LinkId, to_link: LinkId) 
 fn remove_avalanche(c: &mut Ctx, actor: Seat, link: LinkId) -> Decided {
     avalanche_actor(c, actor)?;
     ensure(c.state().avalanches.contains(&link), "MU-105", || {
-        format!("no avalanche on {link}")
+        says("no_avalanche_link").arg("link", link)
     })?;
     c.emit(Event::AvalancheRemoved { seat: actor, link });
     Ok(())
@@ -304,7 +327,7 @@ fn declaring(c: &Ctx, actor: Seat) -> Decided {
     ensure(
         c.state().phase == Phase::TurnStart && c.state().active == Some(actor),
         "MU-046",
-        || "only the active player declares, at the start of their turn".into(),
+        || says("only_active_player_declares_start_their"),
     )
 }
 
@@ -312,7 +335,7 @@ fn declare_move(c: &mut Ctx, actor: Seat) -> Decided {
     declaring(c, actor)?;
     let p = c.state().players[actor.index()].clone();
     ensure(p.fresh() > 0, "MU-047", || {
-        "all 8 dogs are fatigued: you must rest".into()
+        says("all_8_dogs_fatigued_must_rest")
     })?;
     // MU-055: the weather at the sled's segment, fixed for the turn.
     let weather = board::weather_at(p.space, c.state().weather_roll);
@@ -356,11 +379,11 @@ fn declare_rest(c: &mut Ctx, actor: Seat, option: RestOption) -> Decided {
     if p.space.is_difficult() {
         // MU-048 / MU-096: no resting on difficult terrain while a dog is fresh.
         ensure(p.fresh() == 0, "MU-048", || {
-            "no rest on difficult terrain while a dog is fresh".into()
+            says("no_rest_difficult_terrain_while_dog")
         })?;
         // MU-049: stranded — only `stranded_recover`.
         ensure(option == RestOption::StrandedRecover, "MU-049", || {
-            "a stranded sled may only take stranded_recover".into()
+            says("stranded_sled_may_only_take_stranded")
         })?;
     }
     if p.space.info().rest_class == RestClass::Anchorage {
@@ -369,13 +392,17 @@ fn declare_rest(c: &mut Ctx, actor: Seat, option: RestOption) -> Decided {
         ensure(
             option != RestOption::Remove1 || p.fresh() == 0,
             "MU-165",
-            || "in Anchorage only a team whose 8 dogs are all fatigued may remove fatigue".into(),
+            || says("anchorage_only_team_whose_8_dogs"),
         )?;
     }
     ensure(
         rest_options(c.state(), actor).contains(&option),
         "MU-122",
-        || format!("{} is not a rest option on {}", option.id(), p.space),
+        || {
+            says("option_not_rest_option_space")
+                .arg("option", option.id())
+                .arg("space", p.space)
+        },
     )?;
     let (remove, draw) = option.amounts();
     // MU-163: the option's amounts in full (no village sign caps them); MU-124: removal is
@@ -397,15 +424,15 @@ fn declare_rest(c: &mut Ctx, actor: Seat, option: RestOption) -> Decided {
 
 fn reduction_polled(c: &Ctx, actor: Seat) -> Decided {
     ensure(c.state().phase == Phase::ReductionWindow, "MU-160", || {
-        "no dice-reduction window is open".into()
+        says("no_dice_reduction_window_open")
     })?;
     // MU-137: never the active player's own dice.
     ensure(c.state().active != Some(actor), "MU-137", || {
-        "you cannot reduce your own dice".into()
+        says("cannot_reduce_own_dice")
     })?;
     let polled = c.state().reduction.as_ref().map(|r| r.polled);
     ensure(polled == Some(actor), "MU-160", || {
-        format!("the reduction window is not waiting for {actor}")
+        says("reduction_window_not_waiting_seat_actor").seat("actor", actor)
     })
 }
 
@@ -418,17 +445,17 @@ fn reduce_dice(c: &mut Ctx, actor: Seat, tokens: u8) -> Decided {
         .reduction
         .as_ref()
         .map_or(0, |r| r.token_cap() - r.pooled());
-    ensure(tokens >= 1, "MU-134", || "pay at least one token".into())?;
+    ensure(tokens >= 1, "MU-134", || says("pay_least_one_token"))?;
     // MU-166: at most 6 tokens (3 dice, and never more dice than D0) per turn, all payers
     // together.
     ensure(tokens <= room, "MU-166", || {
-        format!("only {room} more token(s) may be pooled this turn")
+        says("only_room_more_token_may_pooled").arg("room", room)
     })?;
     // MU-005: payments need the tokens in hand.
     ensure(
         c.state().tokens(actor) >= u32::from(tokens),
         "MU-005",
-        || format!("you hold fewer than {tokens} tokens"),
+        || says("hold_fewer_than_tokens").arg("tokens", tokens),
     )?;
     c.emit(Event::TokensPooled {
         seat: actor,
@@ -455,44 +482,44 @@ pub fn validate_step(s: &State, actor: Seat, to: SpaceId, modifier: u8) -> Decid
     // MU-014: a seam path of another arrangement does not exist here.
     let exists_elsewhere = board::data().layouts.iter().any(|g| g.is_live(link));
     ensure(graph.is_live(link) || !exists_elsewhere, "MU-014", || {
-        format!("{link} is cut in this layout")
+        says("link_cut_layout").arg("link", link)
     })?;
     // MU-013: one live link, forwards.
     ensure(graph.is_live(link), "MU-013", || {
-        format!("no link from {from} to {to}")
+        says("no_link_from_to").arg("from", from).arg("to", to)
     })?;
     let right = s.overtake == Some(actor);
     // MU-080: occupied wilderness and difficult spaces need the overtaking right.
     let blocked = !to.is_village() && s.occupied_by_other(to, actor) && !right;
     ensure(!blocked, "MU-080", || {
-        format!("{to} is occupied: buy the overtaking right first")
+        says("to_occupied_buy_overtaking_right_first").arg("to", to)
     })?;
     // MU-164: moving on from a space entered during this movement that holds another sled is
     // passing it, villages included, and needs the right; leaving the space where the turn
     // began (e.g. the shared start in Anchorage) is free.
     let passing = s.mv.origin != Some(from) && s.occupied_by_other(from, actor) && !right;
     ensure(!passing, "MU-164", || {
-        format!("moving on from {from} passes the sled there: buy the overtaking right first")
+        says("moving_from_passes_sled_there_buy").arg("from", from)
     })?;
     if s.avalanches.contains(&link) {
         // MU-101: avalanche modifier 0..=4.
         ensure(modifier <= MAX_AVALANCHE_MODIFIER, "MU-101", || {
-            "an avalanche modifier is 0 to 4".into()
+            says("avalanche_modifier_0_to_4")
         })?;
     } else if to.is_difficult() {
         // MU-091: terrain modifier 0..=2.
         ensure(modifier <= MAX_TERRAIN_MODIFIER, "MU-091", || {
-            "a terrain modifier is 0 to 2".into()
+            says("terrain_modifier_0_to_2")
         })?;
     } else {
         // MU-072 (d): no roll, no modifier.
         ensure(modifier == 0, "MU-072", || {
-            format!("the step to {to} needs no roll: the modifier must be 0")
+            says("step_to_needs_no_roll_modifier").arg("to", to)
         })?;
     }
     // MU-072 (e) / MU-005: the modifier is paid from tokens in hand.
     ensure(s.tokens(actor) >= u32::from(modifier), "MU-072", || {
-        "not enough tokens for that modifier".into()
+        says("not_enough_tokens_modifier")
     })
 }
 
@@ -501,10 +528,10 @@ fn step(c: &mut Ctx, actor: Seat, to: SpaceId, modifier: u8) -> Decided {
     ensure(
         c.state().phase == Phase::Movement && c.state().active == Some(actor),
         "MU-070",
-        || "steps are taken only by the active player in their movement phase".into(),
+        || says("steps_taken_only_active_player_their"),
     )?;
     ensure(c.state().mv.mp >= 1, "MU-072", || {
-        "no movement points left".into()
+        says("no_movement_points_left")
     })?;
     validate_step(c.state(), actor, to, modifier)?;
     resolve_step(c, actor, to, modifier);
@@ -515,7 +542,7 @@ fn end_movement(c: &mut Ctx, actor: Seat) -> Decided {
     ensure(
         c.state().phase == Phase::Movement && c.state().active == Some(actor),
         "MU-071",
-        || "only the active player ends their own movement".into(),
+        || says("only_active_player_ends_their_own"),
     )?;
     c.emit(Event::MovementEnded {
         seat: actor,

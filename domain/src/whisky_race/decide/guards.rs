@@ -1,10 +1,17 @@
 //! Guard clauses: `check` validates a command without producing events (shared with `legal`).
 
 use super::*;
-use crate::decider::{ensure, violation};
+use crate::decider::says::{MessageArg, ensure, says, violation};
 use crate::engine::{RuleViolation, Seat};
 use crate::whisky_race::board::{Family, Kind, MarkerId, board};
 use crate::whisky_race::command::{Action, Bundle, Command, Direction, Piece, UseParams};
+
+/// A marker names itself by its identifier (`banff#1`) in every language.
+impl MessageArg for MarkerId {
+    fn arg_text(&self) -> String {
+        self.to_string()
+    }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Small rule helpers shared by decide and legal
@@ -60,7 +67,7 @@ pub fn eligible_vetoer(s: &State, seat: Seat, declarer: Seat) -> bool {
 
 pub(super) fn seat_or(s: &State, seat: Seat, rule: &'static str) -> Decided {
     ensure(s.has_seat(seat), rule, || {
-        format!("{seat} is not at this table")
+        says("seat_not_table").seat("seat", seat)
     })
 }
 
@@ -80,13 +87,13 @@ pub(super) fn piece_space(s: &State, piece: Piece) -> Option<u8> {
 /// duel bids D11, a customs tax D12), or, none being open, the phase's own decision.
 pub fn check(s: &State, actor: Seat, command: &Command) -> Decided {
     ensure(s.phase != Phase::NotStarted, "WR-017", || {
-        "the game is not set up yet".into()
+        says("game_not_set_up_yet")
     })?;
-    ensure(s.phase != Phase::Over, "WR-132", || {
-        "the game is over".into()
-    })?;
+    ensure(s.phase != Phase::Over, "WR-132", || says("game_over"))?;
     ensure(s.has_seat(actor), "WR-002", || {
-        format!("{actor} is not a seat of this game (seats 1..={})", s.seats)
+        says("seat_actor_not_seat_game_seats")
+            .seat("actor", actor)
+            .arg("seats", s.seats)
     })?;
     match command {
         Command::OfferTrade { to, give, receive } => check_offer(s, actor, *to, give, receive),
@@ -106,25 +113,21 @@ pub fn check(s: &State, actor: Seat, command: &Command) -> Decided {
 
 /// WR-037, WR-038: declining an offer addressed to you, while trading is open.
 fn check_decline(s: &State, actor: Seat, offer: u32) -> Decided {
-    ensure(s.trading_open(), "WR-038", || {
-        "trading is closed now".into()
-    })?;
+    ensure(s.trading_open(), "WR-038", || says("trading_closed_now"))?;
     ensure(
         s.offers.iter().any(|o| o.id == offer && o.to == actor),
         "WR-037",
-        || format!("no pending offer {offer} addressed to you"),
+        || says("no_pending_offer_addressed_to").arg("offer", offer),
     )
 }
 
 /// WR-037, WR-038: withdrawing an offer of yours, while trading is open.
 fn check_withdraw(s: &State, actor: Seat, offer: u32) -> Decided {
-    ensure(s.trading_open(), "WR-038", || {
-        "trading is closed now".into()
-    })?;
+    ensure(s.trading_open(), "WR-038", || says("trading_closed_now"))?;
     ensure(
         s.offers.iter().any(|o| o.id == offer && o.from == actor),
         "WR-037",
-        || format!("no pending offer {offer} of yours"),
+        || says("no_pending_offer_yours").arg("offer", offer),
     )
 }
 
@@ -134,14 +137,14 @@ fn check_veto(s: &State, actor: Seat, banff: MarkerId) -> Decided {
     ensure(
         s.holds(actor, banff) && banff.kind() == Kind::Banff,
         "WR-088",
-        || format!("you do not hold the Banff {banff}"),
+        || says("do_not_hold_banff").arg("banff", banff),
     )?;
     ensure(!s.is_used(banff), "WR-082", || {
-        format!("{banff} is already used")
+        says("banff_already_used").arg("banff", banff)
     })?;
     // WR-159: each Banff once; one already declared in this chain is being used.
     ensure(!s.locked(banff), "WR-159", || {
-        format!("{banff} is already declared in this veto chain")
+        says("banff_already_declared_veto_chain").arg("banff", banff)
     })
 }
 
@@ -150,49 +153,44 @@ fn check_duel_bid(s: &State, actor: Seat, amount: u32) -> Decided {
     let d = s
         .duel
         .as_ref()
-        .ok_or_else(|| violation("WR-105", "no duel is waiting for bids"))?;
+        .ok_or_else(|| violation("WR-105", says("no_duel_waiting_bids")))?;
     let slot = if actor == d.challenger {
         0
     } else if actor == d.defender {
         1
     } else {
-        return Err(violation(
-            "WR-105",
-            "only the challenger and the defender bid",
-        ));
+        return Err(violation("WR-105", says("only_challenger_defender_bid")));
     };
     ensure(d.bids[slot].is_none(), "WR-105", || {
-        "your duel bid is already submitted".into()
+        says("duel_bid_already_submitted")
     })?;
     ensure(amount <= s.supply[actor.index()], "WR-005", || {
-        "a duel bid comes from your supply only".into()
+        says("duel_bid_comes_from_supply_only")
     })
 }
 
 /// D12 (WR-120, WR-122): the met player pays the tax in full or discards a whisky.
 fn check_tax(s: &State, actor: Seat, command: &Command) -> Decided {
     ensure(s.decls.is_empty() && s.duel.is_none(), "WR-122", || {
-        "no tax decision is open now".into()
+        says("no_tax_decision_open_now")
     })?;
     ensure(
         s.taxes.first().map(|t| t.seat) == Some(actor),
         "WR-122",
-        || "it is not your tax decision".into(),
+        || says("not_tax_decision"),
     )?;
     match command {
         Command::PayTax {} => {
             // WR-155: the amount fixed when the Englishman met him.
             let t = s.taxes.first().map_or(0, |t| t.amount);
             ensure(s.supply[actor.index()] >= t, "WR-120", || {
-                format!(
-                    "the tax is {t} and no partial payment is allowed; discard a whisky instead"
-                )
+                says("tax_no_partial_payment_allowed_discard").arg("t", t)
             })
         }
         Command::DiscardWhisky { whisky } => ensure(
             s.holds(actor, *whisky) && whisky.is_whisky(),
             "WR-120",
-            || format!("you hold no whisky {whisky}"),
+            || says("hold_no_whisky").arg("whisky", whisky),
         ),
         _ => Ok(()),
     }
@@ -202,20 +200,20 @@ fn check_tax(s: &State, actor: Seat, command: &Command) -> Decided {
 /// command answers the innermost pending context, and none may jump it.
 fn no_open_interrupt(s: &State) -> Decided {
     if let Some(top) = s.decls.last() {
-        let who = top.offered.map(|o| o.to_string()).unwrap_or_default();
-        return Err(violation(
-            "WR-089",
-            format!("a veto window is open (offered to {who})"),
-        ));
+        let told = match top.offered {
+            Some(who) => says("veto_window_open_offered_to").seat("who", who),
+            None => says("veto_window_open"),
+        };
+        return Err(violation("WR-089", told));
     }
     if s.duel.is_some() {
-        return Err(violation("WR-105", "duel bids are pending"));
+        return Err(violation("WR-105", says("duel_bids_pending")));
     }
     if let Some(t) = s.taxes.first() {
         let seat = t.seat;
         return Err(violation(
             "WR-122",
-            format!("the customs tax of {seat} is pending"),
+            says("customs_tax_seat_pending").seat("seat", seat),
         ));
     }
     Ok(())
@@ -225,9 +223,9 @@ pub(super) fn check_window(s: &State, actor: Seat) -> Decided {
     let top = s
         .decls
         .last()
-        .ok_or_else(|| violation("WR-087", "no veto window is open"))?;
+        .ok_or_else(|| violation("WR-087", says("no_veto_window_open")))?;
     ensure(top.offered == Some(actor), "WR-089", || {
-        "the veto window is not offered to you".into()
+        says("veto_window_not_offered_to")
     })
 }
 
@@ -240,11 +238,9 @@ pub(super) fn check_phase_command(s: &State, actor: Seat, command: &Command) -> 
             ensure(
                 matches!(s.loc_of(*marker), Loc::Space { .. }),
                 "WR-146",
-                || format!("{marker} is not on the board"),
+                || says("marker_not_board").arg("marker", marker),
             )?;
-            ensure(!s.reserve().is_empty(), "WR-146", || {
-                "the reserve is empty".into()
-            })
+            ensure(!s.reserve().is_empty(), "WR-146", || says("reserve_empty"))
         }
         Command::PassReplacement {} => check_d1(s, actor),
         Command::SubmitGroupBid { amount } => check_group_bid(s, actor, *amount),
@@ -256,10 +252,10 @@ pub(super) fn check_phase_command(s: &State, actor: Seat, command: &Command) -> 
         Command::Step { n } => {
             check_active(s, actor, "WR-042")?;
             check_movement(s)?;
-            ensure(*n >= 1, "WR-054", || "Step needs n ≥ 1".into())?;
+            ensure(*n >= 1, "WR-054", || says("step_needs_1"))?;
             let can = affordable_steps(s, actor);
             ensure(*n <= can, "WR-054", || {
-                format!("only {can} step(s) are affordable now")
+                says("only_can_step_affordable_now").arg("can", can)
             })
         }
         Command::FinishMovement {} => {
@@ -272,15 +268,15 @@ pub(super) fn check_phase_command(s: &State, actor: Seat, command: &Command) -> 
             check_active(s, actor, "WR-042")?;
             let step = s.turn.as_ref().map(|t| t.step);
             ensure(step == Some(TurnStep::PostActivation), "WR-046", || {
-                "EndTurn is accepted only after the activation check".into()
+                says("endturn_accepted_only_after_activation_check")
             })
         }
         Command::ChooseEnglishmanMarker { marker } => {
             ensure(d13_chooser(s) == Some(actor), "WR-153", || {
-                "you do not choose the Englishman's marker now".into()
+                says("do_not_choose_englishman_marker_now")
             })?;
             ensure(s.loc_of(*marker) == Loc::Offer, "WR-153", || {
-                format!("{marker} is not in the offer")
+                says("marker_not_offer").arg("marker", marker)
             })
         }
         // Handled in `check`.
@@ -291,13 +287,15 @@ pub(super) fn check_phase_command(s: &State, actor: Seat, command: &Command) -> 
 /// §3.19 variant (WR-149): one sealed group bid, at most the starting malt.
 fn check_group_bid(s: &State, actor: Seat, amount: u32) -> Decided {
     ensure(s.phase == Phase::GroupBidding, "WR-149", || {
-        "group bids are not open".into()
+        says("group_bids_not_open")
     })?;
     ensure(s.sealed[actor.index()].is_none(), "WR-149", || {
-        "your group bid is already submitted".into()
+        says("group_bid_already_submitted")
     })?;
     let max = s.supply[actor.index()].min(board().c.starting_malt);
-    ensure(amount <= max, "WR-149", || format!("bids are 0..={max}"))
+    ensure(amount <= max, "WR-149", || {
+        says("bids_0_max").arg("max", max)
+    })
 }
 
 /// §3.5 ties (the rule of `tie_rule`): a proposed order is a permutation of the whole tie group.
@@ -308,7 +306,7 @@ fn check_proposal(s: &State, actor: Seat, group: u8, order: &[Seat]) -> Decided 
     let mut b = t.members.clone();
     b.sort();
     ensure(a == b, tie_rule(s), || {
-        "the order must be a permutation of the whole tie group".into()
+        says("order_must_permutation_whole_tie_group")
     })
 }
 
@@ -318,10 +316,14 @@ fn check_acceptance(s: &State, actor: Seat, group: u8, proposal: u32) -> Decided
     ensure(
         t.proposal.is_some() && t.proposal_id == proposal,
         tie_rule(s),
-        || format!("proposal {proposal} is not the current proposal of group {group}"),
+        || {
+            says("proposal_not_current_proposal_group")
+                .arg("proposal", proposal)
+                .arg("group", group)
+        },
     )?;
     ensure(!t.accepted.contains(&actor), tie_rule(s), || {
-        "you already accepted this proposal".into()
+        says("already_accepted_proposal")
     })
 }
 
@@ -330,51 +332,50 @@ fn check_group_choice(s: &State, actor: Seat, group: u8) -> Decided {
     ensure(
         s.phase == Phase::GroupChoice && s.ties.iter().all(|t| t.status != TieStatus::Open),
         "WR-151",
-        || "whisky groups are not being chosen now".into(),
+        || says("whisky_groups_not_being_chosen_now"),
     )?;
     ensure(s.order.get(s.next) == Some(&actor), "WR-151", || {
-        "it is not your turn to choose a group".into()
+        says("not_turn_to_choose_group")
     })?;
     let g = usize::from(group);
     ensure(
         g >= 1 && g <= s.groups_taken.len() && s.groups_taken[g - 1].is_none(),
         "WR-151",
-        || format!("group {group} is not available"),
+        || says("group_not_available").arg("group", group),
     )
 }
 
 /// §3.4 planning (WR-019..WR-021, WR-156): the secret malt choice.
 fn check_malt_choice(s: &State, actor: Seat, amount: u32) -> Decided {
     ensure(s.phase == Phase::Planning, "WR-019", || {
-        "malt is chosen during the planning phase only".into()
+        says("malt_chosen_during_planning_phase_only")
     })?;
     ensure(s.sealed[actor.index()].is_none(), "WR-021", || {
-        "your choice is already submitted and final".into()
+        says("choice_already_submitted_final")
     })?;
     let supply = s.supply[actor.index()];
     ensure(amount <= supply, "WR-019", || {
-        format!("you cannot choose more than your supply ({supply})")
+        says("cannot_choose_more_than_supply").arg("supply", supply)
     })?;
     ensure(amount >= 1 || supply == 0, "WR-020", || {
-        "with malt in supply you must choose at least 1".into()
+        says("malt_supply_must_choose_least_1")
     })?;
     // WR-156, WR-036: malt promised by your own pending offers cannot also be chosen,
     // so that those offers stay affordable whatever you chose.
     let offered = s.offered_malt(actor);
     ensure(amount + offered <= supply, "WR-156", || {
-        format!(
-            "your pending offers give {offered} malt: choose at most {} or withdraw an offer",
-            supply.saturating_sub(offered)
-        )
+        says("pending_offers_give_offered_malt_choose")
+            .arg("offered", offered)
+            .arg("at_most", supply.saturating_sub(offered))
     })
 }
 
 pub(super) fn check_d1(s: &State, actor: Seat) -> Decided {
     ensure(s.phase == Phase::SetupReplacement, "WR-146", || {
-        "setup replacements are over".into()
+        says("setup_replacements_over")
     })?;
     ensure(s.order.get(s.next) == Some(&actor), "WR-145", || {
-        "it is not your turn in the lot order".into()
+        says("not_turn_lot_order")
     })
 }
 
@@ -395,20 +396,20 @@ pub(super) fn check_tie_member(s: &State, actor: Seat, group: u8) -> Result<&Tie
     ensure(
         matches!(s.phase, Phase::TieNegotiation | Phase::GroupChoice),
         rule,
-        || "no tie negotiation is open".into(),
+        || says("no_tie_negotiation_open"),
     )?;
     let t = s
         .ties
         .iter()
         .find(|t| t.group == group)
-        .ok_or_else(|| violation(rule, format!("no tie group {group}")))?;
+        .ok_or_else(|| violation(rule, says("no_tie_group").arg("group", group)))?;
     ensure(t.members.contains(&actor), rule, || {
-        format!("you are not a member of tie group {group}")
+        says("not_member_tie_group").arg("group", group)
     })?;
     ensure(
         t.status == TieStatus::Open,
         if rule == "WR-026" { "WR-028" } else { rule },
-        || format!("the negotiation of group {group} is already settled"),
+        || says("negotiation_group_already_settled").arg("group", group),
     )?;
     Ok(t)
 }
@@ -417,14 +418,14 @@ pub(super) fn check_active(s: &State, actor: Seat, rule: &'static str) -> Decide
     ensure(
         s.phase == Phase::PlayerTurns && s.active() == Some(actor),
         rule,
-        || "it is not your turn".into(),
+        || says("not_turn"),
     )
 }
 
 pub(super) fn check_movement(s: &State) -> Decided {
     let step = s.turn.as_ref().map(|t| t.step);
     ensure(step == Some(TurnStep::Movement), "WR-043", || {
-        "your movement step is over".into()
+        says("movement_step_over")
     })
 }
 
@@ -440,45 +441,47 @@ pub(super) fn check_use(s: &State, actor: Seat, whisky: MarkerId, p: &UseParams)
         Kind::Coleraine => {
             let target = p
                 .target
-                .ok_or_else(|| violation("WR-100", "Coleraine needs a target player"))?;
+                .ok_or_else(|| violation("WR-100", says("coleraine_needs_target_player")))?;
             seat_or(s, target, "WR-100")?;
             ensure(is_passed(s, target), "WR-157", || {
-                format!("you did not pass {target} this turn")
+                says("did_not_pass_seat_target_turn").seat("target", target)
             })
         }
         Kind::Convalmore => {
             let target = p
                 .target
-                .ok_or_else(|| violation("WR-101", "Convalmore needs a target player"))?;
+                .ok_or_else(|| violation("WR-101", says("convalmore_needs_target_player")))?;
             seat_or(s, target, "WR-101")?;
             ensure(is_passed(s, target), "WR-157", || {
-                format!("you did not pass {target} this turn")
+                says("did_not_pass_seat_target_turn").seat("target", target)
             })?;
             let take = p
                 .take
-                .ok_or_else(|| violation("WR-101", "Convalmore needs the whisky to take"))?;
+                .ok_or_else(|| violation("WR-101", says("convalmore_needs_whisky_to_take")))?;
             ensure(s.holds(target, take) && take.is_whisky(), "WR-101", || {
-                format!("{target} does not hold {take}")
+                says("seat_target_does_not_hold_take")
+                    .seat("target", target)
+                    .arg("take", take)
             })
         }
         Kind::GlenMhor => {
             let target = p
                 .target
-                .ok_or_else(|| violation("WR-104", "Glen Mhor needs a defender"))?;
+                .ok_or_else(|| violation("WR-104", says("glen_mhor_needs_defender")))?;
             seat_or(s, target, "WR-104")?;
-            ensure(target != actor, "WR-104", || {
-                "you cannot duel yourself".into()
-            })?;
+            ensure(target != actor, "WR-104", || says("cannot_duel_yourself"))?;
             let take = p.take.ok_or_else(|| {
-                violation("WR-104", "Glen Mhor names one of the defender's whiskies")
+                violation("WR-104", says("glen_mhor_names_one_defender_whiskies"))
             })?;
             ensure(s.holds(target, take) && take.is_whisky(), "WR-104", || {
-                format!("{target} does not hold {take}")
+                says("seat_target_does_not_hold_take")
+                    .seat("target", target)
+                    .arg("take", take)
             })
         }
         Kind::Kinclaith => check_kinclaith_use(s, p),
-        Kind::Brora | Kind::Glenlochy => Err(violation("WR-082", "never used")),
-        _ => Err(violation("WR-081", "not a whisky")),
+        Kind::Brora | Kind::Glenlochy => Err(violation("WR-082", says("never_used"))),
+        _ => Err(violation("WR-081", says("not_whisky"))),
     }
 }
 
@@ -489,31 +492,31 @@ fn check_may_use(s: &State, actor: Seat, whisky: MarkerId) -> Decided {
     let t = s
         .turn
         .as_ref()
-        .ok_or_else(|| violation("WR-081", "no turn"))?;
+        .ok_or_else(|| violation("WR-081", says("no_turn")))?;
     ensure(
         matches!(t.step, TurnStep::Movement | TurnStep::PostActivation),
         "WR-044",
-        || "whiskies are used during the movement step or after the activation".into(),
+        || says("whiskies_used_during_movement_step_after"),
     )?;
     ensure(
         s.holds(actor, whisky) && whisky.is_whisky(),
         "WR-081",
-        || format!("you do not hold {whisky}"),
+        || says("do_not_hold_whisky").arg("whisky", whisky),
     )?;
     ensure(
         !matches!(whisky.kind(), Kind::Brora | Kind::Glenlochy),
         "WR-082",
-        || format!("{whisky} is never used actively"),
+        || says("whisky_never_used_actively").arg("whisky", whisky),
     )?;
     ensure(!s.is_used(whisky), "WR-082", || {
-        format!("{whisky} is used (face down)")
+        says("whisky_used_face_down").arg("whisky", whisky)
     })?;
     ensure(t.convalmore_blocked != Some(whisky), "WR-092", || {
-        "this Convalmore was vetoed this turn".into()
+        says("convalmore_was_vetoed_turn")
     })?;
     // WR-083, WR-160: one whisky use per turn, a whisky reactivated at the holy place included.
     ensure(!t.whisky_used, "WR-083", || {
-        "you already declared a whisky use this turn".into()
+        says("already_declared_whisky_use_turn")
     })
 }
 
@@ -534,24 +537,21 @@ fn check_use_params(whisky: MarkerId, kind: Kind, p: &UseParams) -> Decided {
         || (p.brora.is_some() && !expected.2)
         || ((p.piece.is_some() || p.direction.is_some()) && !expected.3);
     ensure(!extra, "WR-084", || {
-        format!("{whisky} does not take some of these parameters")
+        says("whisky_does_not_take_some_these").arg("whisky", whisky)
     })
 }
 
 /// WR-093, WR-095: Banff used actively suspends a Brora held by a player, once a round.
 fn check_banff_use(s: &State, p: &UseParams) -> Decided {
-    let b = p.brora.ok_or_else(|| {
-        violation(
-            "WR-093",
-            "Banff vetoes only through a veto window, or suspends a Brora",
-        )
-    })?;
+    let b = p
+        .brora
+        .ok_or_else(|| violation("WR-093", says("banff_vetoes_only_through_veto_window")))?;
     let held = matches!(s.loc_of(b), Loc::Held { .. });
     ensure(b.kind() == Kind::Brora && held, "WR-095", || {
-        format!("{b} is not a Brora held by a player")
+        says("not_brora_held_player").arg("b", b)
     })?;
     ensure(!s.suspended.contains(&b), "WR-095", || {
-        format!("{b} is already suspended this round")
+        says("already_suspended_round").arg("b", b)
     })
 }
 
@@ -559,18 +559,18 @@ fn check_banff_use(s: &State, p: &UseParams) -> Decided {
 fn check_kinclaith_use(s: &State, p: &UseParams) -> Decided {
     let piece = p
         .piece
-        .ok_or_else(|| violation("WR-109", "Kinclaith needs a piece"))?;
+        .ok_or_else(|| violation("WR-109", says("kinclaith_needs_piece")))?;
     let dir = p
         .direction
-        .ok_or_else(|| violation("WR-109", "Kinclaith needs a direction"))?;
-    let pos = piece_space(s, piece).ok_or_else(|| violation("WR-109", "no such piece"))?;
+        .ok_or_else(|| violation("WR-109", says("kinclaith_needs_direction")))?;
+    let pos = piece_space(s, piece).ok_or_else(|| violation("WR-109", says("no_such_piece")))?;
     ensure(pos != s.finish(), "WR-112", || {
-        "a piece on the finish never moves again".into()
+        says("piece_finish_never_moves_again")
     })?;
     ensure(
         dir == Direction::Forward || pos >= board().start + 2,
         "WR-111",
-        || "backward needs at least 2 spaces behind the piece".into(),
+        || says("backward_needs_least_2_spaces_behind"),
     )
 }
 
@@ -581,30 +581,31 @@ pub fn action_legal(s: &State, actor: Seat, marker: MarkerId, action: &Action) -
     match (marker.family(), marker.kind(), action) {
         (Family::Whisky, _, Action::Buy { marker: None }) => {
             ensure(supply >= c.whisky_marker_price, "WR-067", || {
-                format!("a whisky marker costs {}", c.whisky_marker_price)
+                says("whisky_marker_costs_whisky_marker_price")
+                    .arg("whisky_marker_price", c.whisky_marker_price)
             })
         }
         (Family::Whisky, _, Action::Decline {}) => Ok(()),
-        (Family::Whisky, _, _) => Err(violation("WR-063", "a whisky marker is bought or declined")),
+        (Family::Whisky, _, _) => Err(violation("WR-063", says("whisky_marker_bought_declined"))),
         // WR-061, WR-161: brown markers apply automatically; they are never chosen or declined.
         (Family::Brown, _, _) => Err(violation(
             "WR-161",
-            "a brown marker applies automatically; it is never chosen or declined",
+            says("brown_marker_applies_automatically_never_chosen"),
         )),
         (Family::Blue, _, Action::Decline {}) => Ok(()),
         (Family::Blue, Kind::Pub, Action::Sell { whisky, .. }) => ensure(
             s.holds(actor, *whisky) && whisky.is_whisky(),
             "WR-074",
-            || format!("you do not hold {whisky}"),
+            || says("do_not_hold_whisky").arg("whisky", whisky),
         ),
         (Family::Blue, Kind::StCulabansFeast, Action::Swap { marker_a, marker_b }) => {
             match (s.loc_of(*marker_a), s.loc_of(*marker_b)) {
                 (Loc::Space { space: a }, Loc::Space { space: b }) => {
                     ensure(a != b, "WR-075", || {
-                        "the two markers must lie on different spaces".into()
+                        says("two_markers_must_lie_different_spaces")
                     })
                 }
-                _ => Err(violation("WR-075", "both markers must lie on the board")),
+                _ => Err(violation("WR-075", says("both_markers_must_lie_board"))),
             }
         }
         (
@@ -618,18 +619,16 @@ pub fn action_legal(s: &State, actor: Seat, marker: MarkerId, action: &Action) -
             ensure(
                 (1..=c.englishman_marker_max_steps).contains(distance),
                 "WR-076",
-                || "distance is 1..=3".into(),
+                || says("distance_1_3"),
             )?;
             ensure(s.englishman != s.finish(), "WR-116", || {
-                "the Englishman has finished".into()
+                says("englishman_has_finished")
             })?;
             let can = match direction {
                 Direction::Forward => s.englishman < s.finish(),
                 Direction::Backward => s.englishman > board().start,
             };
-            ensure(can, "WR-076", || {
-                "the Englishman cannot move in that direction".into()
-            })
+            ensure(can, "WR-076", || says("englishman_cannot_move_direction"))
         }
         (Family::Blue, Kind::HolyPlace, Action::Reactivate { whisky }) => ensure(
             s.holds(actor, *whisky)
@@ -637,24 +636,22 @@ pub fn action_legal(s: &State, actor: Seat, marker: MarkerId, action: &Action) -
                 && s.is_used(*whisky)
                 && !whisky.kind().is_continuous(),
             "WR-079",
-            || format!("{whisky} is not one of your used single-use whiskies"),
+            || says("whisky_not_one_used_single_use").arg("whisky", whisky),
         ),
         (Family::Blue, Kind::HolyPlace, Action::Buy { marker: Some(m) }) => {
             ensure(
                 m.is_whisky() && matches!(s.loc_of(*m), Loc::Space { .. }),
                 "WR-080",
-                || format!("{m} is not a whisky marker on the board"),
+                || says("not_whisky_marker_board").arg("m", m),
             )?;
             ensure(supply >= c.holy_place_whisky_price, "WR-080", || {
-                format!(
-                    "the holy place sells whiskies for {}",
-                    c.holy_place_whisky_price
-                )
+                says("holy_place_sells_whiskies_holy_place")
+                    .arg("holy_place_whisky_price", c.holy_place_whisky_price)
             })
         }
         (Family::Blue, _, _) => Err(violation(
             "WR-063",
-            "that action does not belong to this marker",
+            says("action_does_not_belong_to_marker"),
         )),
     }
 }
@@ -666,16 +663,18 @@ pub(super) fn check_activate(s: &State, actor: Seat, marker: MarkerId, action: &
     // WR-069: a whisky marker is bought only through the activation of its own space.
     let elsewhere_buy = marker.is_whisky() && matches!(action, Action::Buy { .. });
     ensure(here || !elsewhere_buy, "WR-069", || {
-        format!("{marker} is not on your space")
+        says("marker_not_space").arg("marker", marker)
     })?;
     let step = s.turn.as_ref().map(|t| t.step);
     ensure(step != Some(TurnStep::PostActivation), "WR-065", || {
-        "the activation check of this turn is used up".into()
+        says("activation_check_turn_used_up")
     })?;
     ensure(step == Some(TurnStep::Activation), "WR-058", || {
-        "activation happens after FinishMovement".into()
+        says("activation_happens_after_finishmovement")
     })?;
-    ensure(here, "WR-060", || format!("{marker} is not on your space"))?;
+    ensure(here, "WR-060", || {
+        says("marker_not_space").arg("marker", marker)
+    })?;
     action_legal(s, actor, marker, action)
 }
 
@@ -686,18 +685,14 @@ pub(super) fn check_offer(
     give: &Bundle,
     receive: &Bundle,
 ) -> Decided {
-    ensure(s.trading_open(), "WR-038", || {
-        "trading is closed now".into()
-    })?;
+    ensure(s.trading_open(), "WR-038", || says("trading_closed_now"))?;
     seat_or(s, to, "WR-037")?;
-    ensure(to != actor, "WR-037", || {
-        "a trade needs another player".into()
-    })?;
+    ensure(to != actor, "WR-037", || says("trade_needs_another_player"))?;
     check_own_malt(s, actor, give.malt, "WR-005")?;
     // The recipient's side is checked on public figures only: his sealed choice is his own
     // business and is checked when he accepts (WR-156).
     ensure(receive.malt <= s.supply[to.index()], "WR-037", || {
-        format!("{to} has not that much malt in supply")
+        says("seat_to_has_not_much_malt").seat("to", to)
     })?;
     check_bundle_markers(s, actor, give)?;
     check_bundle_markers(s, to, receive)
@@ -708,39 +703,41 @@ pub(super) fn check_offer(
 pub(super) fn check_own_malt(s: &State, actor: Seat, malt: u32, rule: &'static str) -> Decided {
     let supply = s.supply[actor.index()];
     ensure(malt <= supply, rule, || {
-        "you can give malt from your supply only".into()
+        says("can_give_malt_from_supply_only")
     })?;
     ensure(
         malt <= supply.saturating_sub(s.committed_malt(actor)),
         "WR-158",
-        || "the malt of your declared holy-place purchase cannot be traded".into(),
+        || says("malt_declared_holy_place_purchase_cannot"),
     )?;
     let tradeable = s.tradeable_malt(actor);
     ensure(malt <= tradeable, "WR-156", || {
-        format!(
-            "your sealed malt choice and your pending offers leave you {tradeable} malt to trade"
-        )
+        says("sealed_malt_choice_pending_offers_leave").arg("tradeable", tradeable)
     })
 }
 
 pub(super) fn check_bundle_markers(s: &State, owner: Seat, b: &Bundle) -> Decided {
     for (i, m) in b.markers.iter().enumerate() {
         ensure(!b.markers[..i].contains(m), "WR-037", || {
-            format!("{m} is listed twice")
+            says("listed_twice").arg("m", m)
         })?;
         ensure(m.is_whisky() || m.kind().is_checkpoint(), "WR-035", || {
-            "only whiskies and checkpoints are traded".into()
+            says("only_whiskies_checkpoints_traded")
         })?;
         ensure(s.holds(owner, *m), "WR-035", || {
-            format!("{owner} does not hold {m}")
+            says("seat_owner_does_not_hold")
+                .seat("owner", owner)
+                .arg("m", m)
         })?;
         ensure(!s.locked(*m), "WR-040", || {
-            format!("{m} is named in a pending declaration")
+            says("named_pending_declaration").arg("m", m)
         })?;
         if let Some(taxed) = s.owed_on(*m) {
             return Err(violation(
                 "WR-155",
-                format!("{taxed} owes the customs tax on {m}: it cannot change hands until paid"),
+                says("seat_taxed_owes_customs_tax_cannot")
+                    .seat("taxed", taxed)
+                    .arg("m", m),
             ));
         }
     }
@@ -748,9 +745,7 @@ pub(super) fn check_bundle_markers(s: &State, owner: Seat, b: &Bundle) -> Decide
 }
 
 pub(super) fn check_accept(s: &State, actor: Seat, offer: u32) -> Decided {
-    ensure(s.trading_open(), "WR-038", || {
-        "trading is closed now".into()
-    })?;
+    ensure(s.trading_open(), "WR-038", || says("trading_closed_now"))?;
     let o = s
         .offers
         .iter()
@@ -758,7 +753,7 @@ pub(super) fn check_accept(s: &State, actor: Seat, offer: u32) -> Decided {
         .ok_or_else(|| {
             violation(
                 "WR-037",
-                format!("no pending offer {offer} addressed to you"),
+                says("no_pending_offer_addressed_to").arg("offer", offer),
             )
         })?;
     // WR-037: re-validate ownership and amounts at acceptance, on public figures for the
@@ -766,12 +761,12 @@ pub(super) fn check_accept(s: &State, actor: Seat, offer: u32) -> Decided {
     // `State::tradeable_malt`), so his secret never decides this answer.
     let from = o.from;
     ensure(o.give.malt <= s.supply[from.index()], "WR-037", || {
-        "the offerer no longer has that malt".into()
+        says("offerer_no_longer_has_malt")
     })?;
     ensure(
         o.give.malt <= s.supply[from.index()].saturating_sub(s.committed_malt(from)),
         "WR-158",
-        || format!("{from}'s malt is committed to a declared holy-place purchase"),
+        || says("seat_from_malt_committed_to_declared").seat("from", from),
     )?;
     check_own_malt(s, actor, o.receive.malt, "WR-037")?;
     check_bundle_markers(s, o.from, &o.give)?;
