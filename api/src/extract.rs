@@ -132,9 +132,16 @@ impl FromRequest for IfNoneMatch {
     }
 }
 
-/// The bearer token of a request that sends one (verified: a token that does not verify is
-/// refused, never taken for "no token"), `None` for a request without `Authorization`.
-pub struct OptionalAuth(pub Option<crate::auth::AuthUser>);
+/// The bearer token of a request that may send one: `None` without `Authorization`; a token
+/// sent is verified, and a bad one refused (never taken for "no token") when the handler asks
+/// for [`OptionalAuth::user`], after its own checks of the body.
+pub struct OptionalAuth(Option<Result<crate::auth::AuthUser, ApiError>>);
+
+impl OptionalAuth {
+    pub fn user(self) -> Result<Option<crate::auth::AuthUser>, ApiError> {
+        self.0.transpose()
+    }
+}
 
 impl FromRequest for OptionalAuth {
     type Error = ApiError;
@@ -146,10 +153,10 @@ impl FromRequest for OptionalAuth {
             .contains_key(header::AUTHORIZATION)
             .then(|| crate::auth::AuthUser::extract(req));
         Box::pin(async move {
-            match user {
-                Some(user) => Ok(OptionalAuth(Some(user.await?))),
-                None => Ok(OptionalAuth(None)),
-            }
+            Ok(OptionalAuth(match user {
+                Some(user) => Some(user.await),
+                None => None,
+            }))
         })
     }
 }

@@ -139,18 +139,18 @@ impl From<Session> for TokenResponse {
 pub async fn register(
     state: web::Data<AppState>,
     body: web::Json<Credentials>,
-    OptionalAuth(upgrading): OptionalAuth,
+    upgrading: OptionalAuth,
 ) -> ApiResult<HttpResponse> {
     // Limited per address before the body is read: `limits::route_limit`. A guest's token
-    // makes it an upgrade: the guest would otherwise end up with a second, empty account.
-    let (name, password) = (
-        UserName::parse(&body.name)?,
-        Password::parse(&body.password)?,
-    );
-    let (created, session) = state.register(name, password, upgrading).await?;
-    let mut answer = match created {
-        true => HttpResponse::Created(),
-        false => HttpResponse::Ok(),
+    // makes it an upgrade (checked after the name and password, as before): the guest would
+    // otherwise end up with a second, empty account.
+    let name = UserName::parse(&body.name)?;
+    let password = Password::parse(&body.password)?;
+    let (created, session) = state.register(name, password, upgrading.user()?).await?;
+    let mut answer = if created {
+        HttpResponse::Created()
+    } else {
+        HttpResponse::Ok()
     };
     Ok(answer.json(TokenResponse::from(session)))
 }
