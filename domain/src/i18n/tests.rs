@@ -28,6 +28,31 @@ fn defined_ids(spec: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// The rules this project adds where the rulebook is silent (a protocol rule such as BD-515):
+/// the numbered items `11. **BD-515, …**` of `docs/rules/*.md`, in this repository.
+fn project_ids() -> BTreeSet<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/rules");
+    let mut ids = BTreeSet::new();
+    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        for line in text.lines() {
+            let Some((number, rest)) = line.trim_start().split_once(". **") else {
+                continue;
+            };
+            let id = rest.split([',', '*', ' ']).next().unwrap_or_default();
+            if number.bytes().all(|b| b.is_ascii_digit())
+                && let Some((prefix, n)) = id.split_once('-')
+                && ["WR", "BD", "MU"].contains(&prefix)
+                && !n.is_empty()
+                && n.bytes().all(|b| b.is_ascii_digit())
+            {
+                ids.insert(id.to_string());
+            }
+        }
+    }
+    ids
+}
+
 /// The specs (`shared/rules/*.md`, beside the repository; `HOMESTRETCH_RULES_DIR` overrides).
 fn spec_dir() -> Option<PathBuf> {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -128,6 +153,9 @@ fn every_rule_id_of_the_specs_has_both_languages_and_no_orphan() {
         assert!(ids.len() > 100, "{spec}: only {} rule IDs read", ids.len());
         specified.extend(ids);
     }
+    let added = project_ids();
+    assert!(added.contains("BD-515"), "project rules read: {added:?}");
+    specified.extend(added);
     for lang in LANGS {
         let catalogued: BTreeSet<String> = catalogue(lang).rules.keys().cloned().collect();
         let missing: Vec<_> = specified.difference(&catalogued).collect();
