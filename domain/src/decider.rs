@@ -8,8 +8,13 @@ use crate::engine::{Game, Rng, RuleViolation};
 /// What a guard clause or a step of `decide` returns: `Ok`, or the rule the command breaks.
 pub type Decided<T = ()> = Result<T, RuleViolation>;
 
-/// Guard clause: `ensure(cond, "WR-019", || "why".into())?` refuses unless `condition` holds.
-pub fn ensure(condition: bool, rule: &'static str, message: impl FnOnce() -> String) -> Decided {
+pub use crate::i18n::{MessageArg, Says, says};
+
+/// Guard clause: refuses, naming `rule` and saying what is wrong, unless `condition` holds:
+/// `ensure(amount <= supply, "WR-019", || says("cannot_choose_more_than_supply").arg("supply", supply))?`. What it says is data (issue 18): a `violations.<key>` of the catalogue
+/// (`domain/i18n/{en,fr}.json`, each message written once per language) and its arguments,
+/// told in the caller's language by the server.
+pub fn ensure(condition: bool, rule: &'static str, message: impl FnOnce() -> Says) -> Decided {
     if condition {
         Ok(())
     } else {
@@ -18,32 +23,8 @@ pub fn ensure(condition: bool, rule: &'static str, message: impl FnOnce() -> Str
 }
 
 /// The refusal naming `rule`, where a guard is not a plain condition (`ok_or_else`, `match`).
-pub fn violation(rule: &'static str, message: impl Into<String>) -> RuleViolation {
-    RuleViolation::new(rule, message)
-}
-
-/// The guards whose refusals say their specifics from the catalogue (issue 18):
-/// `ensure(cond, "WR-081", || says("do_not_hold_whisky").arg("whisky", whisky))?`, each
-/// `violations.<key>` written once per language in `domain/i18n/{en,fr}.json`.
-pub mod says {
-    pub use crate::i18n::{MessageArg, Says, says};
-
-    use super::Decided;
-    use crate::engine::RuleViolation;
-
-    /// Guard clause: refuses, naming `rule` and saying `message`, unless `condition` holds.
-    pub fn ensure(condition: bool, rule: &'static str, message: impl FnOnce() -> Says) -> Decided {
-        if condition {
-            Ok(())
-        } else {
-            Err(violation(rule, message()))
-        }
-    }
-
-    /// The refusal naming `rule`, where a guard is not a plain condition (`ok_or_else`, `match`).
-    pub fn violation(rule: &'static str, message: Says) -> RuleViolation {
-        RuleViolation::said(rule, message)
-    }
+pub fn violation(rule: &'static str, message: Says) -> RuleViolation {
+    RuleViolation::said(rule, message)
 }
 
 /// The scratchpad `decide` resolves one command on: a working copy of the state, the events

@@ -5,6 +5,7 @@
 //! Rules: seats take turns from seat 1 (CD-1); a `step` moves the seat one step (CD-2); the
 //! first seat to reach the target wins and the game is over (CD-3).
 
+use domain::decider::says;
 use domain::engine::{
     Outcome, Prompt, Redacted, Rng, RuleViolation, Seat, SeatScore, Viewer, ensure,
 };
@@ -71,9 +72,14 @@ impl Game for Countdown {
         _rng: &mut dyn Rng,
     ) -> Result<Vec<CountdownEvent>, RuleViolation> {
         let target = options.target.unwrap_or(2);
-        ensure((1..=9).contains(&target), "CD-2", || {
-            format!("target must be 1 to 9, not {target}")
-        })?;
+        // A game outside `domain/` has no catalogue entries of its own: its refusals reuse the
+        // engine's messages (told in every language), or are English text only.
+        if !(1..=9).contains(&target) {
+            return Err(RuleViolation::new(
+                "CD-2",
+                format!("target must be 1 to 9, not {target}"),
+            ));
+        }
         Ok(vec![CountdownEvent::Started { seats, target }])
     }
 
@@ -83,12 +89,8 @@ impl Game for Countdown {
         command: &CountdownCommand,
         _rng: &mut dyn Rng,
     ) -> Result<Vec<CountdownEvent>, RuleViolation> {
-        ensure(winner(state).is_none(), "CD-3", || {
-            "the game is over".into()
-        })?;
-        ensure(actor.index() == state.turn, "CD-1", || {
-            format!("it is seat {}'s turn", state.turn + 1)
-        })?;
+        ensure(winner(state).is_none(), "CD-3", || says("game_over"))?;
+        ensure(actor.index() == state.turn, "CD-1", || says("not_turn"))?;
         match command {
             CountdownCommand::Step => Ok(vec![CountdownEvent::Stepped { seat: actor }]),
         }

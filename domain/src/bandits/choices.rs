@@ -30,7 +30,7 @@ use super::evolve::control::{awaiting, can_free, must_leave_officer};
 use super::movement::{self, Candidate, End, Len};
 use super::state::*;
 use crate::choices::{Family, schema};
-use crate::decider::Decided;
+use crate::decider::{Decided, says};
 use crate::engine::{Seat, ensure};
 use serde_json::{Map, Value, json};
 
@@ -800,10 +800,10 @@ pub fn stray_fields(st: &State, cmd: &Command) -> Decided<()> {
                 _ => return Ok(()),
             };
             ensure(piggyback_card.is_none(), rule, || {
-                "no Sur le dos is played with this card".into()
+                says("no_sur_le_dos_played_card")
             })?;
             ensure(pawn.is_none() || *pawn == concerned, rule, || {
-                "this card names no other pawn".into()
+                says("card_names_no_other_pawn")
             })
         }
         Command::ResolveDestiny { .. } => destiny_fields(st, cmd),
@@ -854,7 +854,7 @@ fn destiny_fields(st: &State, cmd: &Command) -> Decided<()> {
     ];
     for (name, present) in given {
         ensure(!present || uses.contains(&name), rule, || {
-            format!("`{name}` is not part of this card's choice")
+            says("name_not_part_card_choice").arg("name", name)
         })?;
     }
     Ok(())

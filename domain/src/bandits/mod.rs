@@ -31,6 +31,7 @@ pub use sim::simulate;
 pub use state::{Card, Destiny, Options, Pawn, State};
 pub use view::View;
 
+use crate::decider::says;
 use crate::engine::*;
 use board::{Zone, board};
 use decide::Cx;
@@ -107,12 +108,12 @@ pub fn setup_with(
 /// pawns each, a first player at the table.
 fn table_colours(options: &Options, seats: u8) -> Result<Vec<Colour>, RuleViolation> {
     ensure((2..=6).contains(&seats), "BD-020", || {
-        "2 to 6 players".into()
+        says("2_to_6_players")
     })?;
     ensure(
         (1..=6).contains(&options.pawns_per_player),
         "BD-401",
-        || "1 to 6 pawns per player".into(),
+        || says("1_to_6_pawns_per_player"),
     )?;
     let colours = if options.colours.is_empty() {
         default_colours(seats)
@@ -120,16 +121,16 @@ fn table_colours(options: &Options, seats: u8) -> Result<Vec<Colour>, RuleViolat
         options.colours.clone()
     };
     ensure(colours.len() == usize::from(seats), "BD-020", || {
-        "one colour per player".into()
+        says("one_colour_per_player")
     })?;
     for (i, c) in colours.iter().enumerate() {
         ensure(!colours[..i].contains(c), "BD-020", || {
-            "each player chooses a different colour".into()
+            says("each_player_chooses_different_colour")
         })?;
     }
     if let Some(s) = options.first_player {
         ensure(s.number() <= seats, "BD-034", || {
-            "the first player must be at the table".into()
+            says("first_player_must_table")
         })?;
     }
     Ok(colours)
@@ -153,7 +154,7 @@ fn decks(
     let mut sorted = support.clone();
     sorted.sort();
     ensure(sorted == Card::all().collect::<Vec<_>>(), "BD-230", || {
-        "the support deck has S01..S42".into()
+        says("support_deck_has_s01_s42")
     })?;
     let destiny: Vec<Destiny> = match destiny_order {
         Some(o) => o,
@@ -168,7 +169,7 @@ fn decks(
     ensure(
         dsorted == Destiny::all().collect::<Vec<_>>(),
         "BD-300",
-        || "the destiny deck has D01..D11".into(),
+        || says("destiny_deck_has_d01_d11"),
     )?;
     Ok((support, destiny))
 }

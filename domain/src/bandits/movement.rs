@@ -4,6 +4,7 @@
 
 use super::board::{EdgeType, Node, Zone, board};
 use super::state::{Pawn, State, SupportKind};
+use crate::decider::{Says, says};
 use crate::engine::RuleViolation;
 
 /// Ticket state of a moving pawn.
@@ -54,8 +55,8 @@ pub struct PathInfo {
     pub captured: Vec<Pawn>,
 }
 
-fn rv(rule: &'static str, msg: impl Into<String>) -> RuleViolation {
-    RuleViolation::new(rule, msg)
+fn rv(rule: &'static str, msg: Says) -> RuleViolation {
+    RuleViolation::said(rule, msg)
 }
 
 /// One step's edge rule (BD-082, BD-190–BD-193, BD-210). Returns the new ticket state.
@@ -71,7 +72,9 @@ pub fn step_rule(
     let Some((ty, colour)) = b.step(from, to) else {
         return Err(rv(
             "BD-082",
-            format!("{} → {} is not a step of the board", from.name(), to.name()),
+            says("from_to_not_step_board")
+                .arg("from", from.name())
+                .arg("to", to.name()),
         ));
     };
     match ty {
@@ -80,33 +83,34 @@ pub fn step_rule(
             if tk == Tk::None && played != Tk::None {
                 Ok(played)
             } else if tk != Tk::None {
-                Err(rv("BD-257", "a pawn has at most one ticket"))
+                Err(rv("BD-257", says("pawn_has_most_one_ticket")))
             } else {
-                Err(rv("BD-190", "entering Huntington needs a usable ticket"))
+                Err(rv(
+                    "BD-190",
+                    says("entering_huntington_needs_usable_ticket"),
+                ))
             }
         }
         EdgeType::Tram if tk != Tk::None => Ok(tk),
-        EdgeType::Tram => Err(rv("BD-190", "riding a tram line needs a ticket")),
+        EdgeType::Tram => Err(rv("BD-190", says("riding_tram_line_needs_ticket"))),
         EdgeType::TramBack if tk == Tk::Day => Ok(tk),
-        EdgeType::TramBack => Err(rv("BD-192", "only a day ticket rides a line backwards")),
+        EdgeType::TramBack => Err(rv("BD-192", says("only_day_ticket_rides_line_backwards"))),
         EdgeType::Yellow if tk == Tk::Day => Ok(tk),
-        EdgeType::Yellow => Err(rv("BD-192", "only a day ticket changes lines")),
+        EdgeType::Yellow => Err(rv("BD-192", says("only_day_ticket_changes_lines"))),
         EdgeType::HuntExit => Ok(Tk::None),
         EdgeType::VillageEntry | EdgeType::Lane | EdgeType::Village => {
             if colour != Some(pawn.colour()) {
                 Err(rv(
                     "BD-210",
-                    format!(
-                        "only {} pawns enter this village",
-                        colour.map_or("?", |c| c.name())
-                    ),
+                    says("only_colour_pawns_enter_village")
+                        .arg("colour", colour.map_or("?", |c| c.name())),
                 ))
             } else {
                 Ok(tk)
             }
         }
         EdgeType::Release | EdgeType::Pile => {
-            Err(rv("BD-082", "release and pile links are not used by moves"))
+            Err(rv("BD-082", says("release_pile_links_not_used_moves")))
         }
     }
 }
@@ -139,18 +143,11 @@ fn end_kind(st: &State, pawn: Pawn, node: Node, ignore_opponents: bool) -> End {
 fn check_end(end: End, node: Node, piggy: bool) -> Result<(), RuleViolation> {
     let zone = board().info(node).zone;
     match end {
-        End::Empty if piggy => Err(rv("BD-380", "Sur le dos needs an occupied final node")),
+        End::Empty if piggy => Err(rv("BD-380", says("sur_le_dos_needs_occupied_final"))),
         End::Empty => Ok(()),
-        _ if zone == Zone::Village => {
-            Err(rv("BD-215", "a move may not end on an occupied property"))
-        }
-        _ if piggy && zone != Zone::Ring => {
-            Err(rv("BD-381", "Sur le dos is played on ring nodes only"))
-        }
-        End::Own if !piggy => Err(rv(
-            "BD-085",
-            "the final node holds an own pawn (only with Sur le dos)",
-        )),
+        _ if zone == Zone::Village => Err(rv("BD-215", says("move_may_not_end_occupied_property"))),
+        _ if piggy && zone != Zone::Ring => Err(rv("BD-381", says("sur_le_dos_played_ring_nodes"))),
+        End::Own if !piggy => Err(rv("BD-085", says("final_node_holds_own_pawn_only"))),
         _ => Ok(()),
     }
 }
@@ -199,7 +196,7 @@ impl Stepper {
         if to == st.pos(pawn) || path[..i].contains(&to) {
             return Err(rv(
                 "BD-083",
-                format!("{} is entered twice (or is the start)", to.name()),
+                says("to_entered_twice_start").arg("to", to.name()),
             ));
         }
         let before = self.tk;
@@ -219,7 +216,7 @@ impl Stepper {
         if cards.ticket.is_some() && !self.entered {
             return Err(rv(
                 "BD-257",
-                "a ticket is played only by the move that enters Huntington",
+                says("ticket_played_only_move_enters_huntington"),
             ));
         }
         Ok(())
@@ -236,10 +233,10 @@ pub fn check_path(
     cards: MoveCards,
 ) -> Result<PathInfo, RuleViolation> {
     if path.is_empty() {
-        return Err(rv("BD-081", "a move has at least one step"));
+        return Err(rv("BD-081", says("move_has_least_one_step")));
     }
     if path.len() > 200 {
-        return Err(rv("BD-081", "path too long"));
+        return Err(rv("BD-081", says("path_too_long")));
     }
     let mut walk = Stepper::start(st, pawn, cards);
     for (i, &to) in path.iter().enumerate() {
@@ -256,14 +253,11 @@ pub fn check_path(
     if jets > cards.jetpacks {
         return Err(rv(
             "BD-215",
-            format!("{jets} occupied properties need {jets} Jet-packs"),
+            says("jets_occupied_properties_need_jets_jet").arg("jets", jets),
         ));
     }
     if jets < cards.jetpacks {
-        return Err(rv(
-            "BD-251",
-            "Jet-packs are needed only over occupied properties",
-        ));
+        return Err(rv("BD-251", says("jet_packs_needed_only_over_occupied")));
     }
     let end = end_kind(st, pawn, last, false);
     check_end(end, last, cards.piggy)?;
@@ -281,12 +275,14 @@ fn check_length(len: usize, value: u8, own_property: bool) -> Result<(), RuleVio
     if own_property {
         // BD-213: up to the value when ending on an own property.
         if len > usize::from(value) {
-            return Err(rv("BD-213", format!("at most {value} steps")));
+            return Err(rv("BD-213", says("most_value_steps").arg("value", value)));
         }
     } else if len != usize::from(value) {
         return Err(rv(
             "BD-081",
-            format!("the path has {len} steps, {value} required"),
+            says("path_has_len_steps_value_required")
+                .arg("len", len)
+                .arg("value", value),
         ));
     }
     Ok(())
@@ -301,7 +297,7 @@ pub fn check_rampage(
     cards: MoveCards,
 ) -> Result<PathInfo, RuleViolation> {
     if path.is_empty() || path.len() > 200 {
-        return Err(rv("BD-340", "the rampage path is empty or too long"));
+        return Err(rv("BD-340", says("rampage_path_empty_too_long")));
     }
     let mut walk = Stepper::start(st, pawn, cards);
     let mut budget = i32::from(total);
@@ -309,7 +305,7 @@ pub fn check_rampage(
     let owner = st.owner(pawn);
     for (i, &to) in path.iter().enumerate() {
         if budget <= 0 {
-            return Err(rv("BD-340", "the pawn stops the moment its steps run out"));
+            return Err(rv("BD-340", says("pawn_stops_moment_steps_run_out")));
         }
         walk.step(st, pawn, path, i, to)?;
         budget -= 1;
@@ -329,14 +325,11 @@ pub fn check_rampage(
     if path.len() < usize::from(total) && !own_property {
         return Err(rv(
             "BD-512",
-            format!("the rolled total of {total} must be used"),
+            says("rolled_total_must_used").arg("total", total),
         ));
     }
     if walk.jets != cards.jetpacks {
-        return Err(rv(
-            "BD-250",
-            "one Jet-pack per occupied property flown over",
-        ));
+        return Err(rv("BD-250", says("one_jet_pack_per_occupied_property")));
     }
     let end = end_kind(st, pawn, cur, true);
     check_end(end, cur, cards.piggy)?;

@@ -22,8 +22,7 @@ pub mod view;
 #[cfg(test)]
 mod tests;
 
-use crate::decider::Scratch;
-use crate::decider::says::{ensure, says};
+use crate::decider::{Scratch, ensure, says};
 use crate::engine::*;
 use serde::{Deserialize, Serialize};
 

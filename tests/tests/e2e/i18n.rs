@@ -162,7 +162,7 @@ async fn the_engine_specifics_are_told_in_french_and_in_english() {
         app.register("bob").await,
         app.register("cid").await,
     ];
-    for kind in ["whisky_race", "mush"] {
+    for kind in ["whisky_race", "bandits", "mush"] {
         let (id, player, command) = refused_command(&app, kind, &players).await;
         let english = send(&app, &id, &player, &command, None).await;
         let (rule, _) = rule_and_detail(&english);

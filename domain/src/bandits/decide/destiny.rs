@@ -7,7 +7,7 @@ use crate::bandits::command::{Command, DestinyOption, TourMode};
 use crate::bandits::event::{Event, RollContext};
 use crate::bandits::movement::{self, End, Len, PathInfo};
 use crate::bandits::state::*;
-use crate::decider::{Decided, ensure, violation};
+use crate::decider::{Decided, ensure, says, violation};
 use crate::engine::Seat;
 
 /// BD-306: small outing, big outing and grand tour are permissions.
@@ -334,7 +334,7 @@ impl Cx<'_> {
             ExecStep::Roll => self.destiny_roll(actor, cmd, &e),
             ExecStep::Move => self.destiny_move(actor, cmd, &e, w),
             ExecStep::Lawyer => self.accusation_lawyer(actor, cmd, &e),
-            _ => Err(violation("BD-006", "no decision is pending")),
+            _ => Err(violation("BD-006", says("no_decision_pending"))),
         }
     }
 
@@ -351,12 +351,12 @@ impl Cx<'_> {
             }
             Command::Pass {} => {
                 ensure(is_permission(e.card), "BD-306", || {
-                    "this card's rolls are compulsory".into()
+                    says("card_rolls_compulsory")
                 })?;
                 self.finish_card(e.card, true);
                 Ok(())
             }
-            _ => Err(violation("BD-305", "roll the die")),
+            _ => Err(violation("BD-305", says("roll_die"))),
         }
     }
 
@@ -379,7 +379,7 @@ impl Cx<'_> {
                 ensure(
                     destiny_movers(self.state(), actor, e).contains(pawn),
                     rule,
-                    || format!("{pawn} may not move for this card"),
+                    || says("pawn_may_not_move_card").arg("pawn", pawn),
                 )?;
                 let cards = self.move_cards(actor, *ticket_card, jetpack_cards, *piggyback_card)?;
                 let info = self.check_destiny_path(*pawn, path, e, cards)?;
@@ -403,12 +403,12 @@ impl Cx<'_> {
                     "BD-306"
                 };
                 ensure(w.kinds.contains(&"pass"), rule, || {
-                    "this roll must be used: every point while a pawn can move".into()
+                    says("roll_must_used_every_point_while")
                 })?;
                 self.control_only_pass(actor, "destiny_move");
                 Ok(())
             }
-            _ => Err(violation("BD-305", "move a pawn with the roll")),
+            _ => Err(violation("BD-305", says("move_pawn_roll"))),
         }
     }
 
@@ -428,7 +428,7 @@ impl Cx<'_> {
             DestinyKind::Distribute => {
                 // BD-505: a share of any length up to the points left.
                 ensure(path.len() <= usize::from(e.value), "BD-505", || {
-                    format!("at most {} points are left", e.value)
+                    says("most_value_points_left").arg("value", e.value)
                 })?;
                 movement::check_path(self.state(), pawn, path, path.len() as u8, cards)
             }
@@ -456,7 +456,7 @@ impl Cx<'_> {
                 self.control_only_pass(actor, "lawyer_window");
                 Ok(())
             }
-            _ => Err(violation("BD-320", "play a Lawyer or pass")),
+            _ => Err(violation("BD-320", says("play_lawyer_pass"))),
         }
     }
 
@@ -482,12 +482,12 @@ impl Cx<'_> {
             return match cmd {
                 Command::Pass {} => {
                     ensure(w.kinds.contains(&"pass"), "BD-304", || {
-                        "this card needs a choice".into()
+                        says("card_needs_choice")
                     })?;
                     self.finish_card(e.card, false);
                     Ok(())
                 }
-                _ => Err(violation("BD-304", "resolve the destiny card")),
+                _ => Err(violation("BD-304", says("resolve_destiny_card"))),
             };
         };
         match e.card.kind() {
@@ -504,7 +504,7 @@ impl Cx<'_> {
             DestinyKind::GrandTour => self.grand_tour(actor, e.card, *mode),
             DestinyKind::DrawOrRoll => self.draw_or_roll(actor, e.card, *option),
             DestinyKind::Interrogation => self.interrogate(actor, *target_player),
-            _ => Err(violation("BD-304", "this card needs no choice")),
+            _ => Err(violation("BD-304", says("card_needs_no_choice"))),
         }
     }
 
@@ -522,10 +522,7 @@ impl Cx<'_> {
             (Some(p), _) if subs.contains(&p) => p,
             (None, [only]) if e.subject == Some(*only) => *only,
             _ => {
-                return Err(violation(
-                    "BD-303",
-                    "name an own free movable pawn as the card's subject",
-                ));
+                return Err(violation("BD-303", says("name_own_free_movable_pawn_card")));
             }
         };
         let rule = if e.card.kind() == DestinyKind::Detective {
@@ -533,23 +530,19 @@ impl Cx<'_> {
         } else {
             "BD-360"
         };
-        let option = option.ok_or_else(|| violation(rule, "choose an option"))?;
+        let option = option.ok_or_else(|| violation(rule, says("choose_option")))?;
         match (e.card.kind(), option) {
             (DestinyKind::Detective, DestinyOption::BehindOpponent) => {
                 // BD-310a
-                let dest = behind_opponent(self.state(), subject).ok_or_else(|| {
-                    violation(
-                        "BD-310",
-                        "no opponent ahead on the ring (or not on the ring)",
-                    )
-                })?;
+                let dest = behind_opponent(self.state(), subject)
+                    .ok_or_else(|| violation("BD-310", says("no_opponent_ahead_ring_not_ring")))?;
                 self.check_placement(actor, subject, dest, piggy, "BD-310")?;
                 self.place(actor, subject, dest, piggy);
             }
             (DestinyKind::Detective, DestinyOption::LastLawyer) => {
                 // BD-310b
                 let dest = last_lawyer(self.state(), subject)
-                    .ok_or_else(|| violation("BD-310", "no lawyer space behind"))?;
+                    .ok_or_else(|| violation("BD-310", says("no_lawyer_space_behind")))?;
                 self.check_placement(actor, subject, dest, piggy, "BD-310")?;
                 self.place(actor, subject, dest, piggy);
             }
@@ -559,7 +552,7 @@ impl Cx<'_> {
             (DestinyKind::ExpressEscape, DestinyOption::Back) => {
                 self.evasion_back(actor, subject, steps, piggy)?
             }
-            _ => return Err(violation(rule, "that option is not on this card")),
+            _ => return Err(violation(rule, says("option_not_card"))),
         }
         Ok(())
     }
@@ -572,14 +565,14 @@ impl Cx<'_> {
         steps: Option<u8>,
         piggy: Option<Card>,
     ) -> Decided {
-        let k = steps.ok_or_else(|| violation("BD-362", "name 1 to 6 steps"))?;
-        ensure((1..=6).contains(&k), "BD-362", || {
-            "1 to 6 steps back".into()
-        })?;
+        let k = steps.ok_or_else(|| violation("BD-362", says("name_1_to_6_steps")))?;
+        ensure((1..=6).contains(&k), "BD-362", || says("1_to_6_steps_back"))?;
         let path = back_path(self.state(), subject, k).ok_or_else(|| {
-            violation("BD-362", format!("there are fewer than {k} spaces behind"))
+            violation("BD-362", says("there_fewer_than_spaces_behind").arg("k", k))
         })?;
-        let last = *path.last().ok_or_else(|| violation("BD-362", "empty"))?;
+        let last = *path
+            .last()
+            .ok_or_else(|| violation("BD-362", says("empty")))?;
         self.check_placement(actor, subject, last, piggy, "BD-362")?;
         let info = PathInfo {
             end: End::Empty,
@@ -593,11 +586,11 @@ impl Cx<'_> {
 
     /// BD-320: the accused pawn: another player's free pawn off the lawyer spaces.
     fn accuse(&mut self, actor: Seat, target: Option<Pawn>) -> Decided {
-        let t = target.ok_or_else(|| violation("BD-320", "name the accused pawn"))?;
+        let t = target.ok_or_else(|| violation("BD-320", says("name_accused_pawn")))?;
         ensure(
             accusation_targets(self.state(), actor).contains(&t),
             "BD-320",
-            || format!("{t} cannot be accused (own, not free, or on a lawyer space)"),
+            || says("cannot_accused_own_not_free_lawyer").arg("t", t),
         )?;
         self.emit(Event::PawnAccused {
             seat: actor,
@@ -613,13 +606,11 @@ impl Cx<'_> {
             .pawns_of(actor)
             .filter(|&p| self.state().is_free(p))
             .count() as u8;
-        let m = mode.ok_or_else(|| violation("BD-332", "choose pairs or each"))?;
+        let m = mode.ok_or_else(|| violation("BD-332", says("choose_pairs_each")))?;
         let rolls = match m {
             TourMode::Pairs => 2 * f.min(3),
             TourMode::Each => {
-                ensure(f >= 4, "BD-332", || {
-                    "one roll per pawn needs four free pawns".into()
-                })?;
+                ensure(f >= 4, "BD-332", || says("one_roll_per_pawn_needs_four"))?;
                 f
             }
         };
@@ -654,7 +645,7 @@ impl Cx<'_> {
                 ensure(
                     !free_movable(self.state(), actor).is_empty(),
                     "BD-351",
-                    || "no own free pawn can move: draw instead".into(),
+                    || says("no_own_free_pawn_can_move"),
                 )?;
                 self.emit(Event::RollsGranted {
                     seat: actor,
@@ -662,16 +653,16 @@ impl Cx<'_> {
                     rolls: 2,
                 });
             }
-            _ => return Err(violation("BD-351", "choose draw or roll")),
+            _ => return Err(violation("BD-351", says("choose_draw_roll"))),
         }
         Ok(())
     }
 
     /// BD-370: the interrogated player: another seat of the table.
     fn interrogate(&mut self, actor: Seat, target: Option<Seat>) -> Decided {
-        let t = target.ok_or_else(|| violation("BD-370", "name the interrogated player"))?;
+        let t = target.ok_or_else(|| violation("BD-370", says("name_interrogated_player")))?;
         ensure(self.state().is_seat(t) && t != actor, "BD-370", || {
-            "name another player".into()
+            says("name_another_player")
         })?;
         self.emit(Event::InterrogationPlaced { target: t });
         Ok(())
@@ -682,20 +673,17 @@ impl Cx<'_> {
     /// an own pawn holds it and no Sur le dos is named, the pawn stops on the departure.
     fn evasion_train(&mut self, actor: Seat, subject: Pawn, piggy: Option<Card>) -> Decided {
         let (dep, station) = nearest_express(self.state(), subject)
-            .ok_or_else(|| violation("BD-507", "no express train can be reached from there"))?;
+            .ok_or_else(|| violation("BD-507", says("no_express_train_can_reached_from")))?;
         let rides = match piggy {
             Some(card) => {
                 self.check_card(actor, card, SupportKind::Piggyback)?;
                 ensure(!self.state().at(station).is_empty(), "BD-380", || {
-                    "Sur le dos needs an occupied station".into()
+                    says("sur_le_dos_needs_occupied_station")
                 })?;
                 true
             }
             None => train_without_card(self.state(), subject, dep, station).ok_or_else(|| {
-                violation(
-                    "BD-507",
-                    "own pawns hold both the departure and the station: only with Sur le dos",
-                )
+                violation("BD-507", says("own_pawns_hold_both_departure_station"))
             })?,
         };
         let start = self.state().pos(subject);

@@ -6,7 +6,7 @@ use crate::bandits::board::board;
 use crate::bandits::command::Command;
 use crate::bandits::event::{Event, FightResult, RollContext};
 use crate::bandits::state::*;
-use crate::decider::{Decided, ensure, violation};
+use crate::decider::{Decided, ensure, says, violation};
 use crate::engine::Seat;
 
 impl Cx<'_> {
@@ -39,11 +39,11 @@ impl Cx<'_> {
                     self.control_only_pass(actor, "bodyguard_window");
                     Ok(())
                 }
-                _ => Err(violation("BD-121", "play a Bodyguard or pass")),
+                _ => Err(violation("BD-121", says("play_bodyguard_pass"))),
             },
             FightStep::AttackerRoll | FightStep::DefenderRoll => {
                 ensure(matches!(cmd, Command::RollDie {}), "BD-122", || {
-                    "roll for the fight".into()
+                    says("roll_fight")
                 })?;
                 let context = if f.step == FightStep::AttackerRoll {
                     RollContext::Attacker
@@ -62,7 +62,7 @@ impl Cx<'_> {
                     self.fight_result(&a, &f);
                     Ok(())
                 }
-                _ => Err(violation("BD-123", "re-roll the defence or pass")),
+                _ => Err(violation("BD-123", says("re_roll_defence_pass"))),
             },
             FightStep::Lawyer => match cmd {
                 Command::PlayCard { card, .. } => {
@@ -79,10 +79,10 @@ impl Cx<'_> {
                     self.imprison(a.pawn); // BD-126c
                     Ok(())
                 }
-                _ => Err(violation("BD-126", "play a Lawyer or pass")),
+                _ => Err(violation("BD-126", says("play_lawyer_pass"))),
             },
             FightStep::Settle | FightStep::Retreat => {
-                Err(violation("BD-006", "no decision is pending"))
+                Err(violation("BD-006", says("no_decision_pending")))
             }
         }
     }

@@ -2,27 +2,29 @@
 
 use crate::bandits::board::{Node, board};
 use crate::bandits::state::*;
-use crate::decider::{Decided, ensure, violation};
+use crate::decider::{Decided, ensure, says, violation};
 
 /// BD-424–BD-428: validates the hunter's path; returns the captured pawns in order.
 pub fn hunter_path(st: &State, h: u8, path: &[Node]) -> Decided<Vec<Pawn>> {
     let b = board();
     let start = st
         .hunter
-        .ok_or_else(|| violation("BD-420", "no bounty hunter in this game"))?;
-    ensure(path.len() <= 250, "BD-424", || "path too long".into())?;
+        .ok_or_else(|| violation("BD-420", says("no_bounty_hunter_game")))?;
+    ensure(path.len() <= 250, "BD-424", || says("path_too_long"))?;
     let mut cur = start;
     let mut seg = i32::from(h);
     let mut captured = Vec::new();
     for (i, &to) in path.iter().enumerate() {
         ensure(seg > 0, "BD-426", || {
-            "the hunter stops when a segment ends on an empty node".into()
+            says("hunter_stops_when_segment_ends_empty")
         })?;
         ensure(b.hunter_adj[cur.idx()].contains(&to), "BD-424", || {
-            format!("the hunter cannot step {} → {}", cur.name(), to.name())
+            says("hunter_cannot_step_from_to")
+                .arg("from", cur.name())
+                .arg("to", to.name())
         })?;
         ensure(to != start && !path[..i].contains(&to), "BD-424", || {
-            "no node twice".into()
+            says("no_node_twice")
         })?;
         seg -= 1;
         cur = to;
@@ -39,9 +41,7 @@ pub fn hunter_path(st: &State, h: u8, path: &[Node]) -> Decided<Vec<Pawn>> {
         // BD-428: only when the hunter is stuck.
         let visited = |n: Node| n == start || path.contains(&n);
         let stuck = b.hunter_adj[cur.idx()].iter().all(|&n| visited(n));
-        ensure(stuck, "BD-426", || {
-            "the hunter must use all its steps".into()
-        })?;
+        ensure(stuck, "BD-426", || says("hunter_must_use_all_steps"))?;
     }
     Ok(captured)
 }

@@ -11,7 +11,7 @@ use super::event::{Event, RollContext};
 use super::evolve::control;
 use super::movement::{self, End, Len, MoveCards, PathInfo};
 use super::state::*;
-use crate::decider::{Decided, Scratch, ensure, violation};
+use crate::decider::{Decided, MessageArg, Says, Scratch, ensure, says, violation};
 use crate::engine::{Rng, RngExt, Seat};
 
 pub mod destiny;
@@ -39,14 +39,40 @@ pub fn outside_movable(st: &State, seat: Seat) -> Vec<Pawn> {
 }
 
 /// BD-506 (strengthens BD-047): while `leave` (a pawn on the own probation officer that can
-/// leave it with the roll) is there, the roll must move it off: `what` the player must do.
-fn officer_first(leave: Option<Pawn>, what: &str) -> Decided {
-    leave.map_or(Ok(()), |p| {
-        Err(violation(
-            "BD-506",
-            format!("{p} stands on your probation officer and can leave it: {what}"),
-        ))
-    })
+/// leave it with the roll) is there, the roll must move it off: `what` says what the player
+/// must do.
+fn officer_first(leave: Option<Pawn>, what: impl FnOnce(Pawn) -> Says) -> Decided {
+    leave.map_or(Ok(()), |p| Err(violation("BD-506", what(p))))
+}
+
+/// Pawns, cards and destiny cards name themselves by their identifiers (`red-2`, `S07`, `D03`)
+/// in every language.
+impl MessageArg for Pawn {
+    fn arg_text(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl MessageArg for Card {
+    fn arg_text(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl MessageArg for Destiny {
+    fn arg_text(&self) -> String {
+        self.to_string()
+    }
+}
+
+/// A support card kind names itself by its wire name (`jetpack`, `lawyer` …).
+impl MessageArg for SupportKind {
+    fn arg_text(&self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
+    }
 }
 
 /// The working copy `decide` resolves on (the shared toolkit's [`Scratch`]); its methods
@@ -54,10 +80,10 @@ fn officer_first(leave: Option<Pawn>, what: &str) -> Decided {
 pub type Cx<'a> = Scratch<'a, Bandits>;
 
 pub fn decide(st: &State, actor: Seat, cmd: &Command, rng: &mut dyn Rng) -> Decided<Vec<Event>> {
-    ensure(st.started(), "BD-001", || "the game is not set up".into())?;
-    ensure(st.winner.is_none(), "BD-400", || "the game is over".into())?;
+    ensure(st.started(), "BD-001", || says("game_not_set_up"))?;
+    ensure(st.winner.is_none(), "BD-400", || says("game_over"))?;
     ensure(st.is_seat(actor), "BD-001", || {
-        format!("{actor} is not at this table")
+        says("seat_actor_not_table").seat("actor", actor)
     })?;
     // Commands built in Rust (not parsed from JSON) could carry out-of-range node indices.
     let nodes = match cmd {
@@ -69,13 +95,16 @@ pub fn decide(st: &State, actor: Seat, cmd: &Command, rng: &mut dyn Rng) -> Deci
     ensure(
         nodes.iter().all(|n| n.idx() < board().nodes.len()),
         "BD-082",
-        || "unknown node".into(),
+        || says("unknown_node"),
     )?;
     let Some(w) = awaiting(st) else {
-        return Err(violation("BD-006", "no decision is pending"));
+        return Err(violation("BD-006", says("no_decision_pending")));
     };
     ensure(w.seat == actor, "BD-001", || {
-        format!("{} ({}) must act now, not {actor}", w.seat, w.decision)
+        says("seat_decision_must_act_now_not")
+            .seat("seat", w.seat)
+            .arg("decision", w.decision)
+            .seat("actor", actor)
     })?;
     super::choices::stray_fields(st, cmd)?;
     let mut cx = Cx::new(st.clone(), rng);
@@ -155,7 +184,7 @@ impl Cx<'_> {
         match self.state().ctl.phase.clone() {
             Phase::FirstRolls { .. } => {
                 ensure(matches!(cmd, Command::RollDie {}), "BD-030", || {
-                    "everybody rolls once first".into()
+                    says("everybody_rolls_once_first")
                 })?;
                 self.roll(actor, RollContext::FirstPlayer, 10);
                 Ok(())
@@ -164,14 +193,14 @@ impl Cx<'_> {
                 ensure(
                     matches!(cmd, Command::ReturnInterrogation {}),
                     "BD-040",
-                    || "an interrogated turn only hands the card back".into(),
+                    || says("interrogated_turn_only_hands_card_back"),
                 )?;
                 self.emit(Event::InterrogationServed { seat: actor });
                 Ok(())
             }
             Phase::TurnRoll => {
                 ensure(matches!(cmd, Command::RollDie {}), "BD-041", || {
-                    "the turn begins with a roll".into()
+                    says("turn_begins_roll")
                 })?;
                 self.roll(actor, RollContext::Turn, 10);
                 if matches!(self.state().ctl.phase, Phase::HunterMove { .. }) {
@@ -182,10 +211,7 @@ impl Cx<'_> {
             }
             Phase::HunterMove { hunter, .. } => {
                 let Command::MoveHunter { path } = cmd else {
-                    return Err(violation(
-                        "BD-423",
-                        "the hunter moves before the roll is used",
-                    ));
+                    return Err(violation("BD-423", says("hunter_moves_before_roll_used")));
                 };
                 let captures = hunter_path(self.state(), hunter, path)?;
                 self.emit(Event::HunterMoved { path: path.clone() });
@@ -204,14 +230,11 @@ impl Cx<'_> {
                     self.end_turn();
                     Ok(())
                 }
-                _ => Err(violation(
-                    "BD-048",
-                    "after a 10: roll again or end the turn",
-                )),
+                _ => Err(violation("BD-048", says("after_10_roll_again_end_turn"))),
             },
             Phase::Resolving { .. } => self.frame_command(actor, cmd, w),
             Phase::Setup | Phase::Over | Phase::TurnOver => {
-                Err(violation("BD-006", "no decision is pending"))
+                Err(violation("BD-006", says("no_decision_pending")))
             }
         }
     }
@@ -278,15 +301,15 @@ impl Cx<'_> {
                 jetpack_cards,
                 piggyback_card,
             } => {
-                ensure(!must_free, "BD-045", || "a 10 must free a pawn".into())?;
+                ensure(!must_free, "BD-045", || says("10_must_free_pawn"))?;
                 self.check_mover(actor, *pawn)?;
                 // BD-513: with no free pawn a 5 frees a pawn (or is not used); village pawns
                 // are not free pawns.
-                ensure(!attempt, "BD-513", || {
-                    "no free pawn: this roll can only free a pawn".into()
-                })?;
+                ensure(!attempt, "BD-513", || says("no_free_pawn_roll_can_only"))?;
                 if leave != Some(*pawn) {
-                    officer_first(leave, "move that pawn")?;
+                    officer_first(leave, |p| {
+                        says("officer_first_move_that_pawn").arg("pawn", p)
+                    })?;
                 }
                 let cards = self.move_cards(actor, *ticket_card, jetpack_cards, *piggyback_card)?;
                 let info = movement::check_path(self.state(), *pawn, path, v, cards)?;
@@ -307,47 +330,44 @@ impl Cx<'_> {
                 pawn,
                 piggyback_card,
             } => {
-                ensure(!must_free, "BD-045", || "a 10 must free a pawn".into())?;
+                ensure(!must_free, "BD-045", || says("10_must_free_pawn"))?;
                 ensure(card.kind() == SupportKind::Watch, "BD-235", || {
-                    "only a Surveiller can be played as the turn's action".into()
+                    says("only_surveiller_can_played_turn_action")
                 })?;
                 ensure(!attempt, "BD-044", || {
-                    "Surveiller needs a normal-mode roll".into()
+                    says("surveiller_needs_normal_mode_roll")
                 })?;
-                officer_first(leave, "use the roll to move it, not a Surveiller")?;
+                officer_first(leave, |p| {
+                    says("officer_first_not_a_surveiller").arg("pawn", p)
+                })?;
                 self.watch(actor, *card, *pawn, *piggyback_card)
             }
             Command::Pass {} => {
-                ensure(!must_free, "BD-045", || "a 10 must free a pawn".into())?;
-                officer_first(leave, "use the roll to move it off")?;
+                ensure(!must_free, "BD-045", || says("10_must_free_pawn"))?;
+                officer_first(leave, |p| says("officer_first_move_it_off").arg("pawn", p))?;
                 self.control_only_pass(actor, "turn_action");
                 Ok(())
             }
-            _ => Err(violation(
-                "BD-044",
-                "answer the roll with free_pawn, move_pawn, play_card or pass",
-            )),
+            _ => Err(violation("BD-044", says("answer_roll_free_pawn_move_pawn"))),
         }
     }
 
     /// BD-044 / BD-061: a 5 or a 10 frees the lowest-numbered prisoner onto the own
     /// probation officer (on top of a pawn there with a Sur le dos, BD-380).
     fn free_pawn(&mut self, actor: Seat, v: u8, piggyback_card: Option<Card>) -> Decided {
-        ensure(v == 5 || v == 10, "BD-044", || {
-            "only a 5 or a 10 frees a pawn".into()
-        })?;
+        ensure(v == 5 || v == 10, "BD-044", || says("only_5_10_frees_pawn"))?;
         ensure(can_free(self.state(), actor), "BD-061", || {
-            "freeing needs a pawn in prison and no own pawn on the probation officer".into()
+            says("freeing_needs_pawn_prison_no_own")
         })?;
         let colour = self
             .state()
             .colour_of(actor)
-            .ok_or_else(|| violation("BD-001", "no colour"))?;
+            .ok_or_else(|| violation("BD-001", says("no_colour")))?;
         let po = board().probation[colour.index()];
         if let Some(card) = piggyback_card {
             self.check_card(actor, card, SupportKind::Piggyback)?;
             ensure(!self.state().at(po).is_empty(), "BD-380", || {
-                "Sur le dos needs an occupied node".into()
+                says("sur_le_dos_needs_occupied_node")
             })?;
         }
         // BD-004: the lowest-numbered prisoner.
@@ -355,7 +375,7 @@ impl Cx<'_> {
             .state()
             .pawns_of(actor)
             .find(|&p| self.state().in_prison(p))
-            .ok_or_else(|| violation("BD-061", "nobody in prison"))?;
+            .ok_or_else(|| violation("BD-061", says("nobody_prison")))?;
         if let Some(card) = piggyback_card {
             self.emit(Event::CardPlayed {
                 seat: actor,
@@ -380,18 +400,19 @@ impl Cx<'_> {
         piggyback_card: Option<Card>,
     ) -> Decided {
         ensure(!self.state().ctl.watch_used, "BD-234", || {
-            "at most one Surveiller per turn".into()
+            says("most_one_surveiller_per_turn")
         })?;
         self.check_card(actor, card, SupportKind::Watch)?;
-        let pawn = pawn.ok_or_else(|| violation("BD-270", "Surveiller names the pawn to place"))?;
+        let pawn =
+            pawn.ok_or_else(|| violation("BD-270", says("surveiller_names_pawn_to_place")))?;
         self.check_mover(actor, pawn)?;
         ensure(
             self.state().is_free(pawn) && self.state().on_ring(pawn),
             "BD-270",
-            || "Surveiller places a free pawn on the ring".into(),
+            || says("surveiller_places_free_pawn_ring"),
         )?;
         let dest = behind_opponent(self.state(), pawn)
-            .ok_or_else(|| violation("BD-270", "no opponent ahead to stand behind"))?;
+            .ok_or_else(|| violation("BD-270", says("no_opponent_ahead_to_stand_behind")))?;
         self.check_placement(actor, pawn, dest, piggyback_card, "BD-270")?;
         self.emit(Event::CardPlayed {
             seat: actor,
@@ -406,15 +427,15 @@ impl Cx<'_> {
 
     pub(super) fn check_mover(&self, seat: Seat, pawn: Pawn) -> Decided {
         ensure(self.state().owner(pawn) == Some(seat), "BD-087", || {
-            format!("{pawn} is not your pawn")
+            says("pawn_not_pawn").arg("pawn", pawn)
         })?;
         ensure(
             self.state().pos(pawn) != NOWHERE && !self.state().in_prison(pawn),
             "BD-087",
-            || format!("{pawn} is in prison"),
+            || says("pawn_prison").arg("pawn", pawn),
         )?;
         ensure(!self.state().is_rider(pawn), "BD-384", || {
-            format!("{pawn} is a rider and moves with its bottom")
+            says("pawn_rider_moves_bottom").arg("pawn", pawn)
         })
     }
 
@@ -422,7 +443,9 @@ impl Cx<'_> {
     /// (BD-514). The message never reveals anything but the actor's own hand.
     pub(super) fn check_card(&self, seat: Seat, card: Card, kind: SupportKind) -> Decided {
         ensure(card.kind() == kind, "BD-235", || {
-            format!("{card} is not a {kind:?} card")
+            says("card_not_kind_card")
+                .arg("card", card)
+                .arg("kind", kind)
         })?;
         let held = self
             .state()
@@ -430,10 +453,10 @@ impl Cx<'_> {
             .get(seat.index())
             .and_then(|h| h.iter().find(|c| c.card == card));
         let Some(h) = held else {
-            return Err(violation("BD-231", format!("{card} is not in your hand")));
+            return Err(violation("BD-231", says("card_not_hand").arg("card", card)));
         };
         ensure(h.received < self.state().turn, "BD-233", || {
-            format!("{card} was received this turn")
+            says("card_was_received_turn").arg("card", card)
         })
     }
 
@@ -445,12 +468,12 @@ impl Cx<'_> {
         piggy: Option<Card>,
     ) -> Decided<MoveCards> {
         if let Some(t) = ticket {
-            ensure(t.is_ticket(), "BD-257", || format!("{t} is not a ticket"))?;
+            ensure(t.is_ticket(), "BD-257", || says("not_ticket").arg("t", t))?;
             self.check_card(seat, t, t.kind())?;
         }
         for (i, j) in jetpacks.iter().enumerate() {
             ensure(!jetpacks[..i].contains(j), "BD-250", || {
-                format!("{j} named twice")
+                says("named_twice").arg("j", j)
             })?;
             self.check_card(seat, *j, SupportKind::Jetpack)?;
         }
@@ -478,17 +501,17 @@ impl Cx<'_> {
             self.check_card(seat, card, SupportKind::Piggyback)?;
         }
         let (end, needs) = placement_end(self.state(), pawn, dest)
-            .ok_or_else(|| violation("BD-381", "Sur le dos is played on ring nodes only"))?;
+            .ok_or_else(|| violation("BD-381", says("sur_le_dos_played_ring_nodes")))?;
         ensure(
             piggy.is_none() || board().info(dest).zone == Zone::Ring,
             "BD-381",
-            || "Sur le dos is played on ring nodes only".into(),
+            || says("sur_le_dos_played_ring_nodes"),
         )?;
         ensure(!needs || piggy.is_some(), rule, || {
-            format!("{} holds an own pawn: only with Sur le dos", dest.name())
+            says("node_holds_own_pawn_only_sur").arg("node", dest.name())
         })?;
         ensure(end != End::Empty || piggy.is_none(), "BD-380", || {
-            "Sur le dos needs an occupied node".into()
+            says("sur_le_dos_needs_occupied_node")
         })
     }
 
@@ -498,7 +521,7 @@ impl Cx<'_> {
         if let Some(card) = piggy {
             self.check_card(seat, card, SupportKind::Piggyback)?;
             ensure(!self.state().at(station).is_empty(), "BD-380", || {
-                "Sur le dos needs an occupied node".into()
+                says("sur_le_dos_needs_occupied_node")
             })?;
         }
         Ok(())
@@ -788,29 +811,29 @@ impl Cx<'_> {
                 ArrivalStage::Fight(f) => self.fight_command(actor, cmd, a, f),
                 ArrivalStage::Bonus { card_only } => self.bonus(actor, cmd, a, card_only),
                 ArrivalStage::Express => self.express(actor, cmd, a),
-                _ => Err(violation("BD-006", "no decision is pending")),
+                _ => Err(violation("BD-006", says("no_decision_pending"))),
             },
             Some(Frame::Destiny(d)) => match d.exec {
                 Some(e) => self.destiny_command(actor, cmd, e, w),
-                None => Err(violation("BD-006", "no decision is pending")),
+                None => Err(violation("BD-006", says("no_decision_pending"))),
             },
-            None => Err(violation("BD-006", "no decision is pending")),
+            None => Err(violation("BD-006", says("no_decision_pending"))),
         }
     }
 
     /// BD-232
     pub(super) fn hand_limit(&mut self, seat: Seat, cmd: &Command) -> Decided {
         let Command::DiscardCards { cards } = cmd else {
-            return Err(violation("BD-232", "return cards down to five first"));
+            return Err(violation("BD-232", says("return_cards_down_to_five_first")));
         };
         let excess = self.state().card_count(seat).saturating_sub(5);
         ensure(cards.len() == excess, "BD-232", || {
-            format!("return exactly {excess} card(s)")
+            says("return_exactly_excess_card").arg("excess", excess)
         })?;
         let mut tickets = Vec::new();
         for (i, c) in cards.iter().enumerate() {
             ensure(!cards[..i].contains(c), "BD-232", || {
-                format!("{c} named twice")
+                says("named_twice_2").arg("c", c)
             })?;
             let in_hand = self.state().hands[seat.index()]
                 .iter()
@@ -823,8 +846,10 @@ impl Cx<'_> {
                     .find(|t| t.card == *c && t.owner == seat);
                 match t {
                     Some(t) if t.spent => tickets.push(*c),
-                    Some(_) => return Err(violation("BD-232", format!("{c} is an active ticket"))),
-                    None => return Err(violation("BD-231", format!("{c} is not yours to return"))),
+                    Some(_) => return Err(violation("BD-232", says("active_ticket").arg("c", c))),
+                    None => {
+                        return Err(violation("BD-231", says("not_yours_to_return").arg("c", c)));
+                    }
                 }
             }
         }
@@ -854,7 +879,7 @@ impl Cx<'_> {
                 piggyback_card,
             } => {
                 ensure(*pawn == a.pawn, "BD-154", || {
-                    format!("the bonus moves {}", a.pawn)
+                    says("bonus_moves_pawn").arg("pawn", a.pawn)
                 })?;
                 let cards = self.move_cards(actor, *ticket_card, jetpack_cards, *piggyback_card)?;
                 let info = movement::check_path(self.state(), *pawn, path, 6, cards)?;
@@ -871,13 +896,11 @@ impl Cx<'_> {
                 Ok(())
             }
             Command::Pass {} => {
-                ensure(card_only, "BD-154", || {
-                    "the bonus move is compulsory".into()
-                })?;
+                ensure(card_only, "BD-154", || says("bonus_move_compulsory"))?;
                 self.emit(Event::BonusForfeited { pawn: a.pawn });
                 Ok(())
             }
-            _ => Err(violation("BD-154", "make the bonus move")),
+            _ => Err(violation("BD-154", says("make_bonus_move"))),
         }
     }
 
@@ -889,7 +912,7 @@ impl Cx<'_> {
                 let station = board()
                     .info(dep)
                     .station
-                    .ok_or_else(|| violation("BD-170", "no rail here"))?;
+                    .ok_or_else(|| violation("BD-170", says("no_rail_here")))?;
                 self.check_ride(actor, station, *piggyback_card)?;
                 self.ride(actor, a.pawn, dep, station, *piggyback_card);
                 Ok(())
@@ -898,7 +921,7 @@ impl Cx<'_> {
                 self.control_only_pass(actor, "express_choice");
                 Ok(())
             }
-            _ => Err(violation("BD-170", "ride the express or pass")),
+            _ => Err(violation("BD-170", says("ride_express_pass"))),
         }
     }
 

@@ -17,7 +17,7 @@ use super::super::event::Event;
 use super::super::movement::{self, Candidate, End};
 use super::super::state::*;
 use super::destiny::{destiny_len, destiny_movers};
-use crate::decider::{Decided, ensure, violation};
+use crate::decider::{Decided, ensure, says, violation};
 use crate::engine::Seat;
 use std::borrow::Cow;
 
@@ -97,11 +97,11 @@ pub fn prepare<'a>(st: &State, actor: Seat, cmd: &'a Command) -> Decided<Prepare
         (Command::MoveSegment { pawn, path }, Some(e)) => {
             if let Some(m) = moving {
                 ensure(m.pawn == *pawn, "BD-515", || {
-                    format!("finish the move of {} first", m.pawn)
+                    says("finish_move_pawn_first").arg("pawn", m.pawn)
                 })?;
             }
             ensure(path.len() == SEGMENT, "BD-515", || {
-                format!("a segment that does not end the move has exactly {SEGMENT} steps")
+                says("segment_does_not_end_move_has").arg("steps", SEGMENT)
             })?;
             let rule = match e.card.kind() {
                 DestinyKind::Distribute => "BD-505",
@@ -110,14 +110,12 @@ pub fn prepare<'a>(st: &State, actor: Seat, cmd: &'a Command) -> Decided<Prepare
             ensure(
                 st.owner(*pawn) == Some(actor) && destiny_movers(st, actor, e).contains(pawn),
                 rule,
-                || format!("{pawn} may not move for this card"),
+                || says("pawn_may_not_move_card").arg("pawn", pawn),
             )?;
             let goes_on = rests(st, *pawn, e).iter().any(|c| {
                 c.path.len() > path.len() && c.path.starts_with(path) && affordable(st, actor, c)
             });
-            ensure(goes_on, "BD-515", || {
-                "no legal move you can make goes on from these steps".into()
-            })?;
+            ensure(goes_on, "BD-515", || says("no_legal_move_can_make_goes"))?;
             Ok(Prepared::Segment(Event::MoveSegmentChosen {
                 seat: actor,
                 pawn: *pawn,
@@ -126,7 +124,7 @@ pub fn prepare<'a>(st: &State, actor: Seat, cmd: &'a Command) -> Decided<Prepare
         }
         (Command::MoveSegment { .. }, None) => Err(violation(
             "BD-515",
-            "only a rampage or distribute move is sent in segments",
+            says("only_rampage_distribute_move_sent_segments"),
         )),
         (
             Command::MovePawn {
@@ -139,16 +137,16 @@ pub fn prepare<'a>(st: &State, actor: Seat, cmd: &'a Command) -> Decided<Prepare
             Some(_),
         ) => {
             ensure(path.len() <= SEGMENT, "BD-515", || {
-                format!("a move of more than {SEGMENT} steps is sent in segments (`move_segment`)")
+                says("move_more_than_segment_steps_sent").arg("steps", SEGMENT)
             })?;
             let Some(m) = moving else {
                 return Ok(Prepared::Whole(Cow::Borrowed(cmd)));
             };
             ensure(m.pawn == *pawn, "BD-515", || {
-                format!("finish the move of {} first", m.pawn)
+                says("finish_move_pawn_first").arg("pawn", m.pawn)
             })?;
             ensure(!path.is_empty(), "BD-515", || {
-                "the move goes on from the steps chosen: at least one more step".into()
+                says("move_goes_from_steps_chosen_least")
             })?;
             let mut whole = m.path.clone();
             whole.extend_from_slice(path);
@@ -162,7 +160,7 @@ pub fn prepare<'a>(st: &State, actor: Seat, cmd: &'a Command) -> Decided<Prepare
         }
         (_, Some(_)) if moving.is_some() => Err(violation(
             "BD-515",
-            "finish the move begun: `move_segment` or `move_pawn`",
+            says("finish_move_begun_move_segment_move"),
         )),
         _ => Ok(Prepared::Whole(Cow::Borrowed(cmd))),
     }

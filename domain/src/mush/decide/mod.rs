@@ -5,8 +5,7 @@ use super::board::{self, LinkId, RestClass, SpaceId};
 use super::command::Command;
 use super::event::Event;
 use super::state::*;
-use crate::decider::Decided;
-use crate::decider::says::{MessageArg, ensure, says};
+use crate::decider::{Decided, MessageArg, ensure, says};
 use crate::engine::{Rng, RngExt, Seat};
 
 pub mod flow;

@@ -1,7 +1,7 @@
 //! Guard clauses: `check` validates a command without producing events (shared with `legal`).
 
 use super::*;
-use crate::decider::says::{MessageArg, ensure, says, violation};
+use crate::decider::{MessageArg, ensure, says, violation};
 use crate::engine::{RuleViolation, Seat};
 use crate::whisky_race::board::{Family, Kind, MarkerId, board};
 use crate::whisky_race::command::{Action, Bundle, Command, Direction, Piece, UseParams};
