@@ -66,6 +66,14 @@ pub trait AnyGame: Send + Sync {
         seats: u8,
         rng: &mut dyn Rng,
     ) -> Result<Vec<EventData>, Rejection>;
+    /// [`Game::setup_as_of`]: the setup of a game begun under an older event schema.
+    fn setup_as_of(
+        &self,
+        options: &Value,
+        seats: u8,
+        rng: &mut dyn Rng,
+        schema_version: u32,
+    ) -> Result<Vec<EventData>, Rejection>;
     fn new_state(&self) -> Box<dyn AnyState>;
     fn state_from_json(&self, snapshot: &Value) -> Result<Box<dyn AnyState>, String>;
     /// Parses `value` as this game's `wire` type and serializes it back (the JSON the server
@@ -212,6 +220,18 @@ where
         let options: G::Options = serde_json::from_value(options.clone())
             .map_err(|e| Rejection::Malformed(e.to_string()))?;
         Ok(to_event_data::<G>(&G::setup(&options, seats, rng)?))
+    }
+    fn setup_as_of(
+        &self,
+        options: &Value,
+        seats: u8,
+        rng: &mut dyn Rng,
+        schema_version: u32,
+    ) -> Result<Vec<EventData>, Rejection> {
+        let options: G::Options = serde_json::from_value(options.clone())
+            .map_err(|e| Rejection::Malformed(e.to_string()))?;
+        let events = G::setup_as_of(&options, seats, rng, schema_version)?;
+        Ok(to_event_data::<G>(&events))
     }
     fn new_state(&self) -> Box<dyn AnyState> {
         Box::new(ErasedState::<G>(G::State::default()))

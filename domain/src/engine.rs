@@ -415,6 +415,19 @@ pub trait Game: 'static {
         rng: &mut dyn Rng,
     ) -> Result<Vec<Self::Event>, RuleViolation>;
 
+    /// The setup of a game begun under event schema `schema_version`, as the audit re-runs an
+    /// older log: [`Game::setup`], unless the game's setup records a protocol chosen by its
+    /// schema (Bandits BD-515: moves in segments from schema 3; older games keep whole moves).
+    fn setup_as_of(
+        options: &Self::Options,
+        seats: u8,
+        rng: &mut dyn Rng,
+        schema_version: u32,
+    ) -> Result<Vec<Self::Event>, RuleViolation> {
+        let _ = schema_version;
+        Self::setup(options, seats, rng)
+    }
+
     /// Validate `command` from `actor` against `state`; the events it produces, or the rule
     /// it breaks. Must not panic on any input.
     fn decide(

@@ -300,15 +300,18 @@ pub fn check_rules(
             }
         }
         let version = command.first_seq - 1;
+        let schema = recorded
+            .first()
+            .map_or(game.event_schema_version(), |e| e.schema_version);
         let produced = match seed {
             Some(seed) => {
                 let mut rng = ChaChaRng::for_command(seed, &client_seeds, version);
-                run(game, &*state, command, bundle, &mut rng)
+                run(game, &*state, command, bundle, &mut rng, schema)
             }
             None => {
                 // Without the seed, draws differ: only check the command is accepted.
                 let mut rng = ChaChaRng::for_command(&[0; 32], &client_seeds, version);
-                run(game, &*state, command, bundle, &mut rng).map(|_| Vec::new())
+                run(game, &*state, command, bundle, &mut rng, schema).map(|_| Vec::new())
             }
         };
         match produced {
@@ -462,10 +465,12 @@ fn run(
     command: &BundleCommand,
     bundle: &Bundle,
     rng: &mut ChaChaRng,
+    schema: u32,
 ) -> Result<Vec<domain::EventData>, String> {
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match command.seat {
+        // An older log's setup is re-run as of the schema it was recorded with.
         None => game
-            .setup(&bundle.game.options, bundle.game.seat_count, rng)
+            .setup_as_of(&bundle.game.options, bundle.game.seat_count, rng, schema)
             .map_err(|e| e.to_string()),
         Some(seat) => {
             let seat = Seat::new(seat).map_err(|e| e.to_string())?;

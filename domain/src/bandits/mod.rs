@@ -197,6 +197,26 @@ impl Game for Bandits {
         setup_with(options, seats, None, None, rng)
     }
 
+    /// BD-515: a game begun before event schema 3 keeps whole moves (its log is upcast so);
+    /// the audit re-runs its setup so too.
+    fn setup_as_of(
+        options: &Options,
+        seats: u8,
+        rng: &mut dyn Rng,
+        schema_version: u32,
+    ) -> Result<Vec<Event>, RuleViolation> {
+        let mut events = Self::setup(options, seats, rng)?;
+        for e in &mut events {
+            if let Event::GameCreated {
+                segmented_moves, ..
+            } = e
+            {
+                *segmented_moves = schema_version >= 3;
+            }
+        }
+        Ok(events)
+    }
+
     fn decide(
         state: &State,
         actor: Seat,
