@@ -302,17 +302,21 @@ fn bd232_a_discard_is_any_set_of_the_excess() {
 /// players, 1–6 pawns, the hunter in every fourth game; a random instance of a random
 /// family; no exactness check, so it is cheap enough for long runs):
 /// `GAMES=10000 cargo test -p domain --release --lib -- --ignored choices_size --nocapture`
+/// (`FROM=N` starts at game N: a stopped run goes on, or processes share games `N..GAMES`).
 #[test]
 #[ignore]
 fn choices_size() {
-    let games: u64 = std::env::var("GAMES")
-        .ok()
-        .and_then(|g| g.parse().ok())
-        .unwrap_or(10_000);
+    let env = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|g| g.parse().ok())
+            .unwrap_or(default)
+    };
+    let (from, games) = (env("FROM", 0), env("GAMES", 10_000));
     let t = std::time::Instant::now();
     let mut sizes: Vec<u32> = Vec::new();
     let mut largest = (0, String::new());
-    for i in 0..games {
+    for i in from..games {
         // Size only: the bot samples an instance of a random family of the choices it just
         // measured (the `legal` list would enumerate every path again).
         let (options, seats) = sim_options(i);
@@ -344,7 +348,7 @@ fn choices_size() {
             let k = (sorted.len() - 1) * 99 / 100;
             let p99 = *sorted.select_nth_unstable(k).1;
             eprintln!(
-                "{} games, {} positions, p99 {p99} B, max {} B ({}), {:?}",
+                "games {from}..{}, {} positions, p99 {p99} B, max {} B ({}), {:?}",
                 i + 1,
                 sizes.len(),
                 largest.0,
@@ -356,7 +360,7 @@ fn choices_size() {
     sizes.sort_unstable();
     let at = |q: f64| sizes[((sizes.len() - 1) as f64 * q) as usize];
     println!(
-        "{games} games, {} positions: median {} B, p99 {} B, max {} B ({}), {:?}",
+        "games {from}..{games}, {} positions: median {} B, p99 {} B, max {} B ({}), {:?}",
         sizes.len(),
         at(0.5),
         at(0.99),

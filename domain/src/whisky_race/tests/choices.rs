@@ -450,19 +450,23 @@ fn choices_are_exact_both_ways_in_simulated_games() {
 /// `cargo test -p domain --release --lib choices_ten_thousand -- --ignored --nocapture`.
 /// `CHOICES_SIZE_ONLY=1` measures only the size (no exactness or prompt checks, every position
 /// over the budget counted instead of stopping the run) and prints the figures every 500 games,
-/// so a long run that has to be stopped still leaves its numbers.
+/// so a long run that has to be stopped still leaves its numbers. `CHOICES_FROM=N` starts at
+/// game N (a stopped run goes on, or two processes share the games: games `N..CHOICES_GAMES`).
 #[test]
 #[ignore]
 fn choices_ten_thousand() {
-    let games: u64 = std::env::var("CHOICES_GAMES")
-        .ok()
-        .and_then(|g| g.parse().ok())
-        .unwrap_or(10_000);
+    let env = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|g| g.parse().ok())
+            .unwrap_or(default)
+    };
+    let (from, games) = (env("CHOICES_FROM", 0), env("CHOICES_GAMES", 10_000));
     let size_only = std::env::var("CHOICES_SIZE_ONLY").is_ok_and(|v| v == "1");
     let start = std::time::Instant::now();
     if size_only {
         let (mut sizes, mut over, mut worst) = (Vec::new(), 0usize, (0usize, 0u64));
-        for g in 0..games {
+        for g in from..games {
             play(g, 1, |s, _| {
                 let size = largest(s);
                 over += usize::from(size > MAX_BYTES);
@@ -475,7 +479,7 @@ fn choices_ten_thousand() {
                 let mut sorted = sizes.clone();
                 sorted.sort_unstable();
                 println!(
-                    "size only: {} games, {} positions in {:.0} s: max {} B (game {}), p99 {} B, median {} B, {over} over {MAX_BYTES} B",
+                    "size only: games {from}..{}, {} positions in {:.0} s: max {} B (game {}), p99 {} B, median {} B, {over} over {MAX_BYTES} B",
                     g + 1,
                     sorted.len(),
                     start.elapsed().as_secs_f64(),
