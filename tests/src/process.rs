@@ -156,7 +156,12 @@ impl Server {
                 address = self.log().get(skip..).and_then(listening_address);
             }
             if let Some(address) = &address {
-                let ready = self.http.client.get(format!("{address}/readyz")).send().await;
+                let ready = self
+                    .http
+                    .client
+                    .get(format!("{address}/readyz"))
+                    .send()
+                    .await;
                 if ready.is_ok_and(|r| r.status().as_u16() == 200) {
                     return address.clone();
                 }

@@ -72,15 +72,20 @@ async fn clocked_games(server: &Server, per_kind: usize) -> Vec<Table> {
         for _ in 0..per_kind {
             let clock = json!({"per_decision_s": PER_DECISION_S, "abandon_after": 100});
             let create = json!({"kind": kind, "seats": seats, "options": {"clock": clock}});
-            let created =
-                ok(server.call("POST", "/v1/games", Some(&tokens[0]), Some(&create)).await);
+            let created = ok(server
+                .call("POST", "/v1/games", Some(&tokens[0]), Some(&create))
+                .await);
             let id = created["id"].as_str().expect("game id").to_string();
             for token in &tokens[1..usize::from(seats)] {
                 let join = format!("/v1/games/{id}/seats");
-                ok(server.call("POST", &join, Some(token), Some(&json!({}))).await);
+                ok(server
+                    .call("POST", &join, Some(token), Some(&json!({})))
+                    .await);
             }
             let start = format!("/v1/games/{id}/start");
-            ok(server.call("POST", &start, Some(&tokens[0]), Some(&json!({}))).await);
+            ok(server
+                .call("POST", &start, Some(&tokens[0]), Some(&json!({})))
+                .await);
             tables.push(Table {
                 id: id.parse().expect("a uuid"),
                 kind,
@@ -156,7 +161,10 @@ async fn fired_exactly_once(pool: &PgPool, table: &Table) -> Vec<usize> {
     assert_eq!(log.len() as i64, version, "{kind} {id}: head");
     let mut next = 1;
     for (i, &(user, first, last)) in commands.iter().enumerate() {
-        assert_eq!(first, next, "{kind} {id}: command {i} does not follow the one before");
+        assert_eq!(
+            first, next,
+            "{kind} {id}: command {i} does not follow the one before"
+        );
         assert!(last >= first, "{kind} {id}: command {i} is empty");
         next = last + 1;
         if i == 0 {
@@ -168,7 +176,11 @@ async fn fired_exactly_once(pool: &PgPool, table: &Table) -> Vec<usize> {
         let timeouts = own.iter().filter(|e| e.kind == "seat_timed_out").count();
         assert_eq!(timeouts, 1, "{kind} {id}: one timeout per clock command");
     }
-    assert_eq!(next - 1, version, "{kind} {id}: the commands end at the head");
+    assert_eq!(
+        next - 1,
+        version,
+        "{kind} {id}: the commands end at the head"
+    );
     let per_decision = time::Duration::seconds(PER_DECISION_S);
     let mut in_a_row: HashMap<u64, u64> = HashMap::new();
     let mut fired = Vec::new();
@@ -192,7 +204,11 @@ async fn fired_exactly_once(pool: &PgPool, table: &Table) -> Vec<usize> {
         assert_eq!(entry.actor.map(|a| a as u64), Some(seat), "{kind} {id}");
         let count = in_a_row.entry(seat).or_default();
         *count += 1;
-        assert_eq!(entry.payload["in_a_row"].as_u64(), Some(*count), "{kind} {id}");
+        assert_eq!(
+            entry.payload["in_a_row"].as_u64(),
+            Some(*count),
+            "{kind} {id}"
+        );
         fired.push(i);
     }
     fired
@@ -250,17 +266,23 @@ async fn reader(url: &str) -> Http {
 /// the head; the rules too once nothing in it is redacted).
 async fn audit_is_sound(server: &Http, table: &Table) {
     let (kind, id) = (table.kind, table.id);
-    let audit = ok(
-        server
-            .call("GET", &format!("/v1/games/{id}/audit"), Some(&table.host), None)
-            .await,
-    );
+    let audit = ok(server
+        .call(
+            "GET",
+            &format!("/v1/games/{id}/audit"),
+            Some(&table.host),
+            None,
+        )
+        .await);
     assert_eq!(audit["sound"], true, "{kind} {id}: {audit}");
-    let export = ok(
-        server
-            .call("GET", &format!("/v1/games/{id}/export"), Some(&table.host), None)
-            .await,
-    );
+    let export = ok(server
+        .call(
+            "GET",
+            &format!("/v1/games/{id}/export"),
+            Some(&table.host),
+            None,
+        )
+        .await);
     let bundle: infra::audit::Bundle = serde_json::from_value(export).expect("a bundle");
     let report = infra::audit::verify_bundle(&bundle);
     for name in ["hash_chain", "head"] {
@@ -324,8 +346,9 @@ async fn kill_while_firing(pool: &PgPool, servers: &mut [Server], table: &Table)
         if let Some(name) = blocked {
             break name;
         }
+        // (Within a second, or a lease if an instance killed before held this game's claim.)
         assert!(
-            started.elapsed() < Duration::from_secs(20),
+            started.elapsed() < Duration::from_secs(30),
             "{kind} {id}: no instance fired its deadline"
         );
         tokio::time::sleep(Duration::from_millis(10)).await;
@@ -392,7 +415,12 @@ async fn deadlines_fire_once_when_instances_are_killed_while_firing_them() {
     }
     settle(&db.pool, &tables).await;
     for server in &mut servers {
-        assert!(server.is_running(), "{} died:\n{}", server.name, server.log());
+        assert!(
+            server.is_running(),
+            "{} died:\n{}",
+            server.name,
+            server.log()
+        );
         server.kill();
         assert!(!server.log().contains("panicked"), "{}", server.log());
     }
@@ -411,7 +439,11 @@ async fn deadlines_fire_once_when_instances_are_killed_while_firing_them() {
         // The entry after the claimed head: the timeout the dead instance was firing, fired
         // once, by another process, once the lease had run out.
         let fired = log.get(orphan.version as usize).expect("fired");
-        assert_eq!(fired.kind, "seat_timed_out", "{} {}", orphan.kind, orphan.game);
+        assert_eq!(
+            fired.kind, "seat_timed_out",
+            "{} {}",
+            orphan.kind, orphan.game
+        );
         assert!(
             fired.at >= orphan.leased_until,
             "{} {}: fired at {} within the dead instance's lease (until {})",
@@ -564,7 +596,9 @@ async fn audits_of_a_game_moving_under_them_are_sound() {
         ("seats/me/resign", json!({})),
     ] {
         let path = format!("/v1/games/{id}/{path}");
-        ok(http.call("POST", &path, Some(&ann.token), Some(&body)).await);
+        ok(http
+            .call("POST", &path, Some(&ann.token), Some(&body))
+            .await);
     }
     let table = Table {
         id: id.parse().expect("a uuid"),
@@ -577,5 +611,8 @@ async fn audits_of_a_game_moving_under_them_are_sound() {
         audit_is_sound(&http, &table).await;
     }
     let after = version(app.game(&id, &ann).await);
-    assert!(after > before + 10, "the game moved under the audits: {before} → {after}");
+    assert!(
+        after > before + 10,
+        "the game moved under the audits: {before} → {after}"
+    );
 }
