@@ -2,6 +2,7 @@
 //! database per test cloned from a migrated template (dropped afterwards), and a real server
 //! on a free port, driven over real HTTP by a small typed client.
 
+pub mod process;
 pub mod test_game;
 pub mod venv;
 
@@ -119,22 +120,79 @@ pub fn client_from(ip: &str) -> awc::Client {
         .finish()
 }
 
-pub async fn spawn_app_with(configure: impl FnOnce(&mut ServerConfig)) -> TestApp {
+/// A new database of the test cluster, cloned from the migrated template; its name.
+async fn create_database() -> String {
     let cluster = test_cluster();
     let database = format!("t_{}", uuid::Uuid::new_v4().simple());
-    {
-        let _guard = cluster.create_lock.lock().await;
-        use sqlx::Connection;
-        let mut conn = sqlx::PgConnection::connect(&cluster.cluster.url("postgres"))
+    // Cloning needs the template to have no other session: one clone at a time.
+    let _guard = cluster.create_lock.lock().await;
+    use sqlx::Connection;
+    let mut conn = sqlx::PgConnection::connect(&cluster.cluster.url("postgres"))
+        .await
+        .expect("connect");
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "CREATE DATABASE {database} TEMPLATE {TEMPLATE}"
+    )))
+    .execute(&mut conn)
+    .await
+    .expect("clone the template");
+    database
+}
+
+/// Drops `database`; FORCE ends the sessions still on it (a server's pool, a killed process's).
+fn drop_database(database: &str) {
+    let database = database.to_string();
+    let url = test_cluster().cluster.url("postgres");
+    let _ = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        runtime.block_on(async {
+            use sqlx::Connection;
+            if let Ok(mut conn) = sqlx::PgConnection::connect(&url).await {
+                let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
+                    "DROP DATABASE IF EXISTS {database} WITH (FORCE)"
+                )))
+                .execute(&mut conn)
+                .await;
+            }
+        })
+    })
+    .join();
+}
+
+/// A database of its own for a test that runs servers as processes ([`process::Server`]),
+/// dropped with this guard.
+pub struct Database {
+    pub name: String,
+    pub pool: PgPool,
+}
+
+impl Database {
+    pub async fn new() -> Database {
+        let name = create_database().await;
+        let pool = infra::db::connect(&database_url(&name), 4)
             .await
             .expect("connect");
-        sqlx::query(sqlx::AssertSqlSafe(format!(
-            "CREATE DATABASE {database} TEMPLATE {TEMPLATE}"
-        )))
-        .execute(&mut conn)
-        .await
-        .expect("clone the template");
+        Database { name, pool }
     }
+
+    /// Its URL (as the service role, with its password).
+    pub fn url(&self) -> String {
+        database_url(&self.name)
+    }
+}
+
+impl Drop for Database {
+    fn drop(&mut self) {
+        drop_database(&self.name);
+    }
+}
+
+pub async fn spawn_app_with(configure: impl FnOnce(&mut ServerConfig)) -> TestApp {
+    let cluster = test_cluster();
+    let database = create_database().await;
     let pool = infra::db::connect(&cluster.cluster.url(&database), 8)
         .await
         .expect("connect");
@@ -158,26 +216,7 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut ServerConfig)) -> TestAp
 
 impl Drop for TestApp {
     fn drop(&mut self) {
-        let database = self.database.clone();
-        let url = test_cluster().cluster.url("postgres");
-        // Drop the test database; FORCE ends the server's pooled connections.
-        let _ = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("runtime");
-            runtime.block_on(async {
-                use sqlx::Connection;
-                if let Ok(mut conn) = sqlx::PgConnection::connect(&url).await {
-                    let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
-                        "DROP DATABASE IF EXISTS {database} WITH (FORCE)"
-                    )))
-                    .execute(&mut conn)
-                    .await;
-                }
-            })
-        })
-        .join();
+        drop_database(&self.database);
     }
 }
 

@@ -5,7 +5,7 @@ impl GameService {
     pub(super) async fn full_bundle(&self, id: GameId) -> Result<(Bundle, GameRow)> {
         let row = self.store.game(id).await?;
         let seats = self.store.seats(id).await?;
-        let commands = self.store.commands(id).await?;
+        let mut commands = self.store.commands(id).await?;
         let mut events = Vec::new();
         loop {
             let batch = self
@@ -16,6 +16,18 @@ impl GameService {
                 break;
             }
             events.extend(batch);
+        }
+        // A live game (a player, a bot, the clock) may move between these reads: the log then
+        // ends past the head read first, and an audit would say "the head moved" of a sound
+        // game (issue 17: half the audits of a game played by bots did). Such entries were
+        // committed with a newer head, which a second read shows: the bundle is the log as of
+        // the first head. Entries past even the newer head are left in, for the audit to name.
+        if events.last().is_some_and(|e| e.seq > row.version) {
+            let moved_to = self.store.game(id).await?.version;
+            if events.last().is_some_and(|e| e.seq <= moved_to) {
+                events.retain(|e| e.seq <= row.version);
+                commands.retain(|c| c.last_seq <= row.version);
+            }
         }
         let bundle = Bundle {
             format: bundles::FORMAT.into(),

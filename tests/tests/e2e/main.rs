@@ -10,6 +10,7 @@ mod contract;
 mod errors;
 mod fuzz;
 mod generated_client;
+mod ghosts;
 mod i18n;
 mod inbox;
 mod invites;
