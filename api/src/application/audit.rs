@@ -1,4 +1,5 @@
 use super::*;
+use infra::deadlines::{CLOCK_USER, bot_user};
 
 impl GameService {
     /// Every check on the live log. The server re-runs the dice with its secret seed; before
@@ -79,18 +80,12 @@ impl GameService {
             .unwrap_or_default();
         let report =
             guarded(|| bundles::verify_with_seed(&self.registry, &prefix, &row.server_seed))?;
-        let sender = bundle
-            .game
-            .seats
-            .iter()
-            .find(|s| s.user_id == command.user_id)
-            .map(|s| s.name.clone());
         Ok(MoveAudit {
             seq,
             first_seq: command.first_seq,
             last_seq: command.last_seq,
             seat: command.seat,
-            sent_by: sender.unwrap_or_default(),
+            sent_by: sender_name(&bundle, UserId(command.user_id)),
             recorded_at: command.recorded_at,
             command: if command_visible {
                 command.command.clone()
@@ -103,4 +98,19 @@ impl GameService {
             events: redacted_events,
         })
     }
+}
+
+/// The sender's name as the log knows it: a seat holder's name, or the server's own actor
+/// that sent it (issue 17: the clock for a timeout, a bot for a seat a person left).
+fn sender_name(bundle: &Bundle, user: UserId) -> String {
+    if let Some(seat) = bundle.game.seats.iter().find(|s| s.user_id == user.0) {
+        return seat.name.clone();
+    }
+    if user == CLOCK_USER {
+        return "clock:".into();
+    }
+    (1..=6u8)
+        .find(|&n| bot_user(n) == user)
+        .map(|n| format!("bot:{n}"))
+        .unwrap_or_default()
 }
