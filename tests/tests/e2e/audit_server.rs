@@ -246,19 +246,11 @@ async fn every_move_audits_sound(app: &TestApp, t: &Table, last: u64) -> usize {
 fn server_move_seqs(log: &[Value]) -> Vec<u64> {
     let mut seqs = Vec::new();
     for (i, event) in log.iter().enumerate() {
-        let seq = event["seq"].as_u64().expect("seq");
-        match event["type"].as_str() {
-            Some("seat_timed_out" | "seat_abandoned") => {
-                seqs.push(seq);
-                // The default move (or the bots' first moves after a hand-over).
-                seqs.extend(
-                    log.iter()
-                        .skip(i + 1)
-                        .take(3)
-                        .filter_map(|e| e["seq"].as_u64()),
-                );
-            }
-            _ => {}
+        if let Some("seat_timed_out" | "seat_abandoned") = event["type"].as_str() {
+            seqs.extend(event["seq"].as_u64());
+            // The default move (or the bots' first moves after a hand-over).
+            let next = log.iter().skip(i + 1).take(3);
+            seqs.extend(next.filter_map(|e| e["seq"].as_u64()));
         }
     }
     seqs.sort();
@@ -416,10 +408,7 @@ fn forged_server_moves_are_unsound(t: &Table, bundle: &Bundle) {
     let ann: uuid::Uuid = t.ann.id.parse().expect("a uuid");
     let bob: uuid::Uuid = t.bob.id.parse().expect("a uuid");
     let command_at = |b: &Bundle, pick: &dyn Fn(&infra::audit::BundleCommand) -> bool| {
-        b.commands
-            .iter()
-            .position(|c| pick(c))
-            .expect("such a command")
+        b.commands.iter().position(pick).expect("such a command")
     };
     // A bot's move (the lobby bot's, seat 3) attributed to a person.
     let mut forged = bundle.clone();
