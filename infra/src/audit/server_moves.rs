@@ -476,6 +476,10 @@ mod tests {
         }
     }
 
+    /// A command of the fixture: seat, sender, command type, ms after the previous entry,
+    /// entries.
+    type Row = (Option<u8>, Uuid, &'static str, i64, Vec<Value>);
+
     /// A log as the server writes it: ann (seat 1) and bob (seat 2), a lobby bot (seat 3,
     /// held by `bot:1`, the lowest free bot user); ann moves, then resigns; bob never
     /// answers: two timeouts with default moves, the third hands his seat over; the bots play.
@@ -504,81 +508,36 @@ mod tests {
         let timeout = |n: u64| json!({"type": "seat_timed_out", "seat": 2, "in_a_row": n});
         let handed =
             |s: u8, reason: &str| json!({"type": "seat_abandoned", "seat": s, "reason": reason});
-        let moved = || json!({"type": "moved"});
-        push(
-            &mut b,
-            None,
-            ANN,
-            json!({"type": "start"}),
-            0,
-            vec![moved()],
-        );
-        push(
-            &mut b,
-            Some(1),
-            ANN,
-            json!({"type": "bid"}),
-            0,
-            vec![moved()],
-        );
-        push(
-            &mut b,
-            Some(3),
-            bot1,
-            json!({"type": "bid"}),
-            0,
-            vec![moved()],
-        );
-        push(
-            &mut b,
-            Some(2),
-            clock,
-            json!({"type": "bid"}),
-            1000,
-            vec![timeout(1), moved()],
-        );
-        push(
-            &mut b,
-            Some(1),
-            ANN,
-            json!({"type": "resign"}),
-            0,
-            vec![handed(1, "resigned")],
-        );
-        push(
-            &mut b,
-            Some(1),
-            bot1,
-            json!({"type": "bid"}),
-            0,
-            vec![moved()],
-        );
-        push(
-            &mut b,
-            Some(2),
-            clock,
-            json!({"type": "bid"}),
-            1000,
-            vec![timeout(2), moved()],
-        );
-        let third = vec![timeout(3), moved(), handed(2, "timeouts")];
-        push(&mut b, Some(2), clock, json!({"type": "bid"}), 1500, third);
-        push(
-            &mut b,
-            Some(2),
-            bot2,
-            json!({"type": "bid"}),
-            0,
-            vec![moved()],
-        );
-        push(
-            &mut b,
-            Some(3),
-            bot1,
-            json!({"type": "bid"}),
-            0,
-            vec![moved()],
-        );
+        let moved = json!({"type": "moved"});
+        // (seat, sender, command type, ms after the previous entry, entries): seqs 1 to 14.
+        let rows: Vec<Row> = vec![
+            (None, ANN, "start", 0, vec![moved.clone()]),
+            (Some(1), ANN, "bid", 0, vec![moved.clone()]),
+            (Some(3), bot1, "bid", 0, vec![moved.clone()]),
+            (Some(2), clock, "bid", 1000, vec![timeout(1), moved.clone()]),
+            (Some(1), ANN, "resign", 0, vec![handed(1, "resigned")]),
+            (Some(1), bot1, "bid", 0, vec![moved.clone()]),
+            (Some(2), clock, "bid", 1000, vec![timeout(2), moved.clone()]),
+            (
+                Some(2),
+                clock,
+                "bid",
+                1500,
+                vec![timeout(3), moved.clone(), handed(2, "timeouts")],
+            ),
+            (Some(2), bot2, "bid", 0, vec![moved.clone()]),
+            (Some(3), bot1, "bid", 0, vec![moved.clone()]),
+        ];
+        for (seat, user, kind, after_ms, entries) in rows {
+            push(
+                &mut b,
+                seat,
+                user,
+                json!({ "type": kind }),
+                after_ms,
+                entries,
+            );
+        }
         b
     }
 

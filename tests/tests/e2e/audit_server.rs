@@ -7,7 +7,7 @@
 
 use api::application::ClockConfig;
 use homestretch_tests::{Player, TestApp, spawn_app_with};
-use infra::audit::{AuditReport, Bundle, verify_bundle};
+use infra::audit::{AuditReport, Bundle, BundleCommand, verify_bundle};
 use infra::deadlines::{CLOCK_USER, bot_user};
 use infra::ids::{GameId, UserId};
 use serde_json::{Value, json};
@@ -397,64 +397,12 @@ fn forged_server_moves_are_unsound(t: &Table, bundle: &Bundle) {
         .expect("a timeout");
     early.events[i].recorded_at =
         early.events[i - 1].recorded_at + time::Duration::milliseconds(500);
-    let seq = early.events[i].seq;
+    let what = format!("{kind}: an early timeout");
     fails(
         &verify_bundle(&early),
         "server_moves",
-        seq,
-        &format!("{kind}: an early timeout"),
-    );
-
-    let ann: uuid::Uuid = t.ann.id.parse().expect("a uuid");
-    let bob: uuid::Uuid = t.bob.id.parse().expect("a uuid");
-    let command_at = |b: &Bundle, pick: &dyn Fn(&infra::audit::BundleCommand) -> bool| {
-        b.commands.iter().position(pick).expect("such a command")
-    };
-    // A bot's move (the lobby bot's, seat 3) attributed to a person.
-    let mut forged = bundle.clone();
-    let c = command_at(&forged, &|c| c.seat == Some(3));
-    forged.commands[c].user_id = ann;
-    let seq = forged.commands[c].first_seq;
-    fails(
-        &verify_bundle(&forged),
-        "senders",
-        seq,
-        &format!("{kind}: a person sends a bot's move"),
-    );
-    // A person's move (ann's, before she resigned) attributed to a bot: her seat was not a bot's.
-    let mut forged = bundle.clone();
-    let c = command_at(&forged, &|c| {
-        c.seat == Some(1) && c.user_id == ann && c.command["type"] != "resign"
-    });
-    forged.commands[c].user_id = bot_user(1).0;
-    let seq = forged.commands[c].first_seq;
-    fails(
-        &verify_bundle(&forged),
-        "senders",
-        seq,
-        &format!("{kind}: a bot moves for a person"),
-    );
-    // A timeout sent by the seat's own person instead of the clock.
-    let mut forged = bundle.clone();
-    let c = command_at(&forged, &|c| c.user_id == CLOCK_USER.0);
-    forged.commands[c].user_id = bob;
-    let seq = forged.commands[c].first_seq;
-    fails(
-        &verify_bundle(&forged),
-        "senders",
-        seq,
-        &format!("{kind}: a timeout not from the clock"),
-    );
-    // Ann's resignation sent by bob, who does not hold seat 1.
-    let mut forged = bundle.clone();
-    let c = command_at(&forged, &|c| c.command["type"] == "resign");
-    forged.commands[c].user_id = bob;
-    let seq = forged.commands[c].first_seq;
-    fails(
-        &verify_bundle(&forged),
-        "senders",
-        seq,
-        &format!("{kind}: a resignation by another"),
+        early.events[i].seq,
+        &what,
     );
     // Ann's resignation rewritten (and re-chained) to hand over bob's seat instead.
     let mut forged = bundle.clone();
@@ -465,13 +413,60 @@ fn forged_server_moves_are_unsound(t: &Table, bundle: &Bundle) {
         .expect("a resignation");
     forged.events[i].payload["seat"] = json!(2);
     rechain(&mut forged, i);
-    let seq = forged.events[i].seq;
+    let what = format!("{kind}: a resignation for another seat");
     fails(
         &verify_bundle(&forged),
         "server_moves",
-        seq,
-        &format!("{kind}: a resignation for another seat"),
+        forged.events[i].seq,
+        &what,
     );
+    forged_senders_are_unsound(t, bundle);
+}
+
+type Pick = fn(&BundleCommand, uuid::Uuid) -> bool;
+
+/// Commands attributed to someone who may not send them: each fails `senders` at its seq.
+fn forged_senders_are_unsound(t: &Table, bundle: &Bundle) {
+    let ann: uuid::Uuid = t.ann.id.parse().expect("a uuid");
+    let bob: uuid::Uuid = t.bob.id.parse().expect("a uuid");
+    let cases: [(&str, Pick, uuid::Uuid); 4] = [
+        // The lobby bot's move (seat 3) sent by a person.
+        ("a person sends a bot's move", |c, _| c.seat == Some(3), ann),
+        // Ann's own move, before she resigned, sent by a bot: her seat was not a bot's.
+        (
+            "a bot moves for a person",
+            |c, ann| c.seat == Some(1) && c.user_id == ann && c.command["type"] != "resign",
+            bot_user(1).0,
+        ),
+        // A timeout sent by the seat's person instead of the clock.
+        (
+            "a timeout not from the clock",
+            |c, _| c.user_id == CLOCK_USER.0,
+            bob,
+        ),
+        // Ann's resignation sent by bob, who does not hold seat 1.
+        (
+            "a resignation by another",
+            |c, _| c.command["type"] == "resign",
+            bob,
+        ),
+    ];
+    for (what, pick, sender) in cases {
+        let mut forged = bundle.clone();
+        let c = forged
+            .commands
+            .iter()
+            .position(|c| pick(c, ann))
+            .unwrap_or_else(|| panic!("{}: no command for {what}", t.kind));
+        forged.commands[c].user_id = sender;
+        let seq = forged.commands[c].first_seq;
+        fails(
+            &verify_bundle(&forged),
+            "senders",
+            seq,
+            &format!("{}: {what}", t.kind),
+        );
+    }
 }
 
 /// The per-move audit is no softer than the offline one: a timeout moved before its deadline
