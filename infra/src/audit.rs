@@ -11,6 +11,9 @@ use domain::engine::{ChaChaRng, seed_commitment};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod server_moves;
+pub use server_moves::check_server_moves;
+
 pub const FORMAT: &str = "homestretch-export/1";
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
@@ -121,74 +124,114 @@ impl AuditReport {
     }
 }
 
+/// The entries in seq order, to find each command's by binary search (a log holds thousands).
+fn by_seq(bundle: &Bundle) -> Vec<&StoredEvent> {
+    let mut sorted: Vec<&StoredEvent> = bundle.events.iter().collect();
+    sorted.sort_by_key(|e| e.seq);
+    sorted
+}
+
+/// The entries of `command` (`first_seq..=last_seq`) among `sorted`.
+fn entries_of<'s, 'b>(
+    sorted: &'s [&'b StoredEvent],
+    command: &BundleCommand,
+) -> &'s [&'b StoredEvent] {
+    let from = sorted.partition_point(|e| e.seq < command.first_seq);
+    let to = sorted.partition_point(|e| e.seq <= command.last_seq);
+    &sorted[from..to.max(from)]
+}
+
+/// Where the hash chain first breaks, and how.
+struct Break {
+    seq: u64,
+    /// For the `hash_chain` check.
+    why: String,
+    /// For the divergence.
+    what: &'static str,
+    recorded: Value,
+    expected: Value,
+}
+
 /// Checks the hash chain: each event links to the previous one and hashes to its stored hash;
 /// the head the server claims is the last event.
 pub fn check_chain(bundle: &Bundle, report: &mut AuditReport) {
-    let mut prev = GENESIS.to_string();
-    let mut broken = None;
-    for (i, event) in bundle.events.iter().enumerate() {
-        let expected_seq = i as u64 + 1;
-        if event.seq != expected_seq {
-            broken = Some((
-                event.seq,
-                format!(
-                    "seq {} found where {expected_seq} was expected (a gap)",
-                    event.seq
-                ),
-            ));
-            report.diverge(
-                event.seq,
-                "sequence gap",
-                Value::from(event.seq),
-                Value::from(expected_seq),
+    match first_break(bundle) {
+        Some(b) => {
+            report.diverge(b.seq, b.what, b.recorded, b.expected);
+            report.push(
+                "hash_chain",
+                false,
+                format!("first broken seq {}: {}", b.seq, b.why),
             );
-            break;
         }
-        if event.redacted {
-            prev = event.hash.clone();
-            continue;
-        }
-        if event.prev_hash != prev {
-            broken = Some((
-                event.seq,
-                "prev_hash does not link to the previous event".into(),
-            ));
-            report.diverge(
-                event.seq,
-                "broken link",
-                Value::from(event.prev_hash.clone()),
-                Value::from(prev.clone()),
-            );
-            break;
-        }
-        let recomputed = event_hash(bundle.game.id, event);
-        if recomputed != event.hash {
-            broken = Some((
-                event.seq,
-                "the event's content does not match its hash (altered)".into(),
-            ));
-            report.diverge(
-                event.seq,
-                "altered event",
-                Value::from(event.hash.clone()),
-                Value::from(recomputed),
-            );
-            break;
-        }
-        prev = event.hash.clone();
-    }
-    match broken {
-        Some((seq, why)) => report.push(
-            "hash_chain",
-            false,
-            format!("first broken seq {seq}: {why}"),
-        ),
         None => report.push(
             "hash_chain",
             true,
             format!("{} events chained", bundle.events.len()),
         ),
     }
+    check_head(bundle, report);
+}
+
+/// The first event that does not follow from the one before (only the first is named: every
+/// later link depends on it).
+fn first_break(bundle: &Bundle) -> Option<Break> {
+    let mut prev = GENESIS.to_string();
+    for (i, event) in bundle.events.iter().enumerate() {
+        if let Some(broken) = link_break(bundle.game.id, event, i as u64 + 1, &prev) {
+            return Some(broken);
+        }
+        prev = event.hash.clone();
+    }
+    None
+}
+
+/// How `event` (expected at `expected_seq`, after an event hashed `prev`) breaks the chain.
+fn link_break(
+    game: uuid::Uuid,
+    event: &StoredEvent,
+    expected_seq: u64,
+    prev: &str,
+) -> Option<Break> {
+    if event.seq != expected_seq {
+        return Some(Break {
+            seq: event.seq,
+            why: format!(
+                "seq {} found where {expected_seq} was expected (a gap)",
+                event.seq
+            ),
+            what: "sequence gap",
+            recorded: Value::from(event.seq),
+            expected: Value::from(expected_seq),
+        });
+    }
+    // A redacted copy's hash covers a payload the reader does not have: its link is taken
+    // as stored (the rules re-run refuses such a bundle anyway).
+    if event.redacted {
+        return None;
+    }
+    if event.prev_hash != prev {
+        return Some(Break {
+            seq: event.seq,
+            why: "prev_hash does not link to the previous event".into(),
+            what: "broken link",
+            recorded: Value::from(event.prev_hash.clone()),
+            expected: Value::from(prev),
+        });
+    }
+    let recomputed = event_hash(game, event);
+    (recomputed != event.hash).then(|| Break {
+        seq: event.seq,
+        why: "the event's content does not match its hash (altered)".into(),
+        what: "altered event",
+        recorded: Value::from(event.hash.clone()),
+        expected: Value::from(recomputed),
+    })
+}
+
+/// The head the game claims (version and hash) is the log's last event: deleting the last
+/// events, which leaves a valid chain, shows here.
+fn check_head(bundle: &Bundle, report: &mut AuditReport) {
     let last = bundle
         .events
         .last()
@@ -218,245 +261,235 @@ pub fn check_chain(bundle: &Bundle, report: &mut AuditReport) {
 }
 
 /// Re-runs every command through the rules from `seed` and compares the events it produces
-/// with the recorded ones. Without a seed, only the commands' acceptance is checked.
+/// with the recorded ones. Without a seed, only the commands' acceptance is checked. (The
+/// server's own entries — timeouts, hand-overs, resignations — and who sent each command are
+/// [`check_server_moves`]'s.)
 pub fn check_rules(
     registry: &domain::Registry,
     bundle: &Bundle,
     seed: Option<&[u8; 32]>,
     report: &mut AuditReport,
 ) {
+    let Some(game) = rules_of(registry, bundle, report) else {
+        return;
+    };
+    let rerun = Rerun {
+        game,
+        bundle,
+        sorted: by_seq(bundle),
+        seed,
+        client_seeds: bundle
+            .game
+            .seats
+            .iter()
+            .map(|s| s.client_seed.clone())
+            .collect(),
+    };
+    let mut state = game.new_state();
+    let mut commands: Vec<&BundleCommand> = bundle.commands.iter().collect();
+    commands.sort_by_key(|c| c.first_seq);
+    for command in &commands {
+        if rerun.command(state.as_mut(), command, report).is_err() {
+            return;
+        }
+    }
+    let detail = match seed {
+        Some(_) => format!(
+            "{} commands re-run from the revealed seed: every recorded event reproduced",
+            commands.len()
+        ),
+        None => format!(
+            "{} commands re-validated (dice and draws are checked once the seed is revealed)",
+            commands.len()
+        ),
+    };
+    report.push("rules", true, detail);
+}
+
+/// The rules the bundle was recorded with, if this verifier has them (the current ones, or
+/// older ones it still reads: their events are upcast, their commands re-run as of now).
+fn rules_of(
+    registry: &domain::Registry,
+    bundle: &Bundle,
+    report: &mut AuditReport,
+) -> Option<&'static dyn domain::AnyGame> {
     let Some(game) = registry.get(&bundle.game.kind) else {
         report.push(
             "rules",
             false,
             format!("unknown game kind {}", bundle.game.kind),
         );
-        return;
+        return None;
     };
-    if game.rules_version() != bundle.game.rules_version {
-        if !game
-            .reads_rules()
-            .contains(&bundle.game.rules_version.as_str())
-        {
-            report.push(
-                "rules_version",
-                false,
-                format!(
-                    "recorded with {}, this verifier has {}",
-                    bundle.game.rules_version,
-                    game.rules_version()
-                ),
-            );
-            return;
-        }
-        // An older log this engine still reads: its events are upcast and its commands re-run
-        // under the current rules.
-        report.push(
-            "rules_version",
-            true,
-            format!(
-                "recorded with {}, re-run with {} (older events upcast)",
-                bundle.game.rules_version,
-                game.rules_version()
-            ),
-        );
+    let recorded = bundle.game.rules_version.as_str();
+    if game.rules_version() == recorded {
+        return Some(game);
     }
-    let client_seeds: Vec<String> = bundle
-        .game
-        .seats
-        .iter()
-        .map(|s| s.client_seed.clone())
-        .collect();
-    let mut state = game.new_state();
-    let mut commands = bundle.commands.clone();
-    commands.sort_by_key(|c| c.first_seq);
-    let mut checked = 0usize;
-    for command in &commands {
-        let recorded: Vec<&StoredEvent> = bundle
-            .events
-            .iter()
-            .filter(|e| {
-                e.seq >= command.first_seq && e.seq <= command.last_seq && e.entry() == Entry::Game
-            })
-            .collect();
-        // Issue 17: the server's own commands. A resignation records only `seat_abandoned`;
-        // a timeout must come at or after its deadline (derived from the log), then its
-        // default move is re-run like any command.
-        match server_command(bundle, command) {
-            Ok(ServerCommand::Resigned) => {
-                checked += 1;
-                continue;
-            }
-            Ok(ServerCommand::TimedOut | ServerCommand::Player) => {}
-            Err(why) => {
-                report.diverge(
-                    command.first_seq,
-                    why.clone(),
-                    command.command.clone(),
-                    Value::Null,
-                );
-                report.push("clock", false, why);
-                return;
-            }
+    let reads = game.reads_rules().contains(&recorded);
+    report.push(
+        "rules_version",
+        reads,
+        if reads {
+            format!(
+                "recorded with {recorded}, re-run with {} (older events upcast)",
+                game.rules_version()
+            )
+        } else {
+            format!(
+                "recorded with {recorded}, this verifier has {}",
+                game.rules_version()
+            )
+        },
+    );
+    reads.then_some(game)
+}
+
+/// What re-running a command needs besides the state.
+struct Rerun<'a> {
+    game: &'a dyn domain::AnyGame,
+    bundle: &'a Bundle,
+    /// The bundle's entries in seq order.
+    sorted: Vec<&'a StoredEvent>,
+    seed: Option<&'a [u8; 32]>,
+    client_seeds: Vec<String>,
+}
+
+/// A failure already written into the report (its check and divergence).
+struct Reported;
+
+impl<'a> Rerun<'a> {
+    /// Re-runs `command` on `state`, compares, and moves `state` past its recorded events.
+    fn command(
+        &self,
+        state: &mut dyn domain::AnyState,
+        command: &BundleCommand,
+        report: &mut AuditReport,
+    ) -> Result<(), Reported> {
+        // A resignation records only its seat's hand-over (checked with the server's moves):
+        // the rules have nothing to re-run.
+        if server_moves::is_resignation(command) {
+            return Ok(());
         }
-        let version = command.first_seq - 1;
+        let recorded = self.recorded(command);
+        let produced = self
+            .produce(&*state, command, &recorded)
+            .map_err(|why| refused(report, command, why))?;
+        let upcast = replay_recorded(state, &recorded, report)?;
+        match produced {
+            Some(produced) => compare(command, recorded.len(), &upcast, &produced, report),
+            None => Ok(()),
+        }
+    }
+
+    /// The game events `command` recorded (not the server's entries among them).
+    fn recorded(&self, command: &BundleCommand) -> Vec<&'a StoredEvent> {
+        entries_of(&self.sorted, command)
+            .iter()
+            .copied()
+            .filter(|e| e.entry() == Entry::Game)
+            .collect()
+    }
+
+    /// The events the rules produce for `command` (`None` without the seed: the draws would
+    /// differ, so only the command's acceptance is checked).
+    fn produce(
+        &self,
+        state: &dyn domain::AnyState,
+        command: &BundleCommand,
+        recorded: &[&StoredEvent],
+    ) -> Result<Option<Vec<domain::EventData>>, String> {
+        let version = command.first_seq.saturating_sub(1);
         let schema = recorded
             .first()
-            .map_or(game.event_schema_version(), |e| e.schema_version);
-        let produced = match seed {
-            Some(seed) => {
-                let mut rng = ChaChaRng::for_command(seed, &client_seeds, version);
-                run(game, &*state, command, bundle, &mut rng, schema)
-            }
-            None => {
-                // Without the seed, draws differ: only check the command is accepted.
-                let mut rng = ChaChaRng::for_command(&[0; 32], &client_seeds, version);
-                run(game, &*state, command, bundle, &mut rng, schema).map(|_| Vec::new())
-            }
-        };
-        match produced {
+            .map_or(self.game.event_schema_version(), |e| e.schema_version);
+        let key = self.seed.unwrap_or(&[0; 32]);
+        let mut rng = ChaChaRng::for_command(key, &self.client_seeds, version);
+        let produced = run(self.game, state, command, self.bundle, &mut rng, schema)?;
+        Ok(self.seed.map(|_| produced))
+    }
+}
+
+fn refused(report: &mut AuditReport, command: &BundleCommand, why: String) -> Reported {
+    report.diverge(
+        command.first_seq,
+        format!("command refused by the rules: {why}"),
+        command.command.clone(),
+        Value::Null,
+    );
+    report.push(
+        "rules",
+        false,
+        format!(
+            "the command recorded at seq {} is not accepted by the rules: {why}",
+            command.first_seq
+        ),
+    );
+    Reported
+}
+
+/// Applies the recorded events to `state` (upcasting older schemas); what they amount to.
+fn replay_recorded(
+    state: &mut dyn domain::AnyState,
+    recorded: &[&StoredEvent],
+    report: &mut AuditReport,
+) -> Result<Vec<Value>, Reported> {
+    let mut upcast = Vec::with_capacity(recorded.len());
+    for event in recorded {
+        match state.apply_upcast(&event.payload, event.schema_version) {
+            Ok(applied) => upcast.extend(applied),
             Err(why) => {
                 report.diverge(
-                    command.first_seq,
-                    format!("command refused by the rules: {why}"),
-                    command.command.clone(),
+                    event.seq,
+                    format!("event does not replay: {why}"),
+                    event.payload.clone(),
                     Value::Null,
                 );
                 report.push(
                     "rules",
                     false,
-                    format!(
-                        "the command recorded at seq {} is not accepted by the rules: {why}",
-                        command.first_seq
-                    ),
+                    format!("event {} does not replay", event.seq),
                 );
-                return;
-            }
-            Ok(produced) => {
-                // Replay the recorded events (upcasting older schemas) and compare what they
-                // amount to with what the rules produce.
-                let mut upcast = Vec::with_capacity(recorded.len());
-                for event in &recorded {
-                    match state.apply_upcast(&event.payload, event.schema_version) {
-                        Ok(applied) => upcast.extend(applied),
-                        Err(why) => {
-                            report.diverge(
-                                event.seq,
-                                format!("event does not replay: {why}"),
-                                event.payload.clone(),
-                                Value::Null,
-                            );
-                            report.push(
-                                "rules",
-                                false,
-                                format!("event {} does not replay", event.seq),
-                            );
-                            return;
-                        }
-                    }
-                }
-                if seed.is_none() {
-                    checked += 1;
-                    continue;
-                }
-                let recorded_payloads: Vec<&Value> = upcast.iter().collect();
-                let produced_payloads: Vec<&Value> = produced.iter().map(|e| &e.payload).collect();
-                if recorded_payloads != produced_payloads {
-                    let at = recorded_payloads
-                        .iter()
-                        .zip(&produced_payloads)
-                        .position(|(a, b)| a != b)
-                        .unwrap_or(recorded_payloads.len().min(produced_payloads.len()));
-                    // Upcasting may change the number of events: point at the command's events.
-                    let seq = if upcast.len() == recorded.len() {
-                        command.first_seq + at as u64
-                    } else {
-                        command.first_seq
-                    };
-                    report.diverge(
-                        seq,
-                        "the recorded events differ from what the rules produce",
-                        recorded_payloads
-                            .get(at)
-                            .map(|v| (*v).clone())
-                            .unwrap_or(Value::Null),
-                        produced_payloads
-                            .get(at)
-                            .map(|v| (*v).clone())
-                            .unwrap_or(Value::Null),
-                    );
-                    report.push("rules", false, format!("divergence at seq {seq}"));
-                    return;
-                }
+                return Err(Reported);
             }
         }
-        checked += 1;
     }
-    let detail = match seed {
-        Some(_) => format!(
-            "{checked} commands re-run from the revealed seed: every recorded event reproduced"
-        ),
-        None => format!(
-            "{checked} commands re-validated (dice and draws are checked once the seed is revealed)"
-        ),
-    };
-    report.push("rules", true, detail);
+    Ok(upcast)
 }
 
-enum ServerCommand {
-    Player,
-    Resigned,
-    TimedOut,
-}
-
-/// What kind of command `command` is, checking the server's own entries among its events: a
-/// resignation is `seat_abandoned` for its seat alone; a timeout (`seat_timed_out` first) is
-/// recorded no earlier than the previous entry's time plus the clock's `per_decision_s`.
-fn server_command(bundle: &Bundle, command: &BundleCommand) -> Result<ServerCommand, String> {
-    let at = |seq: u64| bundle.events.iter().find(|e| e.seq == seq);
-    let Some(first) = at(command.first_seq) else {
-        return Ok(ServerCommand::Player);
+/// The recorded events (as upcast) are exactly what the rules produce; else the first
+/// difference is the divergence.
+fn compare(
+    command: &BundleCommand,
+    recorded_len: usize,
+    upcast: &[Value],
+    produced: &[domain::EventData],
+    report: &mut AuditReport,
+) -> Result<(), Reported> {
+    let produced: Vec<&Value> = produced.iter().map(|e| &e.payload).collect();
+    let recorded: Vec<&Value> = upcast.iter().collect();
+    if recorded == produced {
+        return Ok(());
+    }
+    let at = recorded
+        .iter()
+        .zip(&produced)
+        .position(|(a, b)| a != b)
+        .unwrap_or(recorded.len().min(produced.len()));
+    // Upcasting may change the number of events: point at the command's events.
+    let seq = if upcast.len() == recorded_len {
+        command.first_seq + at as u64
+    } else {
+        command.first_seq
     };
-    let seat = command.seat.map(u64::from);
-    if command.command.get("type").and_then(Value::as_str) == Some("resign") {
-        let sole = command.first_seq == command.last_seq
-            && Entry::of(&first.kind) == Entry::SeatAbandoned
-            && first.payload.get("seat").and_then(Value::as_u64) == seat;
-        return if sole {
-            Ok(ServerCommand::Resigned)
-        } else {
-            Err(format!(
-                "the resignation at seq {} records more than its seat's hand-over",
-                command.first_seq
-            ))
-        };
-    }
-    if Entry::of(&first.kind) != Entry::SeatTimedOut {
-        return Ok(ServerCommand::Player);
-    }
-    let per_decision = bundle
-        .game
-        .clock
-        .as_ref()
-        .and_then(|c| c.get("per_decision_s"))
-        .and_then(Value::as_u64)
-        .ok_or_else(|| format!("a timeout at seq {} in a game without a clock", first.seq))?;
-    if first.payload.get("seat").and_then(Value::as_u64) != seat {
-        return Err(format!(
-            "the timeout at seq {} names another seat",
-            first.seq
-        ));
-    }
-    let before = at(first.seq - 1)
-        .ok_or_else(|| format!("no entry before the timeout at seq {}", first.seq))?;
-    let deadline = before.recorded_at + time::Duration::seconds(per_decision as i64);
-    if first.recorded_at < deadline {
-        return Err(format!(
-            "the timeout at seq {} was recorded before its deadline ({} < {})",
-            first.seq, first.recorded_at, deadline
-        ));
-    }
-    Ok(ServerCommand::TimedOut)
+    let value = |v: Option<&&Value>| v.map(|v| (*v).clone()).unwrap_or(Value::Null);
+    report.diverge(
+        seq,
+        "the recorded events differ from what the rules produce",
+        value(recorded.get(at)),
+        value(produced.get(at)),
+    );
+    report.push("rules", false, format!("divergence at seq {seq}"));
+    Err(Reported)
 }
 
 fn run(
@@ -487,8 +520,8 @@ pub fn verify_bundle(bundle: &Bundle) -> AuditReport {
     verify_bundle_in(&domain::registry(), bundle)
 }
 
-/// Every check on a bundle of a game of `registry`: chain, head, seed commitment, and the
-/// rules re-run.
+/// Every check on a bundle of a game of `registry`: chain, head, seed commitment, the
+/// server's own moves and who sent each command, and the rules re-run.
 pub fn verify_bundle_in(registry: &domain::Registry, bundle: &Bundle) -> AuditReport {
     let mut report = AuditReport {
         sound: true,
@@ -526,6 +559,8 @@ pub fn verify_bundle_in(registry: &domain::Registry, bundle: &Bundle) -> AuditRe
             }
         },
     };
+    // The server's entries are public (never redacted): checked on any export.
+    check_server_moves(bundle, &mut report);
     if bundle.events.iter().any(|e| e.redacted) {
         report.push(
             "rules",
@@ -556,6 +591,7 @@ pub fn verify_with_seed(
         seed_commitment(seed) == bundle.game.seed_commitment,
         "checked by the server",
     );
+    check_server_moves(bundle, &mut report);
     check_rules(registry, bundle, Some(seed), &mut report);
     report
 }

@@ -2,6 +2,7 @@
 
 mod accounts;
 mod audit;
+mod audit_server;
 mod bandits_rules;
 mod bandits_upcast;
 mod choices;
