@@ -2,25 +2,10 @@ use super::*;
 use infra::deadlines::{CLOCK_USER, bot_user};
 
 impl GameService {
-    /// The whole record as of the head the game row claimed when it was read. The server's
-    /// own moves (bots, timeouts) append while nobody asks, so the log read after the row may
-    /// already hold later commands: those the head has acknowledged since (seq up to the head
-    /// read afterwards) are left out, as if read a moment earlier. Entries beyond even that
-    /// head stay, and fail the `head` check: nothing the server never acknowledged is hidden.
-    async fn settled_bundle(&self, id: GameId) -> Result<(Bundle, GameRow)> {
-        let (mut bundle, row) = self.full_bundle(id).await?;
-        let (head_after, _) = self.store.head(id).await?;
-        let claimed = bundle.game.version;
-        let read_too_late = |seq: u64| seq > claimed && seq <= head_after;
-        bundle.events.retain(|e| !read_too_late(e.seq));
-        bundle.commands.retain(|c| !read_too_late(c.first_seq));
-        Ok((bundle, row))
-    }
-
     /// Every check on the live log. The server re-runs the dice with its secret seed; before
     /// the end, details of a divergence are withheld from players (they could hold secrets).
     pub async fn audit(&self, id: GameId, user: UserId) -> Result<AuditReport> {
-        let (bundle, row) = self.settled_bundle(id).await?;
+        let (bundle, row) = self.full_bundle(id).await?;
         let mut report =
             guarded(|| bundles::verify_with_seed(&self.registry, &bundle, &row.server_seed))?;
         if row.status != GameStatus::Finished
@@ -47,7 +32,7 @@ impl GameService {
         seq: u64,
         arbiter: bool,
     ) -> Result<MoveAudit> {
-        let (bundle, row) = self.settled_bundle(id).await?;
+        let (bundle, row) = self.full_bundle(id).await?;
         let command = bundle
             .commands
             .iter()
