@@ -2,6 +2,7 @@
 //! `ApiError` (problem+json 400, or 422 out of range) before the handler runs.
 
 use crate::error::ApiError;
+use domain::i18n::says;
 use actix_web::dev::Payload;
 use actix_web::http::header::{self, HeaderName};
 use actix_web::{FromRequest, HttpRequest};
@@ -19,7 +20,7 @@ fn text<'r>(
         .map(|v| {
             v.to_str()
                 .map(str::trim)
-                .map_err(|_| ApiError::BadRequest(format!("invalid {what}")))
+                .map_err(|_| ApiError::BadRequest(says("errors.invalid_header").arg("header", what)))
         })
         .transpose()
 }
@@ -37,7 +38,7 @@ impl FromRequest for IdempotencyKey {
             value
                 .map(|v| {
                     Uuid::parse_str(v)
-                        .map_err(|_| ApiError::BadRequest("Idempotency-Key must be a UUID".into()))
+                        .map_err(|_| ApiError::BadRequest(says("errors.idempotency_key_not_uuid")))
                 })
                 .transpose()
                 .map(IdempotencyKey)
@@ -59,7 +60,7 @@ impl FromRequest for IfMatch {
                     v.trim_start_matches("W/")
                         .trim_matches('"')
                         .parse()
-                        .map_err(|_| ApiError::BadRequest("If-Match must be a version ETag".into()))
+                        .map_err(|_| ApiError::BadRequest(says("errors.if_match_not_etag")))
                 })
                 .transpose()
                 .map(IfMatch)
@@ -79,12 +80,12 @@ impl FromRequest for LastEventId {
         let seq = |v: &str| {
             let seq = v
                 .parse::<u64>()
-                .map_err(|_| ApiError::BadRequest("Last-Event-ID must be a seq number".into()))?;
+                .map_err(|_| ApiError::BadRequest(says("errors.last_event_id_not_seq")))?;
             crate::routes::games::int64("Last-Event-ID", seq)
         };
         ready(
             text(req, &name, "Last-Event-ID")
-                .map_err(|_| ApiError::BadRequest("Last-Event-ID must be a seq number".into()))
+                .map_err(|_| ApiError::BadRequest(says("errors.last_event_id_not_seq")))
                 .and_then(|value| value.map(seq).transpose().map(LastEventId)),
         )
     }
