@@ -3,7 +3,6 @@
 use crate::application::GameService;
 use crate::auth::{JwtKeys, Sessions, Verified};
 use crate::error::{ApiError, PROBLEM_JSON, Problem};
-use domain::i18n::says;
 use crate::limits::{Counts, IpKey, Limits, LimitsConfig, Refusal};
 use crate::metrics::Metrics;
 use crate::routes;
@@ -15,6 +14,7 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::{ConnectionType, KeepAlive};
 use actix_web::middleware::{ErrorHandlerResponse, ErrorHandlers};
 use actix_web::{App, HttpMessage, HttpResponse, HttpServer, ResponseError, web};
+use domain::i18n::says;
 use infra::UserId;
 use infra::accounts::Accounts;
 use infra::store::Store;
@@ -219,13 +219,9 @@ fn extractor_errors(config: &mut web::ServiceConfig) {
             // serde's words: English, and said to be.
             ApiError::Invalid(says("errors.invalid_query").arg("detail", err.to_string())).into()
         }))
-        .app_data(
-            web::PathConfig::default()
-                .error_handler(|err, _| {
-                    ApiError::NotFound(says("errors.bad_path").arg("detail", err.to_string()))
-                        .into()
-                }),
-        );
+        .app_data(web::PathConfig::default().error_handler(|err, _| {
+            ApiError::NotFound(says("errors.bad_path").arg("detail", err.to_string())).into()
+        }));
 }
 
 /// A new connection counted in the per-IP and total counts (released when it closes); past
@@ -389,8 +385,7 @@ fn gate(
     let user = if req.headers().contains_key(header::AUTHORIZATION) {
         let verified = crate::auth::verify_request(req.request(), &state.jwt);
         let user = verified.as_ref().ok().map(|u| u.id);
-        req.extensions_mut()
-            .insert(Verified(verified));
+        req.extensions_mut().insert(Verified(verified));
         user
     } else {
         None
@@ -521,9 +516,9 @@ async fn unmatched(req: actix_web::HttpRequest) -> HttpResponse {
 fn json_error(err: actix_web::error::JsonPayloadError) -> ApiError {
     use actix_web::error::JsonPayloadError as E;
     match err {
-        E::OverflowKnownLength { .. } | E::Overflow { .. } => {
-            ApiError::PayloadTooLarge(says("errors.body_too_large").arg("max_bytes", MAX_BODY_BYTES))
-        }
+        E::OverflowKnownLength { .. } | E::Overflow { .. } => ApiError::PayloadTooLarge(
+            says("errors.body_too_large").arg("max_bytes", MAX_BODY_BYTES),
+        ),
         E::ContentType => ApiError::BadRequest(says("errors.expected_json_body")),
         // serde's and actix's words: English, and said to be.
         E::Deserialize(e) if e.is_data() => {
@@ -532,7 +527,9 @@ fn json_error(err: actix_web::error::JsonPayloadError) -> ApiError {
         E::Deserialize(e) => {
             ApiError::BadRequest(says("errors.malformed_json").arg("detail", e.to_string()))
         }
-        other => ApiError::BadRequest(says("errors.unreadable_body").arg("detail", other.to_string())),
+        other => {
+            ApiError::BadRequest(says("errors.unreadable_body").arg("detail", other.to_string()))
+        }
     }
 }
 

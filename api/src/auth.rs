@@ -3,9 +3,9 @@
 //! and the `AuthUser` extractor, which also refuses tokens of a revoked family.
 
 use crate::error::ApiError;
-use domain::i18n::{Says, says};
 use crate::state::AppState;
 use actix_web::{FromRequest, HttpMessage, HttpRequest, dev::Payload, web};
+use domain::i18n::{Says, says};
 use futures_util::future::LocalBoxFuture;
 use infra::UserId;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
@@ -100,7 +100,9 @@ impl JwtKeys {
             .map_err(|e| ApiError::Unauthorized(describe(e.kind())))?;
         let claims = data.claims;
         if claims.iat > time::OffsetDateTime::now_utc().unix_timestamp() + 5 {
-            return Err(ApiError::Unauthorized(says("errors.token_issued_in_future")));
+            return Err(ApiError::Unauthorized(says(
+                "errors.token_issued_in_future",
+            )));
         }
         Ok(claims)
     }

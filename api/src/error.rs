@@ -430,8 +430,12 @@ mod tests {
             missing.localized(Lang::Fr, None).detail,
             "Il n'y a rien ici. (partie introuvable)"
         );
-        let range = ApiError::Invalid(says("errors.limit_between").arg("min", 1u32).arg("max", 100u32))
-            .problem();
+        let range = ApiError::Invalid(
+            says("errors.limit_between")
+                .arg("min", 1u32)
+                .arg("max", 100u32),
+        )
+        .problem();
         assert_eq!(
             range.localized(Lang::Fr, None).detail,
             "La requête n'est pas valide. (limit doit être entre 1 et 100)"
@@ -442,9 +446,8 @@ mod tests {
     // saying in French that they are English.
     #[test]
     fn foreign_words_are_kept_under_a_french_sentence_that_says_so() {
-        let error = ApiError::Invalid(
-            says("errors.invalid_body").arg("detail", "unknown field `junk`"),
-        );
+        let error =
+            ApiError::Invalid(says("errors.invalid_body").arg("detail", "unknown field `junk`"));
         let problem = error.problem();
         assert_eq!(
             problem.localized(Lang::En, None).detail,
@@ -460,9 +463,22 @@ mod tests {
     // A problem built without data (a test game's untold rule) stays English-only.
     #[test]
     fn a_problem_without_data_keeps_its_english_specifics_out_of_french() {
-        let problem = Problem::new(StatusCode::NOT_FOUND, "not-found", "Not found", "no such thing");
-        assert!(problem.localized(Lang::En, None).detail.contains("no such thing"));
-        assert_eq!(problem.localized(Lang::Fr, None).detail, "Il n'y a rien ici.");
+        let problem = Problem::new(
+            StatusCode::NOT_FOUND,
+            "not-found",
+            "Not found",
+            "no such thing",
+        );
+        assert!(
+            problem
+                .localized(Lang::En, None)
+                .detail
+                .contains("no such thing")
+        );
+        assert_eq!(
+            problem.localized(Lang::Fr, None).detail,
+            "Il n'y a rien ici."
+        );
     }
 
     #[test]

@@ -2,10 +2,10 @@
 //! `ApiError` (problem+json 400, or 422 out of range) before the handler runs.
 
 use crate::error::ApiError;
-use domain::i18n::says;
 use actix_web::dev::Payload;
 use actix_web::http::header::{self, HeaderName};
 use actix_web::{FromRequest, HttpRequest};
+use domain::i18n::says;
 use std::future::{Ready, ready};
 use uuid::Uuid;
 
@@ -18,9 +18,9 @@ fn text<'r>(
     req.headers()
         .get(name)
         .map(|v| {
-            v.to_str()
-                .map(str::trim)
-                .map_err(|_| ApiError::BadRequest(says("errors.invalid_header").arg("header", what)))
+            v.to_str().map(str::trim).map_err(|_| {
+                ApiError::BadRequest(says("errors.invalid_header").arg("header", what))
+            })
         })
         .transpose()
 }

@@ -127,7 +127,9 @@ impl Store {
             .ok_or_else(|| StoreError::NotFound(domain::i18n::says("errors.game_not_found")))?;
         let status: String = row.try_get("status")?;
         if status != "lobby" {
-            return Err(StoreError::Invalid(domain::i18n::says("errors.bots_join_lobby").arg("status", &status)));
+            return Err(StoreError::Invalid(
+                domain::i18n::says("errors.bots_join_lobby").arg("status", &status),
+            ));
         }
         let seat_count = row.try_get::<i16, _>("seat_count")?;
         let taken: Vec<(i16, Uuid)> =
@@ -167,7 +169,11 @@ impl Store {
             .ok_or_else(|| StoreError::NotFound(domain::i18n::says("errors.game_not_found")))?;
         let status: String = row.try_get("status")?;
         if status != "lobby" {
-            return Err(StoreError::Invalid(domain::i18n::says("errors.leave_only_lobby").arg("status", &status).arg("id", id.0.to_string())));
+            return Err(StoreError::Invalid(
+                domain::i18n::says("errors.leave_only_lobby")
+                    .arg("status", &status)
+                    .arg("id", id.0.to_string()),
+            ));
         }
         let host: Uuid = row.try_get("host_id")?;
         let seat: Option<i16> = sqlx::query_scalar(
@@ -178,7 +184,9 @@ impl Store {
         .fetch_optional(&mut *tx)
         .await?;
         let Some(seat) = seat else {
-            return Err(StoreError::NotFound(domain::i18n::says("errors.seat_not_found")));
+            return Err(StoreError::NotFound(domain::i18n::says(
+                "errors.seat_not_found",
+            )));
         };
         sqlx::query("UPDATE game_seats SET seat = seat - 1 WHERE game_id = $1 AND seat > $2")
             .bind(id.0)
@@ -226,7 +234,9 @@ impl Store {
         .await?;
         if done.rows_affected() == 0 {
             let (_, status) = self.head(id).await?;
-            return Err(StoreError::Invalid(domain::i18n::says("errors.cancel_only_lobby").arg("status", status.as_str())));
+            return Err(StoreError::Invalid(
+                domain::i18n::says("errors.cancel_only_lobby").arg("status", status.as_str()),
+            ));
         }
         Ok(())
     }

@@ -4,8 +4,8 @@
 
 use crate::auth::{self, AuthUser, REFRESH_TTL_DAYS};
 use crate::error::{ApiError, ApiResult};
-use domain::i18n::says;
 use crate::state::AppState;
+use domain::i18n::says;
 use infra::accounts::{RefreshOutcome, Upgrade, User};
 
 /// A signed-in session: the routes answer it as a `TokenResponse`.
@@ -164,9 +164,9 @@ impl AppState {
                 self.sessions.remember(family, true);
                 Err(ApiError::Unauthorized(says("errors.refresh_token_reused")))
             }
-            RefreshOutcome::Invalid => Err(ApiError::Unauthorized(says(
-                "errors.refresh_token_invalid",
-            ))),
+            RefreshOutcome::Invalid => {
+                Err(ApiError::Unauthorized(says("errors.refresh_token_invalid")))
+            }
         }
     }
 

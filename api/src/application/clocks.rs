@@ -50,13 +50,18 @@ pub(super) fn split_clock(options: &Value) -> Result<(Value, Option<Value>)> {
     if raw.is_null() {
         return Ok((options, None));
     }
-    let clock: Clock = serde_json::from_value(raw)
-        .map_err(|e| StoreError::Invalid(says("errors.invalid_clock").arg("detail", e.to_string())))?;
+    let clock: Clock = serde_json::from_value(raw).map_err(|e| {
+        StoreError::Invalid(says("errors.invalid_clock").arg("detail", e.to_string()))
+    })?;
     if clock.per_decision_s == 0 || clock.per_decision_s > MAX_PER_DECISION_S {
-        return Err(StoreError::Invalid(says("errors.clock_per_decision_range").arg("max", MAX_PER_DECISION_S)));
+        return Err(StoreError::Invalid(
+            says("errors.clock_per_decision_range").arg("max", MAX_PER_DECISION_S),
+        ));
     }
     if clock.abandon_after == 0 || clock.abandon_after > 100 {
-        return Err(StoreError::Invalid(says("errors.clock_abandon_after_range").arg("max", 100u32)));
+        return Err(StoreError::Invalid(
+            says("errors.clock_abandon_after_range").arg("max", 100u32),
+        ));
     }
     Ok((
         options,
@@ -466,7 +471,11 @@ impl GameService {
     /// The host gives the lowest free lobby seat to a server bot; the seat.
     pub async fn add_bot(&self, id: GameId, user: UserId, policy: &str) -> Result<u8> {
         if !BOT_POLICIES.contains(&policy) {
-            return Err(StoreError::Invalid(says("errors.unknown_bot_policy").arg("policy", policy).arg("known", BOT_POLICIES.join(", "))));
+            return Err(StoreError::Invalid(
+                says("errors.unknown_bot_policy")
+                    .arg("policy", policy)
+                    .arg("known", BOT_POLICIES.join(", ")),
+            ));
         }
         let row = self.store.game(id).await?;
         if row.host_id != user {

@@ -164,11 +164,15 @@ pub async fn checked(
     field: &'static str,
 ) -> Result<Checked, Says> {
     if raw.len() > 2048 {
-        return Err(says("errors.destination_too_long").arg("field", field).arg("max", 2048u32));
+        return Err(says("errors.destination_too_long")
+            .arg("field", field)
+            .arg("max", 2048u32));
     }
     // The url crate's words: English, and said to be.
     let url = url::Url::parse(raw).map_err(|e| {
-        says("errors.destination_not_absolute").arg("field", field).arg("detail", e.to_string())
+        says("errors.destination_not_absolute")
+            .arg("field", field)
+            .arg("detail", e.to_string())
     })?;
     let host = url
         .host_str()
@@ -179,7 +183,9 @@ pub async fn checked(
         "https" => {}
         "http" if allowed => {}
         scheme => {
-            return Err(says("errors.destination_not_https").arg("field", field).arg("scheme", scheme));
+            return Err(says("errors.destination_not_https")
+                .arg("field", field)
+                .arg("scheme", scheme));
         }
     }
     if !url.username().is_empty() || url.password().is_some() {
@@ -208,20 +214,31 @@ pub async fn checked(
         )
         .await
         .map_err(|_| {
-            says("errors.destination_resolve_timeout").arg("field", field).arg("host", &host).arg("seconds", 5u32)
+            says("errors.destination_resolve_timeout")
+                .arg("field", field)
+                .arg("host", &host)
+                .arg("seconds", 5u32)
         })?
         // The resolver's words: English, and said to be.
         .map_err(|e| {
-            says("errors.destination_resolve_failed").arg("field", field).arg("host", &host).arg("detail", e.to_string())
+            says("errors.destination_resolve_failed")
+                .arg("field", field)
+                .arg("host", &host)
+                .arg("detail", e.to_string())
         })?
         .map(|a| a.ip())
         .collect(),
     };
     if addresses.is_empty() {
-        return Err(says("errors.destination_unresolved").arg("field", field).arg("host", &host));
+        return Err(says("errors.destination_unresolved")
+            .arg("field", field)
+            .arg("host", &host));
     }
     if let Some(ip) = addresses.iter().find(|ip| !is_public(**ip)) {
-        return Err(says("errors.destination_not_public").arg("field", field).arg("host", &host).arg("ip", ip.to_string()));
+        return Err(says("errors.destination_not_public")
+            .arg("field", field)
+            .arg("host", &host)
+            .arg("ip", ip.to_string()));
     }
     Ok(Checked { url, addresses })
 }

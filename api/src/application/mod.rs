@@ -239,15 +239,13 @@ impl GameService {
 
     /// The game of a stored or requested `kind` (422 naming the known kinds if unknown).
     fn game_of(&self, kind: &str) -> Result<&'static dyn AnyGame> {
-        self.registry
-            .find(kind)
-            .map_err(|unknown| {
-                StoreError::Invalid(
-                    says("errors.unknown_game_kind")
-                        .arg("kind", &unknown.kind)
-                        .arg("known", unknown.known.join(", ")),
-                )
-            })
+        self.registry.find(kind).map_err(|unknown| {
+            StoreError::Invalid(
+                says("errors.unknown_game_kind")
+                    .arg("kind", &unknown.kind)
+                    .arg("known", unknown.known.join(", ")),
+            )
+        })
     }
 }
 

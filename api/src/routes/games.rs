@@ -3,7 +3,6 @@
 use crate::application::{CommandAnswer, CommandRequest, CreateGame, GameRead};
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, Problem};
-use domain::i18n::says;
 use crate::extract::{IdempotencyKey, IfMatch, IfNoneMatch, LastEventId};
 use crate::routes::GamePath;
 use crate::routes::auth::UserInfo;
@@ -11,6 +10,7 @@ use crate::routes::invites::with_links;
 use crate::state::AppState;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
+use domain::i18n::says;
 use domain::{Outcome, Prompt};
 use infra::store::StoredEvent;
 use infra::store::{GameRow, GameStatus, ListFilter, SeatRow};
@@ -307,7 +307,9 @@ impl ListQuery {
         let limit = self.limit.unwrap_or(20);
         if !(1..=100).contains(&limit) {
             return Err(ApiError::Invalid(
-                says("errors.limit_between").arg("min", 1u32).arg("max", 100u32),
+                says("errors.limit_between")
+                    .arg("min", 1u32)
+                    .arg("max", 100u32),
             ));
         }
         let before = match &self.cursor {
@@ -414,7 +416,9 @@ impl<T: serde::de::DeserializeOwned + 'static> actix_web::FromRequest for Option
 pub(crate) fn int64(name: &str, value: u64) -> ApiResult<u64> {
     if value > i64::MAX as u64 {
         return Err(ApiError::Invalid(
-            says("errors.out_of_range").arg("name", name).arg("max", i64::MAX),
+            says("errors.out_of_range")
+                .arg("name", name)
+                .arg("max", i64::MAX),
         ));
     }
     Ok(value)
@@ -468,7 +472,9 @@ pub(crate) fn client_seed(seed: Option<String>) -> ApiResult<String> {
     let seed = seed.unwrap_or_default();
     if seed.len() > 128 {
         return Err(ApiError::Invalid(
-            says("errors.too_many_bytes").arg("field", "client_seed").arg("max", 128u32),
+            says("errors.too_many_bytes")
+                .arg("field", "client_seed")
+                .arg("max", 128u32),
         ));
     }
     Ok(seed)
@@ -478,7 +484,9 @@ impl CreateGameRequest {
     fn into_create(self) -> ApiResult<CreateGame> {
         if self.rng_seed.as_ref().is_some_and(|s| s.len() > 256) {
             return Err(ApiError::Invalid(
-                says("errors.too_many_bytes").arg("field", "rng_seed").arg("max", 256u32),
+                says("errors.too_many_bytes")
+                    .arg("field", "rng_seed")
+                    .arg("max", 256u32),
             ));
         }
         Ok(CreateGame {
@@ -765,7 +773,9 @@ pub async fn events(
     let limit = query.limit.unwrap_or(100);
     if !(1..=1000).contains(&limit) {
         return Err(ApiError::Invalid(
-            says("errors.limit_between").arg("min", 1u32).arg("max", 1000u32),
+            says("errors.limit_between")
+                .arg("min", 1u32)
+                .arg("max", 1000u32),
         ));
     }
     let after = int64("after", query.after.unwrap_or(0))?;

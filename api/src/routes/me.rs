@@ -6,12 +6,12 @@
 use crate::application::webpush::b64url_decode;
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, Problem};
-use domain::i18n::says;
 use crate::limits::IpKey;
 use crate::state::AppState;
 use actix_web::http::header;
 use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
+use domain::i18n::says;
 use futures_util::Stream;
 use infra::UserId;
 use serde::{Deserialize, Serialize};
@@ -183,7 +183,9 @@ pub async fn add_webhook(
     let secret_len = body.secret.chars().count();
     if !(16..=256).contains(&secret_len) {
         return Err(ApiError::Invalid(
-            says("errors.webhook_secret_length").arg("min", 16u32).arg("max", 256u32),
+            says("errors.webhook_secret_length")
+                .arg("min", 16u32)
+                .arg("max", 256u32),
         ));
     }
     let url = crate::application::delivery::check_destination(&body.url, &state.notify, "url")
@@ -267,7 +269,9 @@ pub async fn delete_push_subscription(
         .map(String::from)
         .unwrap_or_else(|_| query.endpoint.clone());
     if !state.outbox.remove_push(user.id, &endpoint).await? {
-        return Err(ApiError::NotFound(says("errors.push_subscription_not_found")));
+        return Err(ApiError::NotFound(says(
+            "errors.push_subscription_not_found",
+        )));
     }
     Ok(HttpResponse::NoContent().finish())
 }
@@ -293,7 +297,9 @@ pub async fn notifications(
     let limit = query.limit.unwrap_or(100);
     if !(1..=500).contains(&limit) {
         return Err(ApiError::Invalid(
-            says("errors.limit_from_to").arg("min", 1u32).arg("max", 500u32),
+            says("errors.limit_from_to")
+                .arg("min", 1u32)
+                .arg("max", 500u32),
         ));
     }
     let after = i64::try_from(query.after)

@@ -11,9 +11,9 @@
 
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, Problem};
-use domain::i18n::says;
 use actix_web::dev::Payload;
 use actix_web::{FromRequest, HttpRequest, HttpResponse, post, web};
+use domain::i18n::says;
 use futures_util::future::LocalBoxFuture;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;

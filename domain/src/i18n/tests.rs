@@ -396,11 +396,21 @@ fn errors_said() -> Vec<(String, String, BTreeSet<String>)> {
 fn every_error_message_has_both_languages_with_the_same_arguments() {
     let (en, fr) = (catalogue(Lang::En), catalogue(Lang::Fr));
     assert_eq!(keys(&en.errors), keys(&fr.errors), "error keys differ");
-    assert!(en.errors.len() > 50, "only {} error messages", en.errors.len());
+    assert!(
+        en.errors.len() > 50,
+        "only {} error messages",
+        en.errors.len()
+    );
     for (key, text) in &en.errors {
         let french = &fr.errors[key];
-        assert!(!text.trim().is_empty() && !french.trim().is_empty(), "errors.{key}");
-        assert_ne!(text, french, "errors.{key}: the French text is the English one");
+        assert!(
+            !text.trim().is_empty() && !french.trim().is_empty(),
+            "errors.{key}"
+        );
+        assert_ne!(
+            text, french,
+            "errors.{key}: the French text is the English one"
+        );
         let (mut a, mut b) = (placeholders(text), placeholders(french));
         a.sort_unstable();
         b.sort_unstable();

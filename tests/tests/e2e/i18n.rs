@@ -561,7 +561,13 @@ async fn told_in_both(
     let mut told = Vec::new();
     for lang in [Lang::Fr, Lang::En] {
         let answer = app
-            .request(method, path, token, body, &[("accept-language", lang.tag())])
+            .request(
+                method,
+                path,
+                token,
+                body,
+                &[("accept-language", lang.tag())],
+            )
             .await;
         told.push(assert_told(&answer, status, key, args, lang));
     }
@@ -583,7 +589,7 @@ async fn server_errors_tell_their_specifics_in_french_and_in_english() {
     let seats = format!("/v1/games/{id}/seats");
     let (fr, en) = told_in_both(
         &app,
-        ("POST", &seats, Some(&late.token), Some(&json!({}))),
+        ("POST", &seats, Some(late.token.as_str()), Some(&json!({}))),
         422,
         "game_already_started",
         &[],
@@ -599,7 +605,12 @@ async fn server_errors_tell_their_specifics_in_french_and_in_english() {
     let max = (30 * 24 * 3600).to_string();
     told_in_both(
         &app,
-        ("POST", "/v1/games", Some(&players[0].token), Some(&clock)),
+        (
+            "POST",
+            "/v1/games",
+            Some(players[0].token.as_str()),
+            Some(&clock),
+        ),
         422,
         "clock_per_decision_range",
         &[("max", &max)],
@@ -626,14 +637,33 @@ async fn server_errors_tell_their_specifics_in_french_and_in_english() {
     // An unknown game, and a game id that is no UUID.
     let unknown = format!("/v1/games/{}", uuid::Uuid::new_v4());
     let token = Some(players[0].token.as_str());
-    told_in_both(&app, ("GET", &unknown, token, None), 404, "game_not_found", &[]).await;
-    told_in_both(&app, ("GET", "/v1/games/xyz", token, None), 404, "game_not_found", &[]).await;
+    told_in_both(
+        &app,
+        ("GET", &unknown, token, None),
+        404,
+        "game_not_found",
+        &[],
+    )
+    .await;
+    told_in_both(
+        &app,
+        ("GET", "/v1/games/xyz", token, None),
+        404,
+        "game_not_found",
+        &[],
+    )
+    .await;
 
     // A join code no lobby has.
     let code = json!({"code": "ZZZZZZZZ"});
     told_in_both(
         &app,
-        ("POST", "/v1/games/join", Some(&late.token), Some(&code)),
+        (
+            "POST",
+            "/v1/games/join",
+            Some(late.token.as_str()),
+            Some(&code),
+        ),
         404,
         "invite_code_unknown",
         &[],
@@ -644,7 +674,12 @@ async fn server_errors_tell_their_specifics_in_french_and_in_english() {
     let hook = json!({"url": "http://example.com/hook", "secret": "0123456789abcdef0123"});
     let (fr, _) = told_in_both(
         &app,
-        ("POST", "/v1/me/webhooks", Some(&late.token), Some(&hook)),
+        (
+            "POST",
+            "/v1/me/webhooks",
+            Some(late.token.as_str()),
+            Some(&hook),
+        ),
         422,
         "destination_not_https",
         &[("field", "url"), ("scheme", "http")],
@@ -653,7 +688,14 @@ async fn server_errors_tell_their_specifics_in_french_and_in_english() {
     assert!(fr.starts_with("url : l'URL doit être en https"), "{fr}");
 
     // No token, a malformed one, an expired one.
-    told_in_both(&app, ("GET", "/v1/me", None, None), 401, "missing_bearer_token", &[]).await;
+    told_in_both(
+        &app,
+        ("GET", "/v1/me", None, None),
+        401,
+        "missing_bearer_token",
+        &[],
+    )
+    .await;
     told_in_both(
         &app,
         ("GET", "/v1/me", Some("not.a.token"), None),
@@ -671,8 +713,14 @@ async fn server_errors_tell_their_specifics_in_french_and_in_english() {
         &jsonwebtoken::EncodingKey::from_secret(homestretch_tests::JWT_SECRET),
     )
     .unwrap();
-    told_in_both(&app, ("GET", "/v1/me", Some(&expired), None), 401, "token_expired", &[])
-        .await;
+    told_in_both(
+        &app,
+        ("GET", "/v1/me", Some(expired.as_str()), None),
+        401,
+        "token_expired",
+        &[],
+    )
+    .await;
 }
 
 /// Words that are not ours (serde's, on a body that does not parse) stay English under a French
@@ -698,7 +746,10 @@ async fn foreign_words_are_said_to_be_english_and_framework_refusals_are_french(
             "{sentence} (corps de requête invalide ; détail (en anglais) : "
         ))
         .unwrap_or_else(|| panic!("{detail}"));
-    assert!(english_words.starts_with("unknown field `colour`"), "{detail}");
+    assert!(
+        english_words.starts_with("unknown field `colour`"),
+        "{detail}"
+    );
     let english = app
         .request("POST", "/v1/games", Some(&ann.token), Some(&body), &[])
         .await;
@@ -713,11 +764,20 @@ async fn foreign_words_are_said_to_be_english_and_framework_refusals_are_french(
 
     // A method the route does not have.
     let answer = app
-        .request("PUT", "/v1/me", Some(&ann.token), None, &[("accept-language", "fr")])
+        .request(
+            "PUT",
+            "/v1/me",
+            Some(&ann.token),
+            None,
+            &[("accept-language", "fr")],
+        )
         .await;
     if answer.status == 405 {
         let detail = answer.problem(405)["detail"].as_str().unwrap();
-        assert!(detail.contains("PUT n'est pas accepté ici ; méthodes acceptées : "), "{detail}");
+        assert!(
+            detail.contains("PUT n'est pas accepté ici ; méthodes acceptées : "),
+            "{detail}"
+        );
     } else {
         assert_told(&answer, 404, "no_such_route", &[], Lang::Fr);
     }
