@@ -778,7 +778,13 @@ async fn foreign_words_are_said_to_be_english_and_framework_refusals_are_french(
         "{detail}"
     );
     let nowhere = app
-        .request("GET", "/v1/nowhere", None, None, &[("accept-language", "fr")])
+        .request(
+            "GET",
+            "/v1/nowhere",
+            None,
+            None,
+            &[("accept-language", "fr")],
+        )
         .await;
     assert_told(&nowhere, 404, "no_such_route", &[], Lang::Fr);
 }
