@@ -14,6 +14,7 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::{ConnectionType, KeepAlive};
 use actix_web::middleware::{ErrorHandlerResponse, ErrorHandlers};
 use actix_web::{App, HttpMessage, HttpResponse, HttpServer, ResponseError, web};
+use domain::i18n::says;
 use infra::UserId;
 use infra::accounts::Accounts;
 use infra::store::Store;
@@ -215,12 +216,12 @@ fn extractor_errors(config: &mut web::ServiceConfig) {
         )
         .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
         .app_data(web::QueryConfig::default().error_handler(|err, _| {
-            ApiError::Invalid(format!("invalid query parameters: {err}")).into()
+            // serde's words: English, and said to be.
+            ApiError::Invalid(says("errors.invalid_query").arg("detail", err.to_string())).into()
         }))
-        .app_data(
-            web::PathConfig::default()
-                .error_handler(|err, _| ApiError::NotFound(err.to_string()).into()),
-        );
+        .app_data(web::PathConfig::default().error_handler(|err, _| {
+            ApiError::NotFound(says("errors.bad_path").arg("detail", err.to_string())).into()
+        }));
 }
 
 /// A new connection counted in the per-IP and total counts (released when it closes); past
@@ -299,7 +300,7 @@ where
             // Whatever the extractor made of the cut body, the answer is a 408 (and the
             // connection closes: `ApiError::Timeout`).
             let request = res.request().clone();
-            let timeout = ApiError::Timeout("the request body did not arrive in time".into());
+            let timeout = ApiError::Timeout(says("errors.body_timeout"));
             ServiceResponse::new(request, timeout.error_response())
         } else {
             res
@@ -384,8 +385,7 @@ fn gate(
     let user = if req.headers().contains_key(header::AUTHORIZATION) {
         let verified = crate::auth::verify_request(req.request(), &state.jwt);
         let user = verified.as_ref().ok().map(|u| u.id);
-        req.extensions_mut()
-            .insert(Verified(verified.map_err(|e| e.to_string())));
+        req.extensions_mut().insert(Verified(verified));
         user
     } else {
         None
@@ -496,34 +496,40 @@ impl futures_util::Stream for BodyDeadline {
 async fn unmatched(req: actix_web::HttpRequest) -> HttpResponse {
     let allowed = crate::openapi::methods_for(req.path());
     if allowed.is_empty() {
-        return ApiError::NotFound("no such route".into()).error_response();
+        return ApiError::NotFound(says("errors.no_such_route")).error_response();
     }
     let mut response = HttpResponse::MethodNotAllowed();
     response.insert_header((header::ALLOW, allowed.join(", ")));
-    let detail = format!(
-        "{} is not allowed here; allowed: {}",
-        req.method(),
-        allowed.join(", ")
-    );
+    let says = says("errors.method_not_allowed")
+        .arg("method", req.method().as_str())
+        .arg("allowed", allowed.join(", "));
     Problem::new(
         actix_web::http::StatusCode::METHOD_NOT_ALLOWED,
         "method-not-allowed",
         "Method not allowed",
-        detail,
+        "",
     )
+    .saying(says)
     .respond(response)
 }
 
 fn json_error(err: actix_web::error::JsonPayloadError) -> ApiError {
     use actix_web::error::JsonPayloadError as E;
     match err {
-        E::OverflowKnownLength { .. } | E::Overflow { .. } => {
-            ApiError::PayloadTooLarge(format!("the body exceeds {MAX_BODY_BYTES} bytes"))
+        E::OverflowKnownLength { .. } | E::Overflow { .. } => ApiError::PayloadTooLarge(
+            says("errors.body_too_large").arg("max_bytes", MAX_BODY_BYTES),
+        ),
+        E::ContentType => ApiError::BadRequest(says("errors.expected_json_body")),
+        // serde's and actix's words: English, and said to be.
+        E::Deserialize(e) if e.is_data() => {
+            ApiError::Invalid(says("errors.invalid_body").arg("detail", e.to_string()))
         }
-        E::ContentType => ApiError::BadRequest("expected a JSON body".into()),
-        E::Deserialize(e) if e.is_data() => ApiError::Invalid(format!("invalid body: {e}")),
-        E::Deserialize(e) => ApiError::BadRequest(format!("malformed JSON: {e}")),
-        other => ApiError::BadRequest(format!("unreadable body: {other}")),
+        E::Deserialize(e) => {
+            ApiError::BadRequest(says("errors.malformed_json").arg("detail", e.to_string()))
+        }
+        other => {
+            ApiError::BadRequest(says("errors.unreadable_body").arg("detail", other.to_string()))
+        }
     }
 }
 
@@ -553,10 +559,16 @@ fn ensure_problem_json<B: MessageBody + 'static>(
         s if s >= 500 => ("internal", "Internal error"),
         _ => ("bad-request", "Bad request"),
     };
-    let detail = status.canonical_reason().unwrap_or("error");
     let problem = Problem {
         instance: request_id,
-        ..Problem::new(status, slug, title, detail)
+        ..Problem::new(status, slug, title, "")
+    };
+    // The framework's reason phrase, when it says more than the title (it is English).
+    let reason = status.canonical_reason().unwrap_or("error");
+    let problem = if reason.eq_ignore_ascii_case(title) {
+        problem
+    } else {
+        problem.saying(says("errors.http_reason").arg("reason", reason))
     };
     let (req, old) = res.into_parts();
     let mut response = HttpResponse::build(status);

@@ -5,6 +5,7 @@
 use crate::error::ApiError;
 use crate::state::AppState;
 use actix_web::{FromRequest, HttpMessage, HttpRequest, dev::Payload, web};
+use domain::i18n::{Says, says};
 use futures_util::future::LocalBoxFuture;
 use infra::UserId;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
@@ -96,30 +97,29 @@ impl JwtKeys {
 
     pub fn verify(&self, token: &str) -> Result<Claims, ApiError> {
         let data = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
-            .map_err(|e| {
-                ApiError::Unauthorized(format!("invalid access token: {}", describe(e.kind())))
-            })?;
+            .map_err(|e| ApiError::Unauthorized(describe(e.kind())))?;
         let claims = data.claims;
         if claims.iat > time::OffsetDateTime::now_utc().unix_timestamp() + 5 {
-            return Err(ApiError::Unauthorized(
-                "invalid access token: issued in the future".into(),
-            ));
+            return Err(ApiError::Unauthorized(says(
+                "errors.token_issued_in_future",
+            )));
         }
         Ok(claims)
     }
 }
 
-fn describe(kind: &jsonwebtoken::errors::ErrorKind) -> &'static str {
+/// Why an access token is refused.
+fn describe(kind: &jsonwebtoken::errors::ErrorKind) -> Says {
     use jsonwebtoken::errors::ErrorKind as K;
     match kind {
-        K::ExpiredSignature => "expired",
-        K::ImmatureSignature => "not yet valid",
-        K::InvalidSignature => "bad signature",
-        K::InvalidAlgorithm | K::InvalidAlgorithmName => "algorithm not allowed",
-        K::InvalidAudience => "wrong audience",
-        K::InvalidIssuer => "wrong issuer",
-        K::MissingRequiredClaim(_) => "missing claim",
-        _ => "malformed",
+        K::ExpiredSignature => says("errors.token_expired"),
+        K::ImmatureSignature => says("errors.token_not_yet_valid"),
+        K::InvalidSignature => says("errors.token_bad_signature"),
+        K::InvalidAlgorithm | K::InvalidAlgorithmName => says("errors.token_algorithm"),
+        K::InvalidAudience => says("errors.token_wrong_audience"),
+        K::InvalidIssuer => says("errors.token_wrong_issuer"),
+        K::MissingRequiredClaim(_) => says("errors.token_missing_claim"),
+        _ => says("errors.token_malformed"),
     }
 }
 
@@ -137,26 +137,26 @@ pub struct AuthUser {
 /// The bearer token's verification, done once per request by the request middleware (which
 /// needs the user for the per-user rate limit) and read back by the extractor.
 #[derive(Clone)]
-pub struct Verified(pub Result<AuthUser, String>);
+pub struct Verified(pub Result<AuthUser, ApiError>);
 
 /// Verifies the request's bearer token (signature and claims, not the family).
 pub fn verify_request(req: &HttpRequest, jwt: &JwtKeys) -> Result<AuthUser, ApiError> {
     let header = req
         .headers()
         .get(actix_web::http::header::AUTHORIZATION)
-        .ok_or_else(|| ApiError::Unauthorized("missing bearer token".into()))?;
+        .ok_or_else(|| ApiError::Unauthorized(says("errors.missing_bearer_token")))?;
     let value = header
         .to_str()
-        .map_err(|_| ApiError::Unauthorized("malformed Authorization header".into()))?;
+        .map_err(|_| ApiError::Unauthorized(says("errors.malformed_authorization")))?;
     let token = value
         .strip_prefix("Bearer ")
         .or_else(|| value.strip_prefix("bearer "))
-        .ok_or_else(|| ApiError::Unauthorized("expected `Authorization: Bearer <token>`".into()))?;
+        .ok_or_else(|| ApiError::Unauthorized(says("errors.expected_bearer")))?;
     let claims = jwt.verify(token.trim())?;
     let id = claims
         .sub
         .parse()
-        .map_err(|_| ApiError::Unauthorized("invalid access token: bad subject".into()))?;
+        .map_err(|_| ApiError::Unauthorized(says("errors.token_bad_subject")))?;
     Ok(AuthUser {
         id,
         name: claims.name,
@@ -173,7 +173,7 @@ impl FromRequest for AuthUser {
         let state = req.app_data::<web::Data<AppState>>().cloned();
         let verified = req.extensions().get::<Verified>().cloned();
         let user = match (&state, verified) {
-            (_, Some(Verified(result))) => result.map_err(ApiError::Unauthorized),
+            (_, Some(Verified(result))) => result,
             (Some(state), None) => verify_request(req, &state.jwt),
             (None, None) => Err(ApiError::Internal("app state missing".into())),
         };
@@ -237,9 +237,7 @@ impl Sessions {
             },
         };
         if revoked {
-            return Err(ApiError::Unauthorized(
-                "this session has ended (signed out or revoked)".into(),
-            ));
+            return Err(ApiError::Unauthorized(says("errors.session_ended")));
         }
         Ok(())
     }

@@ -3,7 +3,7 @@
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
-use domain::i18n::{self, Lang, Says};
+use domain::i18n::{self, Lang, Says, says};
 use infra::StoreError;
 use serde::{Deserialize, Serialize};
 
@@ -32,13 +32,22 @@ pub struct Problem {
     /// The request id (also in the `x-request-id` header and the server logs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub instance: Option<String>,
-    /// A rule violation's specifics as the engine said them (a catalogue key and its
-    /// arguments), to tell them in the caller's language; never serialized.
+    /// The specifics as data (a catalogue key and its arguments: the engine's `violations.*`
+    /// or the server's `errors.*`), to tell them in the caller's language; never serialized.
     #[serde(skip)]
     pub says: Option<Says>,
 }
 
 impl Problem {
+    /// This problem with `says` as its specifics (the English `detail` is told from it).
+    pub fn saying(self, says: Says) -> Self {
+        Problem {
+            detail: says.tell(Lang::En),
+            says: Some(says),
+            ..self
+        }
+    }
+
     /// A problem of kind `/problems/{slug}` (no rule, version or request id).
     pub fn new(status: StatusCode, slug: &str, title: &str, detail: impl Into<String>) -> Self {
         Problem {
@@ -76,9 +85,11 @@ impl Problem {
     /// its type; as detail, for a rule violation `"<rule>: <the rule's sentence> (<the
     /// engine's specifics>)"`, the specifics told from the catalogue's `violations.<key>` in
     /// `lang` too; else the type's sentence with its arguments (`current_version`,
-    /// `retry_after`). `type`, `rule` and `status` never change. English answers keep the
-    /// server's other specifics (the field a body lacks …) after the sentence; they are English
-    /// text, so a French answer leaves them out and stays entirely French.
+    /// `retry_after`), then the server's specifics told from the catalogue's `errors.<key>`
+    /// (issue 18: a French caller is told what was wrong, in French). `type`, `rule` and
+    /// `status` never change. Specifics that are not data (a problem built elsewhere, a rule
+    /// violation of a test game) are English text: English answers keep them, French ones
+    /// leave them out.
     pub fn localized(&self, lang: Lang, retry_after: Option<u64>) -> Problem {
         let slug = self.kind.strip_prefix("/problems/").unwrap_or(&self.kind);
         let Some(text) = i18n::problem(slug, lang) else {
@@ -109,7 +120,13 @@ impl Problem {
                 };
                 (format!("{rule}{colon}{text}"), specific)
             }
-            None => (i18n::fill(&text.detail, lang, &args), self.detail.clone()),
+            None => {
+                let specific = match &self.says {
+                    Some(says) => says.tell(lang),
+                    None => self.detail.clone(),
+                };
+                (i18n::fill(&text.detail, lang, &args), specific)
+            }
         };
         let specific = specific.as_str();
         // French specifics only when the catalogue told them (any other is English text).
@@ -131,20 +148,24 @@ impl Problem {
     }
 }
 
-#[derive(Debug, thiserror::Error)]
+/// The errors of the HTTP layer. What a caller is told is data, [`Says`] (an `errors.<key>`
+/// of the catalogue and its arguments), never an English sentence, so every problem is told
+/// in French too (issue 18). The `String`s of `Unavailable` and `Internal` are for the logs:
+/// they never reach the caller.
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum ApiError {
     #[error("{0}")]
-    BadRequest(String),
+    BadRequest(Says),
     #[error("{0}")]
-    Unauthorized(String),
+    Unauthorized(Says),
     #[error("{0}")]
-    Forbidden(String),
+    Forbidden(Says),
     #[error("{0}")]
-    NotFound(String),
+    NotFound(Says),
     #[error("version conflict: the game is at version {current}")]
     Conflict { current: u64 },
     #[error("{0}")]
-    Invalid(String),
+    Invalid(Says),
     #[error("{message}")]
     Rule {
         rule: String,
@@ -153,13 +174,13 @@ pub enum ApiError {
         says: Option<Says>,
     },
     #[error("{0}")]
-    PayloadTooLarge(String),
+    PayloadTooLarge(Says),
     #[error("too many requests from this client; retry after {retry_after} s")]
     TooManyRequests { retry_after: u64 },
     #[error("the server is at capacity; retry after {retry_after} s")]
     Busy { retry_after: u64 },
     #[error("{0}")]
-    Timeout(String),
+    Timeout(Says),
     #[error("service unavailable: {0}")]
     Unavailable(String),
     #[error("internal error")]
@@ -207,11 +228,29 @@ impl ApiError {
                 ApiError::Conflict { current } => Some(*current),
                 _ => None,
             },
-            says: match self {
-                ApiError::Rule { says, .. } => says.clone(),
-                _ => None,
-            },
+            says: self.says().cloned(),
             ..Problem::new(self.status_code(), slug, title, detail)
+        }
+    }
+}
+
+impl ApiError {
+    /// The specifics as data, if the error has any to tell.
+    pub fn says(&self) -> Option<&Says> {
+        match self {
+            ApiError::BadRequest(says)
+            | ApiError::Unauthorized(says)
+            | ApiError::Forbidden(says)
+            | ApiError::NotFound(says)
+            | ApiError::Invalid(says)
+            | ApiError::PayloadTooLarge(says)
+            | ApiError::Timeout(says) => Some(says),
+            ApiError::Rule { says, .. } => says.as_ref(),
+            ApiError::Conflict { .. }
+            | ApiError::TooManyRequests { .. }
+            | ApiError::Busy { .. }
+            | ApiError::Unavailable(_)
+            | ApiError::Internal(_) => None,
         }
     }
 }
@@ -265,18 +304,17 @@ impl ResponseError for ApiError {
 impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> Self {
         match error {
-            StoreError::NotFound(what) => ApiError::NotFound(format!("{what} not found")),
+            StoreError::NotFound(says) => ApiError::NotFound(says),
             StoreError::Conflict { current } => ApiError::Conflict { current },
-            StoreError::IdempotencyMismatch => ApiError::Invalid(
-                "this command_id was already used with a different command".into(),
-            ),
+            StoreError::IdempotencyMismatch => ApiError::Invalid(says("errors.command_id_reused")),
             StoreError::Rejected(domain::Rejection::Rule(v)) => ApiError::Rule {
                 rule: v.rule.into_owned(),
                 message: v.message,
                 says: v.says,
             },
             StoreError::Rejected(domain::Rejection::Malformed(m)) => {
-                ApiError::Invalid(format!("invalid command: {m}"))
+                // serde's words (a command that does not parse): English, and said to be.
+                ApiError::Invalid(says("errors.invalid_command").arg("detail", m))
             }
             StoreError::Forbidden(m) => ApiError::Forbidden(m),
             StoreError::Invalid(m) => ApiError::Invalid(m),
@@ -366,6 +404,81 @@ mod tests {
             assert_eq!(localized.rule.as_deref(), Some("WR-120"));
             assert_eq!(localized.status, 422);
         }
+    }
+
+    // Issue 18: the server's own specifics are data too, told in the caller's language; the
+    // English answer is the text it always was.
+    #[test]
+    fn server_specifics_are_told_in_both_languages() {
+        let error: ApiError = StoreError::Invalid(says("errors.game_already_started")).into();
+        let problem = error.problem();
+        assert_eq!(problem.kind, "/problems/invalid-request");
+        assert_eq!(
+            problem.localized(Lang::En, None).detail,
+            "The request is not valid. (the game has already started)"
+        );
+        let fr = problem.localized(Lang::Fr, None);
+        assert_eq!(
+            fr.detail,
+            "La requête n'est pas valide. (la partie a déjà commencé)"
+        );
+        assert_eq!(fr.title, "Requête invalide");
+        assert!(!fr.to_json().contains("says"), "{}", fr.to_json());
+        // Arguments are filled in each language.
+        let missing = ApiError::NotFound(says("errors.game_not_found")).problem();
+        assert_eq!(
+            missing.localized(Lang::Fr, None).detail,
+            "Il n'y a rien ici. (partie introuvable)"
+        );
+        let range = ApiError::Invalid(
+            says("errors.limit_between")
+                .arg("min", 1u32)
+                .arg("max", 100u32),
+        )
+        .problem();
+        assert_eq!(
+            range.localized(Lang::Fr, None).detail,
+            "La requête n'est pas valide. (limit doit être entre 1 et 100)"
+        );
+    }
+
+    // serde's and PostgreSQL's words are not ours to translate: a French answer keeps them,
+    // saying in French that they are English.
+    #[test]
+    fn foreign_words_are_kept_under_a_french_sentence_that_says_so() {
+        let error =
+            ApiError::Invalid(says("errors.invalid_body").arg("detail", "unknown field `junk`"));
+        let problem = error.problem();
+        assert_eq!(
+            problem.localized(Lang::En, None).detail,
+            "The request is not valid. (invalid body: unknown field `junk`)"
+        );
+        assert_eq!(
+            problem.localized(Lang::Fr, None).detail,
+            "La requête n'est pas valide. (corps de requête invalide ; détail (en anglais) : \
+             unknown field `junk`)"
+        );
+    }
+
+    // A problem built without data (a test game's untold rule) stays English-only.
+    #[test]
+    fn a_problem_without_data_keeps_its_english_specifics_out_of_french() {
+        let problem = Problem::new(
+            StatusCode::NOT_FOUND,
+            "not-found",
+            "Not found",
+            "no such thing",
+        );
+        assert!(
+            problem
+                .localized(Lang::En, None)
+                .detail
+                .contains("no such thing")
+        );
+        assert_eq!(
+            problem.localized(Lang::Fr, None).detail,
+            "Il n'y a rien ici."
+        );
     }
 
     #[test]

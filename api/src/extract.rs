@@ -5,6 +5,7 @@ use crate::error::ApiError;
 use actix_web::dev::Payload;
 use actix_web::http::header::{self, HeaderName};
 use actix_web::{FromRequest, HttpRequest};
+use domain::i18n::says;
 use std::future::{Ready, ready};
 use uuid::Uuid;
 
@@ -17,9 +18,9 @@ fn text<'r>(
     req.headers()
         .get(name)
         .map(|v| {
-            v.to_str()
-                .map(str::trim)
-                .map_err(|_| ApiError::BadRequest(format!("invalid {what}")))
+            v.to_str().map(str::trim).map_err(|_| {
+                ApiError::BadRequest(says("errors.invalid_header").arg("header", what))
+            })
         })
         .transpose()
 }
@@ -37,7 +38,7 @@ impl FromRequest for IdempotencyKey {
             value
                 .map(|v| {
                     Uuid::parse_str(v)
-                        .map_err(|_| ApiError::BadRequest("Idempotency-Key must be a UUID".into()))
+                        .map_err(|_| ApiError::BadRequest(says("errors.idempotency_key_not_uuid")))
                 })
                 .transpose()
                 .map(IdempotencyKey)
@@ -59,7 +60,7 @@ impl FromRequest for IfMatch {
                     v.trim_start_matches("W/")
                         .trim_matches('"')
                         .parse()
-                        .map_err(|_| ApiError::BadRequest("If-Match must be a version ETag".into()))
+                        .map_err(|_| ApiError::BadRequest(says("errors.if_match_not_etag")))
                 })
                 .transpose()
                 .map(IfMatch)
@@ -79,12 +80,12 @@ impl FromRequest for LastEventId {
         let seq = |v: &str| {
             let seq = v
                 .parse::<u64>()
-                .map_err(|_| ApiError::BadRequest("Last-Event-ID must be a seq number".into()))?;
+                .map_err(|_| ApiError::BadRequest(says("errors.last_event_id_not_seq")))?;
             crate::routes::games::int64("Last-Event-ID", seq)
         };
         ready(
             text(req, &name, "Last-Event-ID")
-                .map_err(|_| ApiError::BadRequest("Last-Event-ID must be a seq number".into()))
+                .map_err(|_| ApiError::BadRequest(says("errors.last_event_id_not_seq")))
                 .and_then(|value| value.map(seq).transpose().map(LastEventId)),
         )
     }

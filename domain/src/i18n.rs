@@ -4,6 +4,8 @@
 //!
 //! Keys: `rules.<ID>` (every rule ID of the specs), `violations.<key>` (what the engine says
 //! when it refuses a command: the specifics after a rule's sentence, see [`Says`]),
+//! `errors.<key>` (the server's specifics of any other problem — a game that has already
+//! started, a bad clock option, an unknown user …: a [`Says`] whose key is `errors.<key>`),
 //! `problems.<slug>.{title,detail,page}` (every problem type; `page` is its `/problems/{slug}`
 //! page), `notifications.<type>.{title,body}` (every notification type). Texts may name
 //! arguments as `{name}` (or `{name:ordinal}` for a place: "2nd" / "2e"); the arguments are the
@@ -108,6 +110,8 @@ pub struct Catalogue {
     pub rules: BTreeMap<String, String>,
     /// `violations.<key>`: the engine's specifics of a refusal ([`Says`]).
     pub violations: BTreeMap<String, String>,
+    /// `errors.<key>`: the server's specifics of a problem that is not a rule violation.
+    pub errors: BTreeMap<String, String>,
     pub problems: BTreeMap<String, Text>,
     pub notifications: BTreeMap<String, Text>,
 }
@@ -163,9 +167,28 @@ pub fn violation_text(key: &str, lang: Lang) -> Option<&'static str> {
     catalogue(lang).violations.get(key).map(String::as_str)
 }
 
+/// The `errors.<key>` template (the server's specifics of a problem), if the catalogue has it.
+pub fn error_text(key: &str, lang: Lang) -> Option<&'static str> {
+    catalogue(lang).errors.get(key).map(String::as_str)
+}
+
+/// The template a [`Says`] key names: `errors.<key>` in the `errors` table, any other key in
+/// `violations`.
+pub fn message_text(key: &str, lang: Lang) -> Option<&'static str> {
+    match key.strip_prefix(ERRORS) {
+        Some(key) => error_text(key, lang),
+        None => violation_text(key, lang),
+    }
+}
+
+/// The key prefix of the server's error specifics (`errors.<key>`).
+pub const ERRORS: &str = "errors.";
+
 /// What the engine says when it refuses a command, as data: a `violations.<key>` of the
 /// catalogue and its typed arguments, told in any language by [`Says::tell`]. Built with
 /// [`says`]: `ensure(cond, "WR-081", || says("do_not_hold_whisky").arg("whisky", whisky))`.
+/// The server's other errors say their specifics the same way, with a key `errors.<key>`
+/// (issue 18: no error is built from an English sentence; its `Display` is the English text).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Says {
     pub key: Cow<'static, str>,
@@ -203,10 +226,17 @@ impl Says {
             .iter()
             .map(|(k, v)| (k.as_ref(), v.as_str()))
             .collect();
-        match violation_text(&self.key, lang) {
+        match message_text(&self.key, lang) {
             Some(template) => fill(template, lang, &params),
             None => self.key.to_string(),
         }
+    }
+}
+
+/// The English text (logs, `Display` of the errors that carry it).
+impl std::fmt::Display for Says {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.tell(Lang::En))
     }
 }
 

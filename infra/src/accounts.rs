@@ -4,6 +4,7 @@
 
 use crate::error::{Result, StoreError};
 use crate::ids::UserId;
+use domain::i18n::says;
 use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 use time::{Duration, OffsetDateTime};
@@ -195,7 +196,7 @@ impl Accounts {
         let user = self
             .find(id_or_name)
             .await?
-            .ok_or(StoreError::NotFound("user"))?;
+            .ok_or_else(|| StoreError::NotFound(says("errors.user_not_found")))?;
         sqlx::query("UPDATE users SET is_admin = $2 WHERE id = $1")
             .bind(user.id.0)
             .bind(admin)

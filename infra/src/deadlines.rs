@@ -124,12 +124,12 @@ impl Store {
             .bind(id.0)
             .fetch_optional(&mut *tx)
             .await?
-            .ok_or(StoreError::NotFound("game"))?;
+            .ok_or_else(|| StoreError::NotFound(domain::i18n::says("errors.game_not_found")))?;
         let status: String = row.try_get("status")?;
         if status != "lobby" {
-            return Err(StoreError::Invalid(format!(
-                "bots take seats in a lobby; this game is {status}"
-            )));
+            return Err(StoreError::Invalid(
+                domain::i18n::says("errors.bots_join_lobby").arg("status", &status),
+            ));
         }
         let seat_count = row.try_get::<i16, _>("seat_count")?;
         let taken: Vec<(i16, Uuid)> =
@@ -139,11 +139,11 @@ impl Store {
                 .await?;
         let seat = (1..=seat_count)
             .find(|s| !taken.iter().any(|(t, _)| t == s))
-            .ok_or_else(|| StoreError::Invalid("every seat is taken".into()))?;
+            .ok_or_else(|| StoreError::Invalid(domain::i18n::says("errors.every_seat_taken")))?;
         let user = (1..=6u8)
             .map(bot_user)
             .find(|u| !taken.iter().any(|(_, t)| *t == u.0))
-            .ok_or_else(|| StoreError::Invalid("every seat is taken".into()))?;
+            .ok_or_else(|| StoreError::Invalid(domain::i18n::says("errors.every_seat_taken")))?;
         sqlx::query(
             "INSERT INTO game_seats (game_id, seat, user_id, client_seed, bot_policy) VALUES ($1,$2,$3,'',$4)",
         )
@@ -166,13 +166,14 @@ impl Store {
             .bind(id.0)
             .fetch_optional(&mut *tx)
             .await?
-            .ok_or(StoreError::NotFound("game"))?;
+            .ok_or_else(|| StoreError::NotFound(domain::i18n::says("errors.game_not_found")))?;
         let status: String = row.try_get("status")?;
         if status != "lobby" {
-            return Err(StoreError::Invalid(format!(
-                "seats can only be left in a lobby; this game is {status} \
-                 (resign instead: POST /v1/games/{{id}}/seats/me/resign)"
-            )));
+            return Err(StoreError::Invalid(
+                domain::i18n::says("errors.leave_only_lobby")
+                    .arg("status", &status)
+                    .arg("id", id.0.to_string()),
+            ));
         }
         let host: Uuid = row.try_get("host_id")?;
         let seat: Option<i16> = sqlx::query_scalar(
@@ -183,7 +184,9 @@ impl Store {
         .fetch_optional(&mut *tx)
         .await?;
         let Some(seat) = seat else {
-            return Err(StoreError::NotFound("seat"));
+            return Err(StoreError::NotFound(domain::i18n::says(
+                "errors.seat_not_found",
+            )));
         };
         sqlx::query("UPDATE game_seats SET seat = seat - 1 WHERE game_id = $1 AND seat > $2")
             .bind(id.0)
@@ -231,10 +234,9 @@ impl Store {
         .await?;
         if done.rows_affected() == 0 {
             let (_, status) = self.head(id).await?;
-            return Err(StoreError::Invalid(format!(
-                "only a lobby can be cancelled; this game is {}",
-                status.as_str()
-            )));
+            return Err(StoreError::Invalid(
+                domain::i18n::says("errors.cancel_only_lobby").arg("status", status.as_str()),
+            ));
         }
         Ok(())
     }

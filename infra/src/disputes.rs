@@ -7,6 +7,7 @@
 
 use crate::error::{Result, StoreError};
 use crate::ids::{GameId, UserId};
+use domain::i18n::says;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sqlx::PgPool;
@@ -128,12 +129,10 @@ impl Disputes {
                 .fetch_optional(&mut *tx)
                 .await?;
         match status.as_deref() {
-            None => return Err(StoreError::NotFound("dispute")),
+            None => return Err(StoreError::NotFound(says("errors.dispute_not_found"))),
             Some("open") => {}
             Some(_) => {
-                return Err(StoreError::Invalid(
-                    "this dispute is already resolved".into(),
-                ));
+                return Err(StoreError::Invalid(says("errors.dispute_already_resolved")));
             }
         }
         let verdict = if upheld { "upheld" } else { "rejected" };
@@ -170,7 +169,7 @@ impl Disputes {
         .bind(id)
         .fetch_optional(&self.pool)
         .await?
-        .ok_or(StoreError::NotFound("dispute"))?;
+        .ok_or_else(|| StoreError::NotFound(says("errors.dispute_not_found")))?;
         let history: Vec<DisputeEventRow> = sqlx::query_as("SELECT seq, type, payload, actor, recorded_at FROM dispute_events WHERE dispute_id = $1 ORDER BY seq")
             .bind(id)
             .fetch_all(&self.pool)

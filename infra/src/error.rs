@@ -1,10 +1,13 @@
 use domain::Rejection;
+use domain::i18n::{Says, says};
 
 /// Errors of the persistence and application layer, mapped once to HTTP by the api crate.
+/// What a caller is told is data, `Says` (an `errors.<key>` of the catalogue and its
+/// arguments), so it can be told in French too (issue 18); the `String`s are for the logs only.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("not found: {0}")]
-    NotFound(&'static str),
+    #[error("{0}")]
+    NotFound(Says),
     #[error("version conflict: the game is at version {current}")]
     Conflict { current: u64 },
     #[error("command id already used with a different body")]
@@ -12,9 +15,9 @@ pub enum StoreError {
     #[error(transparent)]
     Rejected(#[from] Rejection),
     #[error("{0}")]
-    Forbidden(String),
+    Forbidden(Says),
     #[error("{0}")]
-    Invalid(String),
+    Invalid(Says),
     #[error("the database is unavailable: {0}")]
     Unavailable(String),
     #[error("corrupt log: {0}")]
@@ -41,7 +44,8 @@ impl From<sqlx::Error> for StoreError {
             // Data exceptions (class 22: a NUL in a string, a number out of range…) are bad
             // input, not a server failure.
             sqlx::Error::Database(db) if db.code().is_some_and(|c| c.starts_with("22")) => {
-                StoreError::Invalid(format!("invalid data: {}", db.message()))
+                // PostgreSQL's words: English, and said to be.
+                StoreError::Invalid(says("errors.invalid_data").arg("detail", db.message()))
             }
             _ => StoreError::Database(error),
         }

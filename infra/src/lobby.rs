@@ -4,6 +4,7 @@
 use crate::error::{Result, StoreError};
 use crate::ids::{GameId, UserId};
 use crate::store::{GameStatus, NewGame, Store, insert_game};
+use domain::i18n::says;
 use serde_json::Value;
 use sqlx::Row;
 use time::OffsetDateTime;
@@ -129,12 +130,10 @@ impl Store {
                 .fetch_optional(&mut *tx)
                 .await?;
         match status.as_deref() {
-            None => return Err(StoreError::NotFound("game")),
+            None => return Err(StoreError::NotFound(says("errors.game_not_found"))),
             Some("finished") => {}
             Some(_) => {
-                return Err(StoreError::Invalid(
-                    "a rematch is offered once the game is over".into(),
-                ));
+                return Err(StoreError::Invalid(says("errors.rematch_not_over")));
             }
         }
         let existing: Option<Uuid> =

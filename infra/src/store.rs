@@ -3,6 +3,7 @@
 use crate::error::{Result, StoreError};
 pub use crate::event::{Entry, StoredEvent, replay};
 use crate::ids::{GameId, UserId};
+use domain::i18n::says;
 use serde_json::Value;
 use sqlx::PgPool;
 use time::OffsetDateTime;
@@ -225,7 +226,7 @@ impl Store {
         .build_query_as::<GameRow>()
         .fetch_optional(&self.pool)
         .await?
-        .ok_or(StoreError::NotFound("game"))
+        .ok_or_else(|| StoreError::NotFound(says("errors.game_not_found")))
     }
 
     /// The head of the log: (version, status). One small indexed read.
@@ -235,7 +236,7 @@ impl Store {
                 .bind(id.0)
                 .fetch_optional(&self.pool)
                 .await?
-                .ok_or(StoreError::NotFound("game"))?;
+                .ok_or_else(|| StoreError::NotFound(says("errors.game_not_found")))?;
         Ok((
             version as u64,
             GameStatus::try_from(status).map_err(StoreError::Corrupt)?,
@@ -267,9 +268,9 @@ impl Store {
                 .bind(id.0)
                 .fetch_optional(&mut *tx)
                 .await?
-                .ok_or(StoreError::NotFound("game"))?;
+                .ok_or_else(|| StoreError::NotFound(says("errors.game_not_found")))?;
         if status != "lobby" {
-            return Err(StoreError::Invalid("the game has already started".into()));
+            return Err(StoreError::Invalid(says("errors.game_already_started")));
         }
         let taken: Vec<(i16, Uuid)> =
             sqlx::query_as("SELECT seat, user_id FROM game_seats WHERE game_id = $1")
@@ -277,13 +278,11 @@ impl Store {
                 .fetch_all(&mut *tx)
                 .await?;
         if taken.iter().any(|(_, u)| *u == user.0) {
-            return Err(StoreError::Invalid(
-                "you already have a seat in this game".into(),
-            ));
+            return Err(StoreError::Invalid(says("errors.already_seated")));
         }
         let seat = (1..=seat_count)
             .find(|s| !taken.iter().any(|(t, _)| t == s))
-            .ok_or_else(|| StoreError::Invalid("every seat is taken".into()))?;
+            .ok_or_else(|| StoreError::Invalid(says("errors.every_seat_taken")))?;
         sqlx::query(
             "INSERT INTO game_seats (game_id, seat, user_id, client_seed) VALUES ($1,$2,$3,$4)",
         )
@@ -492,7 +491,7 @@ impl Store {
             },
             "mismatch" => AppendResult::Mismatch,
             "conflict" => AppendResult::Conflict { current: version },
-            "not_found" => return Err(StoreError::NotFound("game")),
+            "not_found" => return Err(StoreError::NotFound(says("errors.game_not_found"))),
             other => {
                 return Err(StoreError::Corrupt(format!(
                     "append_command answered {other}"

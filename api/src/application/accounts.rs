@@ -5,6 +5,7 @@
 use crate::auth::{self, AuthUser, REFRESH_TTL_DAYS};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
+use domain::i18n::says;
 use infra::accounts::{RefreshOutcome, Upgrade, User};
 
 /// A signed-in session: the routes answer it as a `TokenResponse`.
@@ -24,9 +25,7 @@ impl UserName {
             .chars()
             .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ' '));
         if name.is_empty() || name.chars().count() > 32 || !ok_chars {
-            return Err(ApiError::Invalid(
-                "name must be 1 to 32 letters, digits, spaces, `_`, `-` or `.`".into(),
-            ));
+            return Err(ApiError::Invalid(says("errors.name_invalid")));
         }
         Ok(UserName(name.to_string()))
     }
@@ -42,9 +41,7 @@ pub struct Password(String);
 impl Password {
     pub fn parse(raw: &str) -> Result<Password, ApiError> {
         if raw.chars().count() < 8 || raw.chars().count() > 128 {
-            return Err(ApiError::Invalid(
-                "password must be 8 to 128 characters".into(),
-            ));
+            return Err(ApiError::Invalid(says("errors.password_length")));
         }
         Ok(Password(raw.to_string()))
     }
@@ -60,7 +57,7 @@ async fn blocking<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> 
 }
 
 fn name_taken() -> ApiError {
-    ApiError::Invalid("this name is already taken".into())
+    ApiError::Invalid(says("errors.name_taken"))
 }
 
 impl AppState {
@@ -92,12 +89,8 @@ impl AppState {
                 Ok((false, self.new_session(user).await?))
             }
             Upgrade::NameTaken => Err(name_taken()),
-            Upgrade::NotAGuest => Err(ApiError::Invalid(
-                "you already have a registered account: sign in with `/v1/auth/login`, or \
-                 register a new account without the bearer token"
-                    .into(),
-            )),
-            Upgrade::UnknownUser => Err(ApiError::Unauthorized("unknown user".into())),
+            Upgrade::NotAGuest => Err(ApiError::Invalid(says("errors.already_registered"))),
+            Upgrade::UnknownUser => Err(ApiError::Unauthorized(says("errors.unknown_user"))),
         }
     }
 
@@ -122,7 +115,7 @@ impl AppState {
         .await?;
         match user {
             Some(user) if ok => self.new_session(user).await,
-            _ => Err(ApiError::Unauthorized("wrong name or password".into())),
+            _ => Err(ApiError::Unauthorized(says("errors.wrong_credentials"))),
         }
     }
 
@@ -163,19 +156,17 @@ impl AppState {
                     .accounts
                     .by_id(user)
                     .await?
-                    .ok_or_else(|| ApiError::Unauthorized("unknown user".into()))?;
+                    .ok_or_else(|| ApiError::Unauthorized(says("errors.unknown_user")))?;
                 // Issued at the first spend: every duplicate gets the same access token.
                 self.session(user, family, rotated_at.unix_timestamp(), successor)
             }
             RefreshOutcome::Reused { family } => {
                 self.sessions.remember(family, true);
-                Err(ApiError::Unauthorized(
-                    "refresh token already used: every token of this session is revoked".into(),
-                ))
+                Err(ApiError::Unauthorized(says("errors.refresh_token_reused")))
             }
-            RefreshOutcome::Invalid => Err(ApiError::Unauthorized(
-                "invalid or expired refresh token".into(),
-            )),
+            RefreshOutcome::Invalid => {
+                Err(ApiError::Unauthorized(says("errors.refresh_token_invalid")))
+            }
         }
     }
 

@@ -38,7 +38,7 @@ impl GameService {
             .iter()
             .find(|c| c.first_seq <= seq && seq <= c.last_seq)
             .cloned()
-            .ok_or(StoreError::NotFound("move"))?;
+            .ok_or_else(|| StoreError::NotFound(says("errors.move_not_found")))?;
         let game = self.game_of(&row.kind)?;
         let (viewer, redacted_events, command_visible) = self
             .with_game(id, |loaded| {

@@ -67,10 +67,9 @@ impl GameService {
         let row = self.store.game(id).await?;
         if row.started_at.is_none() {
             // A lobby, or one that was cancelled or expired (issue 17): no log.
-            return Err(StoreError::Invalid(format!(
-                "the game has not started (it is {})",
-                row.status.as_str()
-            )));
+            return Err(StoreError::Invalid(
+                says("errors.game_not_started").arg("status", row.status.as_str()),
+            ));
         }
         let game = self.game_of(&row.kind)?;
         let seats = self.store.seats(id).await?;

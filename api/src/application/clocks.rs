@@ -50,16 +50,17 @@ pub(super) fn split_clock(options: &Value) -> Result<(Value, Option<Value>)> {
     if raw.is_null() {
         return Ok((options, None));
     }
-    let clock: Clock = serde_json::from_value(raw)
-        .map_err(|e| StoreError::Invalid(format!("options.clock: {e}")))?;
+    let clock: Clock = serde_json::from_value(raw).map_err(|e| {
+        StoreError::Invalid(says("errors.invalid_clock").arg("detail", e.to_string()))
+    })?;
     if clock.per_decision_s == 0 || clock.per_decision_s > MAX_PER_DECISION_S {
-        return Err(StoreError::Invalid(format!(
-            "options.clock.per_decision_s must be 1 to {MAX_PER_DECISION_S} seconds"
-        )));
+        return Err(StoreError::Invalid(
+            says("errors.clock_per_decision_range").arg("max", MAX_PER_DECISION_S),
+        ));
     }
     if clock.abandon_after == 0 || clock.abandon_after > 100 {
         return Err(StoreError::Invalid(
-            "options.clock.abandon_after must be 1 to 100".into(),
+            says("errors.clock_abandon_after_range").arg("max", 100u32),
         ));
     }
     Ok((
@@ -434,18 +435,16 @@ impl GameService {
         let loaded = guard.as_mut().expect("loaded");
         let seat = loaded
             .seat_of(user)
-            .ok_or_else(|| StoreError::Forbidden("you have no seat in this game".into()))?;
+            .ok_or_else(|| StoreError::Forbidden(says("errors.no_seat")))?;
         let command = json!({ "type": "resign" });
         if let Some((_, _, last)) = self.store.command(id, user, command_id).await? {
             return Ok(last);
         }
         if loaded.finished {
-            return Err(StoreError::Invalid("the game is over".into()));
+            return Err(StoreError::Invalid(says("errors.game_over")));
         }
         if loaded.abandoned(seat) {
-            return Err(StoreError::Invalid(
-                "your seat is already played by a bot".into(),
-            ));
+            return Err(StoreError::Invalid(says("errors.seat_already_bot")));
         }
         let abandoned = entry(
             SEAT_ABANDONED,
@@ -472,14 +471,15 @@ impl GameService {
     /// The host gives the lowest free lobby seat to a server bot; the seat.
     pub async fn add_bot(&self, id: GameId, user: UserId, policy: &str) -> Result<u8> {
         if !BOT_POLICIES.contains(&policy) {
-            return Err(StoreError::Invalid(format!(
-                "unknown bot policy `{policy}`; known: {}",
-                BOT_POLICIES.join(", ")
-            )));
+            return Err(StoreError::Invalid(
+                says("errors.unknown_bot_policy")
+                    .arg("policy", policy)
+                    .arg("known", BOT_POLICIES.join(", ")),
+            ));
         }
         let row = self.store.game(id).await?;
         if row.host_id != user {
-            return Err(StoreError::Forbidden("only the host may seat a bot".into()));
+            return Err(StoreError::Forbidden(says("errors.host_only_bot")));
         }
         self.store.add_bot(id, policy).await
     }
@@ -488,9 +488,7 @@ impl GameService {
     pub async fn cancel(&self, id: GameId, user: UserId) -> Result<()> {
         let row = self.store.game(id).await?;
         if row.host_id != user {
-            return Err(StoreError::Forbidden(
-                "only the host may cancel the game".into(),
-            ));
+            return Err(StoreError::Forbidden(says("errors.host_only_cancel")));
         }
         self.store.cancel_lobby(id).await
     }

@@ -70,9 +70,7 @@ impl Loaded {
         let seat = self.seat_for(user)?;
         // Issue 17: a seat handed to a bot (resigned, or timed out too often) is the bot's.
         if self.abandoned(seat) {
-            return Err(StoreError::Forbidden(
-                "your seat is played by a bot since you left it".into(),
-            ));
+            return Err(StoreError::Forbidden(says("errors.seat_abandoned")));
         }
         Ok(seat)
     }

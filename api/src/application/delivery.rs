@@ -11,6 +11,7 @@
 
 use super::pinning::{self, Pins};
 use super::webpush::{Vapid, encrypt};
+use domain::i18n::{Says, says};
 use hmac::{KeyInit, Mac};
 use infra::outbox::{Due, Outbox, Target};
 use std::net::IpAddr;
@@ -129,9 +130,13 @@ pub fn is_public(ip: IpAddr) -> bool {
 /// (or `http` for an allowed host), no credentials, and a host whose every address is public
 /// (an allowed host is not resolved). Called at registration and before every delivery, so a
 /// name that later resolves to a private address (DNS rebinding) is refused then too.
-/// The error is the reason, for the problem details.
-pub async fn check_destination(raw: &str, config: &NotifyConfig) -> Result<url::Url, String> {
-    checked(raw, config).await.map(|c| c.url)
+/// The error is the reason, for the problem details, naming `field` (`url`, `endpoint`).
+pub async fn check_destination(
+    raw: &str,
+    config: &NotifyConfig,
+    field: &'static str,
+) -> Result<url::Url, Says> {
+    checked(raw, config, field).await.map(|c| c.url)
 }
 
 /// A destination that passed [`check_destination`], with the addresses the check approved.
@@ -153,30 +158,41 @@ impl Checked {
 }
 
 /// [`check_destination`], keeping the addresses it approved.
-pub async fn checked(raw: &str, config: &NotifyConfig) -> Result<Checked, String> {
+pub async fn checked(
+    raw: &str,
+    config: &NotifyConfig,
+    field: &'static str,
+) -> Result<Checked, Says> {
     if raw.len() > 2048 {
-        return Err("the URL is longer than 2048 characters".into());
+        return Err(says("errors.destination_too_long")
+            .arg("field", field)
+            .arg("max", 2048u32));
     }
-    let url = url::Url::parse(raw).map_err(|e| format!("not an absolute URL: {e}"))?;
+    // The url crate's words: English, and said to be.
+    let url = url::Url::parse(raw).map_err(|e| {
+        says("errors.destination_not_absolute")
+            .arg("field", field)
+            .arg("detail", e.to_string())
+    })?;
     let host = url
         .host_str()
-        .ok_or_else(|| "the URL has no host".to_string())?
+        .ok_or_else(|| says("errors.destination_no_host").arg("field", field))?
         .to_string();
     let allowed = config.allowed(&host);
     match url.scheme() {
         "https" => {}
         "http" if allowed => {}
         scheme => {
-            return Err(format!(
-                "the URL must be https (got {scheme}://): notifications carry game data"
-            ));
+            return Err(says("errors.destination_not_https")
+                .arg("field", field)
+                .arg("scheme", scheme));
         }
     }
     if !url.username().is_empty() || url.password().is_some() {
-        return Err("the URL must not carry credentials".into());
+        return Err(says("errors.destination_credentials").arg("field", field));
     }
     if url.fragment().is_some() {
-        return Err("the URL must not have a fragment".into());
+        return Err(says("errors.destination_fragment").arg("field", field));
     }
     if allowed {
         return Ok(Checked {
@@ -197,18 +213,32 @@ pub async fn checked(raw: &str, config: &NotifyConfig) -> Result<Checked, String
             tokio::net::lookup_host((bare.as_str(), port)),
         )
         .await
-        .map_err(|_| format!("the host {host} did not resolve within 5 s"))?
-        .map_err(|e| format!("the host {host} does not resolve: {e}"))?
+        .map_err(|_| {
+            says("errors.destination_resolve_timeout")
+                .arg("field", field)
+                .arg("host", &host)
+                .arg("seconds", 5u32)
+        })?
+        // The resolver's words: English, and said to be.
+        .map_err(|e| {
+            says("errors.destination_resolve_failed")
+                .arg("field", field)
+                .arg("host", &host)
+                .arg("detail", e.to_string())
+        })?
         .map(|a| a.ip())
         .collect(),
     };
     if addresses.is_empty() {
-        return Err(format!("the host {host} does not resolve"));
+        return Err(says("errors.destination_unresolved")
+            .arg("field", field)
+            .arg("host", &host));
     }
     if let Some(ip) = addresses.iter().find(|ip| !is_public(**ip)) {
-        return Err(format!(
-            "the host {host} resolves to {ip}, a loopback, private or reserved address"
-        ));
+        return Err(says("errors.destination_not_public")
+            .arg("field", field)
+            .arg("host", &host)
+            .arg("ip", ip.to_string()));
     }
     Ok(Checked { url, addresses })
 }
@@ -323,9 +353,9 @@ async fn deliver(
 ) -> Delivered {
     match &due.target {
         Target::Webhook { url, secret, .. } => {
-            match checked(url, config).await {
+            match checked(url, config, "url").await {
                 Ok(checked) => checked.pin(pins),
-                Err(reason) => return Delivered::Failed(reason),
+                Err(reason) => return Delivered::Failed(reason.to_string()),
             }
             let body = due.payload.to_string();
             let t = SystemTime::now()
@@ -350,12 +380,12 @@ async fn deliver(
             auth,
             ..
         } => {
-            let url = match checked(endpoint, config).await {
+            let url = match checked(endpoint, config, "endpoint").await {
                 Ok(checked) => {
                     checked.pin(pins);
                     checked.url
                 }
-                Err(reason) => return Delivered::Failed(reason),
+                Err(reason) => return Delivered::Failed(reason.to_string()),
             };
             let body = match encrypt(p256dh, auth, due.payload.to_string().as_bytes()) {
                 Ok(body) => body,

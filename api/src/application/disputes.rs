@@ -49,13 +49,11 @@ impl AppState {
         let reason = reason.trim();
         if reason.is_empty() || reason.chars().count() > TEXT_MAX {
             return Err(ApiError::Invalid(
-                "reason must be 1 to 2000 characters".into(),
+                says("errors.dispute_reason_length").arg("max", TEXT_MAX),
             ));
         }
         if self.reader(user, game).await? != Reader::Player {
-            return Err(ApiError::Forbidden(
-                "only players of this game may dispute its moves".into(),
-            ));
+            return Err(ApiError::Forbidden(says("errors.dispute_players_only")));
         }
         let audit = self.games.audit_move(game, user.id, seq).await?;
         // Only the reader-independent part of the audit is stored (`disputes::public_audit`).
@@ -71,9 +69,7 @@ impl AppState {
         let dispute = self.games.disputes().get(id).await?;
         let reader = self.reader(user, dispute.game_id).await?;
         if reader == Reader::Stranger {
-            return Err(ApiError::Forbidden(
-                "only the game's players and admins may read its disputes".into(),
-            ));
+            return Err(ApiError::Forbidden(says("errors.dispute_read_forbidden")));
         }
         self.read_as(user, reader, dispute).await
     }
@@ -88,18 +84,18 @@ impl AppState {
         note: &str,
     ) -> ApiResult<DisputeRead> {
         if !self.is_admin(user).await? {
-            return Err(ApiError::Forbidden("only admins resolve disputes".into()));
+            return Err(ApiError::Forbidden(says("errors.dispute_admins_resolve")));
         }
         if note.chars().count() > TEXT_MAX {
-            return Err(ApiError::Invalid("note is at most 2000 characters".into()));
+            return Err(ApiError::Invalid(
+                says("errors.dispute_note_length").arg("max", TEXT_MAX),
+            ));
         }
         let disputes = self.games.disputes();
         let game = disputes.get(id).await?.game_id;
         // No one judges a game they play in.
         if self.reader(user, game).await? != Reader::Arbiter {
-            return Err(ApiError::Forbidden(
-                "an admin playing this game cannot resolve its disputes".into(),
-            ));
+            return Err(ApiError::Forbidden(says("errors.dispute_admin_player")));
         }
         let (row, seats) = self.games.game_row(game).await?;
         let verdict = if upheld { "upheld" } else { "rejected" };

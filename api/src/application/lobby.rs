@@ -11,21 +11,21 @@ impl GameService {
         let game = self.game_of(&request.kind)?;
         if !game.seat_range().contains(&request.seats) {
             let range = game.seat_range();
-            return Err(StoreError::Invalid(format!(
-                "{} is played by {} to {} players",
-                request.kind,
-                range.start(),
-                range.end()
-            )));
+            return Err(StoreError::Invalid(
+                says("errors.seat_count_range")
+                    .arg("kind", &request.kind)
+                    .arg("min", *range.start())
+                    .arg("max", *range.end()),
+            ));
         }
         // `options.clock` is the server's, valid for every kind (issue 17); the rest the game's.
         let (options, clock) = clocks::split_clock(&request.options)?;
         let options = game
             .normalize_options(&options)
-            .map_err(|e| StoreError::Invalid(format!("options: {e}")))?;
+            .map_err(|e| StoreError::Invalid(says("errors.invalid_options").arg("detail", e)))?;
         let (server_seed, fair) = match &request.rng_seed {
             Some(_) if !is_admin => {
-                return Err(StoreError::Forbidden("only admins may fix rng_seed".into()));
+                return Err(StoreError::Forbidden(says("errors.rng_seed_admins_only")));
             }
             Some(fixed) => (Sha256::digest(fixed.as_bytes()).into(), false),
             None => {
@@ -61,9 +61,7 @@ impl GameService {
         let mut guard = slot.lock().await;
         let row = self.store.game(id).await?;
         if row.host_id != user {
-            return Err(StoreError::Forbidden(
-                "only the host may start the game".into(),
-            ));
+            return Err(StoreError::Forbidden(says("errors.host_only_start")));
         }
         // Only the host's own records answer (the host is the only one who gets this far).
         if let Some((_, first, last)) = self.store.command(id, user, command_id).await? {
@@ -72,16 +70,16 @@ impl GameService {
             return self.answer_from_log(loaded, user, first, last).await;
         }
         if row.status != GameStatus::Lobby {
-            return Err(StoreError::Invalid("the game has already started".into()));
+            return Err(StoreError::Invalid(says("errors.game_already_started")));
         }
         let seats = self.store.seats(id).await?;
         let game = self.game_of(&row.kind)?;
         if seats.len() != usize::from(row.seat_count) {
-            return Err(StoreError::Invalid(format!(
-                "{} of {} seats are taken: the game starts when every seat is taken",
-                seats.len(),
-                row.seat_count
-            )));
+            return Err(StoreError::Invalid(
+                says("errors.seats_not_all_taken")
+                    .arg("taken", seats.len())
+                    .arg("seats", row.seat_count),
+            ));
         }
         let client_seeds: Vec<String> = seats.iter().map(|s| s.client_seed.clone()).collect();
         let mut rng = ChaChaRng::for_command(&row.server_seed, &client_seeds, 0);
@@ -204,13 +202,11 @@ impl GameService {
         user: UserId,
         client_seed: &str,
     ) -> Result<GameId> {
-        let unknown = || StoreError::NotFound("lobby with this invite code");
+        let unknown = || StoreError::NotFound(says("errors.invite_code_unknown"));
         let code = infra::lobby::normalize_join_code(code).ok_or_else(unknown)?;
         let (id, status) = self.store.game_by_code(&code).await?.ok_or_else(unknown)?;
         if status != GameStatus::Lobby {
-            return Err(StoreError::Invalid(
-                "this invite has expired: the game has already started".into(),
-            ));
+            return Err(StoreError::Invalid(says("errors.invite_expired")));
         }
         // The same join as by id: the seated players are told (`player_joined`).
         self.join(id, user, client_seed).await?;
@@ -232,14 +228,10 @@ impl GameService {
         let row = self.store.game(id).await?;
         let seats = self.store.seats(id).await?;
         if !seats.iter().any(|s| s.user_id == user) {
-            return Err(StoreError::Forbidden(
-                "only the game's players may ask for a rematch".into(),
-            ));
+            return Err(StoreError::Forbidden(says("errors.rematch_players_only")));
         }
         if row.status != GameStatus::Finished {
-            return Err(StoreError::Invalid(
-                "a rematch is offered once the game is over".into(),
-            ));
+            return Err(StoreError::Invalid(says("errors.rematch_not_over")));
         }
         if let Some(open) = self.store.rematch_of(id).await? {
             return Ok(infra::lobby::Rematch {

@@ -26,6 +26,7 @@ mod replay;
 pub mod webpush;
 
 use domain::engine::{ChaChaRng, seed_commitment};
+use domain::i18n::says;
 use domain::{AnyGame, AnyState, Outcome, Prompt, Registry, Seat, Viewer};
 use infra::audit::{self as bundles, AuditReport, Bundle, BundleCommand, BundleGame, BundleSeat};
 use infra::error::{Result, StoreError};
@@ -74,7 +75,7 @@ impl Loaded {
     /// `user`'s seat: sending or checking a command needs one (403 otherwise).
     pub fn seat_for(&self, user: UserId) -> Result<Seat> {
         self.seat_of(user)
-            .ok_or_else(|| StoreError::Forbidden("you have no seat in this game".into()))
+            .ok_or_else(|| StoreError::Forbidden(says("errors.no_seat")))
     }
     /// The version conflict of a command decided against `expected` (409 naming the current).
     fn conflict(&self) -> StoreError {
@@ -238,9 +239,13 @@ impl GameService {
 
     /// The game of a stored or requested `kind` (422 naming the known kinds if unknown).
     fn game_of(&self, kind: &str) -> Result<&'static dyn AnyGame> {
-        self.registry
-            .find(kind)
-            .map_err(|unknown| StoreError::Invalid(unknown.to_string()))
+        self.registry.find(kind).map_err(|unknown| {
+            StoreError::Invalid(
+                says("errors.unknown_game_kind")
+                    .arg("kind", &unknown.kind)
+                    .arg("known", unknown.known.join(", ")),
+            )
+        })
     }
 }
 

@@ -91,9 +91,11 @@ impl GameService {
             })
             .await?;
         if at > head {
-            return Err(StoreError::Invalid(format!(
-                "version {at} is beyond the head ({head})"
-            )));
+            return Err(StoreError::Invalid(
+                says("errors.version_beyond_head")
+                    .arg("at", at)
+                    .arg("head", head),
+            ));
         }
         let (version, mut state) = self.restore(id, game, at).await?;
         self.fold(id, &mut state, version, at).await?;

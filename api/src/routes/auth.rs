@@ -225,7 +225,7 @@ async fn me_of(state: &AppState, user: &AuthUser) -> ApiResult<HttpResponse> {
         .accounts
         .by_id(user.id)
         .await?
-        .ok_or_else(|| ApiError::Unauthorized("unknown user".into()))?;
+        .ok_or_else(|| ApiError::Unauthorized(domain::i18n::says("errors.unknown_user")))?;
     let is_admin = state.is_admin(user).await?;
     let language = state.accounts.language(user.id).await?.map(Language::from);
     Ok(HttpResponse::Ok().json(Me {

@@ -10,6 +10,7 @@ use crate::routes::invites::with_links;
 use crate::state::AppState;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
+use domain::i18n::says;
 use domain::{Outcome, Prompt};
 use infra::store::StoredEvent;
 use infra::store::{GameRow, GameStatus, ListFilter, SeatRow};
@@ -305,12 +306,17 @@ impl ListQuery {
     fn filter(&self, state: &AppState, user: infra::UserId) -> ApiResult<(ListFilter, u32)> {
         let limit = self.limit.unwrap_or(20);
         if !(1..=100).contains(&limit) {
-            return Err(ApiError::Invalid("limit must be between 1 and 100".into()));
+            return Err(ApiError::Invalid(
+                says("errors.limit_between")
+                    .arg("min", 1u32)
+                    .arg("max", 100u32),
+            ));
         }
         let before = match &self.cursor {
             None => None,
             Some(cursor) => Some(
-                decode_cursor(cursor).ok_or_else(|| ApiError::Invalid("invalid cursor".into()))?,
+                decode_cursor(cursor)
+                    .ok_or_else(|| ApiError::Invalid(says("errors.invalid_cursor")))?,
             ),
         };
         let kind = match &self.kind {
@@ -390,10 +396,15 @@ impl<T: serde::de::DeserializeOwned + 'static> actix_web::FromRequest for Option
             serde_json::from_slice(&bytes)
                 .map(|body| OptionalJson(Some(body)))
                 .map_err(|e| {
+                    // serde's words: English, and said to be.
                     if e.is_data() {
-                        ApiError::Invalid(format!("invalid body: {e}")).into()
+                        ApiError::Invalid(says("errors.invalid_body").arg("detail", e.to_string()))
+                            .into()
                     } else {
-                        ApiError::BadRequest(format!("malformed JSON: {e}")).into()
+                        ApiError::BadRequest(
+                            says("errors.malformed_json").arg("detail", e.to_string()),
+                        )
+                        .into()
                     }
                 })
         })
@@ -404,10 +415,11 @@ impl<T: serde::de::DeserializeOwned + 'static> actix_web::FromRequest for Option
 /// never wrapped or clamped.
 pub(crate) fn int64(name: &str, value: u64) -> ApiResult<u64> {
     if value > i64::MAX as u64 {
-        return Err(ApiError::Invalid(format!(
-            "{name} is out of range (at most {})",
-            i64::MAX
-        )));
+        return Err(ApiError::Invalid(
+            says("errors.out_of_range")
+                .arg("name", name)
+                .arg("max", i64::MAX),
+        ));
     }
     Ok(value)
 }
@@ -459,7 +471,11 @@ pub(crate) fn summary(row: &GameRow, seats: &[SeatRow]) -> GameSummary {
 pub(crate) fn client_seed(seed: Option<String>) -> ApiResult<String> {
     let seed = seed.unwrap_or_default();
     if seed.len() > 128 {
-        return Err(ApiError::Invalid("client_seed is at most 128 bytes".into()));
+        return Err(ApiError::Invalid(
+            says("errors.too_many_bytes")
+                .arg("field", "client_seed")
+                .arg("max", 128u32),
+        ));
     }
     Ok(seed)
 }
@@ -467,7 +483,11 @@ pub(crate) fn client_seed(seed: Option<String>) -> ApiResult<String> {
 impl CreateGameRequest {
     fn into_create(self) -> ApiResult<CreateGame> {
         if self.rng_seed.as_ref().is_some_and(|s| s.len() > 256) {
-            return Err(ApiError::Invalid("rng_seed is at most 256 bytes".into()));
+            return Err(ApiError::Invalid(
+                says("errors.too_many_bytes")
+                    .arg("field", "rng_seed")
+                    .arg("max", 256u32),
+            ));
         }
         Ok(CreateGame {
             kind: self.kind.0,
@@ -670,9 +690,7 @@ pub async fn prompts(
 /// A command is a JSON object (its `type` and fields are the game's to check).
 pub(crate) fn command_object(command: &Value) -> ApiResult<()> {
     if !command.is_object() {
-        return Err(ApiError::Invalid(
-            "command must be an object with a `type`".into(),
-        ));
+        return Err(ApiError::Invalid(says("errors.command_not_object")));
     }
     Ok(())
 }
@@ -688,18 +706,14 @@ impl CommandBody {
         command_object(&self.command)?;
         let command_id = match (self.command_id, key) {
             (Some(a), Some(b)) if a != b => {
-                return Err(ApiError::Invalid(
-                    "command_id and Idempotency-Key differ".into(),
-                ));
+                return Err(ApiError::Invalid(says("errors.command_id_mismatch")));
             }
             (Some(a), _) | (None, Some(a)) => a,
             (None, None) => uuid::Uuid::now_v7(),
         };
         let expected_version = match (self.expected_version, if_match) {
             (Some(a), Some(b)) if a != b => {
-                return Err(ApiError::Invalid(
-                    "expected_version and If-Match differ".into(),
-                ));
+                return Err(ApiError::Invalid(says("errors.expected_version_mismatch")));
             }
             (a, b) => a.or(b),
         };
@@ -758,7 +772,11 @@ pub async fn events(
 ) -> ApiResult<HttpResponse> {
     let limit = query.limit.unwrap_or(100);
     if !(1..=1000).contains(&limit) {
-        return Err(ApiError::Invalid("limit must be between 1 and 1000".into()));
+        return Err(ApiError::Invalid(
+            says("errors.limit_between")
+                .arg("min", 1u32)
+                .arg("max", 1000u32),
+        ));
     }
     let after = int64("after", query.after.unwrap_or(0))?;
     let (last, events) = state.games.events(id, user.id, after, limit).await?;

@@ -11,6 +11,7 @@ use crate::state::AppState;
 use actix_web::http::header;
 use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
+use domain::i18n::says;
 use futures_util::Stream;
 use infra::UserId;
 use serde::{Deserialize, Serialize};
@@ -119,14 +120,10 @@ impl PushKeys {
     fn check(&self) -> ApiResult<()> {
         let p256dh = b64url_decode(&self.p256dh);
         if !p256dh.is_some_and(|k| k.len() == 65 && k[0] == 4) {
-            return Err(ApiError::Invalid(
-                "keys.p256dh: a base64url uncompressed P-256 point (65 bytes)".into(),
-            ));
+            return Err(ApiError::Invalid(says("errors.push_p256dh_invalid")));
         }
         if b64url_decode(&self.auth).is_none_or(|a| a.len() != 16) {
-            return Err(ApiError::Invalid(
-                "keys.auth: a base64url 16-byte secret".into(),
-            ));
+            return Err(ApiError::Invalid(says("errors.push_auth_invalid")));
         }
         Ok(())
     }
@@ -186,12 +183,14 @@ pub async fn add_webhook(
     let secret_len = body.secret.chars().count();
     if !(16..=256).contains(&secret_len) {
         return Err(ApiError::Invalid(
-            "secret: 16 to 256 characters (the webhook's signing key)".into(),
+            says("errors.webhook_secret_length")
+                .arg("min", 16u32)
+                .arg("max", 256u32),
         ));
     }
-    let url = crate::application::delivery::check_destination(&body.url, &state.notify)
+    let url = crate::application::delivery::check_destination(&body.url, &state.notify, "url")
         .await
-        .map_err(|reason| ApiError::Invalid(format!("url: {reason}")))?;
+        .map_err(ApiError::Invalid)?;
     let hook = state
         .outbox
         .add_webhook(user.id, url.as_str(), &body.secret)
@@ -220,7 +219,7 @@ pub async fn delete_webhook(
     user: AuthUser,
     path: web::Path<String>,
 ) -> ApiResult<HttpResponse> {
-    let not_found = || ApiError::NotFound("webhook not found".into());
+    let not_found = || ApiError::NotFound(says("errors.webhook_not_found"));
     let id: uuid::Uuid = path.parse().map_err(|_| not_found())?;
     if !state.outbox.remove_webhook(user.id, id).await? {
         return Err(not_found());
@@ -241,9 +240,10 @@ pub async fn add_push_subscription(
     body: web::Json<NewPushSubscription>,
 ) -> ApiResult<HttpResponse> {
     body.keys.check()?;
-    let url = crate::application::delivery::check_destination(&body.endpoint, &state.notify)
-        .await
-        .map_err(|reason| ApiError::Invalid(format!("endpoint: {reason}")))?;
+    let url =
+        crate::application::delivery::check_destination(&body.endpoint, &state.notify, "endpoint")
+            .await
+            .map_err(ApiError::Invalid)?;
     let sub = state
         .outbox
         .add_push(user.id, url.as_str(), &body.keys.p256dh, &body.keys.auth)
@@ -269,7 +269,9 @@ pub async fn delete_push_subscription(
         .map(String::from)
         .unwrap_or_else(|_| query.endpoint.clone());
     if !state.outbox.remove_push(user.id, &endpoint).await? {
-        return Err(ApiError::NotFound("push subscription not found".into()));
+        return Err(ApiError::NotFound(says(
+            "errors.push_subscription_not_found",
+        )));
     }
     Ok(HttpResponse::NoContent().finish())
 }
@@ -294,10 +296,14 @@ pub async fn notifications(
 ) -> ApiResult<HttpResponse> {
     let limit = query.limit.unwrap_or(100);
     if !(1..=500).contains(&limit) {
-        return Err(ApiError::Invalid("limit: 1 to 500".into()));
+        return Err(ApiError::Invalid(
+            says("errors.limit_from_to")
+                .arg("min", 1u32)
+                .arg("max", 500u32),
+        ));
     }
     let after = i64::try_from(query.after)
-        .map_err(|_| ApiError::Invalid("after: out of range".into()))? as u64;
+        .map_err(|_| ApiError::Invalid(says("errors.after_out_of_range")))? as u64;
     let entries = state.outbox.feed(user.id, after, limit).await?;
     let last_seq = entries.last().map(|e| e.seq).unwrap_or(after);
     Ok(HttpResponse::Ok()
@@ -337,7 +343,7 @@ fn feed_after(req: &HttpRequest) -> ApiResult<u64> {
             .ok()
             .and_then(|s| s.trim().parse::<u64>().ok())
             .filter(|n| i64::try_from(*n).is_ok())
-            .ok_or_else(|| ApiError::BadRequest("Last-Event-ID must be a feed number".into())),
+            .ok_or_else(|| ApiError::BadRequest(says("errors.last_event_id_not_feed"))),
         None => Ok(0),
     }
 }

@@ -11,12 +11,13 @@ pub mod seats;
 pub mod tickets;
 
 use crate::error::ApiError;
+use domain::i18n::says;
 use infra::GameId;
 
 /// A game id from a route: not a UUID is a 404 (no such game can exist).
 pub(crate) fn parse_game_id(raw: &str) -> Result<GameId, ApiError> {
     raw.parse()
-        .map_err(|_| ApiError::NotFound("game not found".into()))
+        .map_err(|_| ApiError::NotFound(says("errors.game_not_found")))
 }
 
 /// The `{id}` of a game route, parsed (see [`parse_game_id`]).
@@ -43,7 +44,7 @@ impl actix_web::FromRequest for DisputePath {
         let id = req.match_info().get("id").unwrap_or_default();
         let id = id
             .parse()
-            .map_err(|_| ApiError::NotFound("dispute not found".into()));
+            .map_err(|_| ApiError::NotFound(says("errors.dispute_not_found")));
         std::future::ready(id.map(DisputePath))
     }
 }

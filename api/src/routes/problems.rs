@@ -130,7 +130,9 @@ pub async fn problem(req: HttpRequest, slug: web::Path<String>) -> ApiResult<Htt
         .find(|p| p.0 == slug.as_str())
         .and_then(|(slug, status)| Some((slug, status, i18n::problem(slug, lang)?)));
     let Some((slug, status, text)) = found else {
-        return Err(ApiError::NotFound("no such problem type".into()));
+        return Err(ApiError::NotFound(i18n::says(
+            "errors.no_such_problem_type",
+        )));
     };
     let words = words(lang);
     let title = html(&text.title);

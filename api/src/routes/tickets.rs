@@ -13,6 +13,7 @@ use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, Problem};
 use actix_web::dev::Payload;
 use actix_web::{FromRequest, HttpRequest, HttpResponse, post, web};
+use domain::i18n::says;
 use futures_util::future::LocalBoxFuture;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -115,9 +116,7 @@ impl FromRequest for StreamAccess {
                         until: left(issued.access_until),
                         user: issued.user,
                     }),
-                    _ => Err(ApiError::Unauthorized(
-                        "unknown, used or expired stream ticket".into(),
-                    )),
+                    _ => Err(ApiError::Unauthorized(says("errors.stream_ticket_invalid"))),
                 }
             });
         }

@@ -1,6 +1,6 @@
-//! The catalogue is complete (issue 18): every rule ID of the specs, every problem type and
-//! every notification type has an English and a French text, with the same arguments, and
-//! nothing else is in it.
+//! The catalogue is complete (issue 18): every rule ID of the specs, every problem type,
+//! every notification type and every error the server says (`errors.*`) has an English and a
+//! French text, with the same arguments, and nothing else is in it.
 
 use super::*;
 use std::collections::BTreeSet;
@@ -97,6 +97,7 @@ fn both_languages_have_the_same_entries_and_arguments() {
         "problem types differ"
     );
     assert_eq!(keys(&en.notifications), keys(&fr.notifications));
+    assert_eq!(keys(&en.errors), keys(&fr.errors), "error keys differ");
     let same_args = |what: &str, a: &str, b: &str| {
         let (mut x, mut y) = (placeholders(a), placeholders(b));
         x.sort_unstable();
@@ -238,7 +239,7 @@ fn arguments_are_filled_and_places_are_ordinals_of_the_language() {
     assert_eq!(notification("no_such_type", Lang::Fr, &[]), "no_such_type");
 }
 
-/// Every `says("key")` of the engine's source with the names of its `.arg("name", …)` /
+/// Every `says("key")` of the source under `dir` with the names of its `.arg("name", …)` /
 /// `.seat("name", …)` chain, as `(file, key, names)`.
 fn says_in_source(dir: &Path, out: &mut Vec<(String, String, BTreeSet<String>)>) {
     for entry in std::fs::read_dir(dir).unwrap().flatten() {
@@ -247,13 +248,21 @@ fn says_in_source(dir: &Path, out: &mut Vec<(String, String, BTreeSet<String>)>)
             says_in_source(&path, out);
         } else if path.extension().is_some_and(|e| e == "rs") && !path.ends_with("i18n/tests.rs") {
             let text = std::fs::read_to_string(&path).unwrap();
-            for piece in text.split("says(\"").skip(1) {
-                let Some((key, mut rest)) = piece.split_once('"') else {
+            // `says("key")`, or as rustfmt may break it: `says(\n "key",\n)`.
+            for piece in text.split("says(").skip(1) {
+                let Some(piece) = piece.trim_start().strip_prefix('"') else {
+                    continue;
+                };
+                let Some((key, rest)) = piece.split_once('"') else {
                     continue;
                 };
                 let mut names = BTreeSet::new();
                 // The chain: `)` then any number of `.arg("name", value)` / `.seat(…)`.
-                rest = rest.strip_prefix(')').unwrap_or(rest);
+                let rest = rest.trim_start();
+                let rest = rest.strip_prefix(',').unwrap_or(rest).trim_start();
+                let Some(mut rest) = rest.strip_prefix(')') else {
+                    continue;
+                };
                 loop {
                     let trimmed = rest.trim_start();
                     let Some(call) = trimmed
@@ -367,4 +376,96 @@ fn every_problem_type_has_its_page_in_both_languages() {
     for text in en.notifications.values().chain(fr.notifications.values()) {
         assert!(text.page.is_none());
     }
+}
+
+/// Every `says("errors.<key>")` of the server's source (`api`, `infra`; the engine's too),
+/// with its arguments.
+fn errors_said() -> Vec<(String, String, BTreeSet<String>)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut used = Vec::new();
+    for krate in ["api/src", "infra/src", "domain/src"] {
+        says_in_source(&root.join(krate), &mut used);
+    }
+    used.retain(|(_, key, _)| key.starts_with(ERRORS));
+    used
+}
+
+/// Issue 18: every error specific the server says has an English and a French text, with the
+/// same arguments, and neither is blank.
+#[test]
+fn every_error_message_has_both_languages_with_the_same_arguments() {
+    let (en, fr) = (catalogue(Lang::En), catalogue(Lang::Fr));
+    assert_eq!(keys(&en.errors), keys(&fr.errors), "error keys differ");
+    assert!(
+        en.errors.len() > 50,
+        "only {} error messages",
+        en.errors.len()
+    );
+    for (key, text) in &en.errors {
+        let french = &fr.errors[key];
+        assert!(
+            !text.trim().is_empty() && !french.trim().is_empty(),
+            "errors.{key}"
+        );
+        assert_ne!(
+            text, french,
+            "errors.{key}: the French text is the English one"
+        );
+        let (mut a, mut b) = (placeholders(text), placeholders(french));
+        a.sort_unstable();
+        b.sort_unstable();
+        assert_eq!(a, b, "errors.{key}: the arguments differ between en and fr");
+    }
+}
+
+/// Issue 18: every `errors.*` message the code says is catalogued in both languages with
+/// exactly the arguments the code gives it, and every catalogued one is said somewhere (no
+/// dead keys).
+#[test]
+fn every_error_message_is_said_by_the_server_with_its_arguments_and_no_other_is_catalogued() {
+    let used = errors_said();
+    assert!(used.len() > 50, "only {} error messages found", used.len());
+    for (file, key, names) in &used {
+        for lang in LANGS {
+            let Some(template) = message_text(key, lang) else {
+                panic!("{file}: {key} is not in the {lang:?} catalogue");
+            };
+            let wanted: BTreeSet<String> = placeholders(template)
+                .into_iter()
+                .map(String::from)
+                .collect();
+            assert_eq!(
+                &wanted, names,
+                "{file}: {key} ({lang:?}: {template:?}) is given other arguments"
+            );
+        }
+    }
+    let said: BTreeSet<&str> = used
+        .iter()
+        .filter_map(|(_, key, _)| key.strip_prefix(ERRORS))
+        .collect();
+    let dead: Vec<_> = keys(&catalogue(Lang::En).errors)
+        .difference(&said)
+        .copied()
+        .collect();
+    assert!(dead.is_empty(), "catalogued but never said: {dead:?}");
+}
+
+#[test]
+fn an_error_is_told_in_each_language_and_its_display_is_english() {
+    let says = says("errors.seats_not_all_taken")
+        .arg("taken", 2u8)
+        .arg("seats", 3u8);
+    assert_eq!(
+        says.tell(Lang::En),
+        "2 of 3 seats are taken: the game starts when every seat is taken"
+    );
+    assert_eq!(
+        says.tell(Lang::Fr),
+        "2 places sur 3 sont prises : la partie commence quand toutes les places sont prises"
+    );
+    assert_eq!(says.to_string(), says.tell(Lang::En));
+    // The two tables do not mix: a violation key is not an error key and back.
+    assert!(message_text("errors.game_not_found", Lang::Fr).is_some());
+    assert!(message_text("game_not_found", Lang::Fr).is_none());
 }

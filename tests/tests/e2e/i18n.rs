@@ -290,10 +290,8 @@ async fn the_stored_preference_applies_without_the_header_and_the_header_wins() 
         problem["title"],
         i18n::problem("not-found", Lang::Fr).unwrap().title
     );
-    assert_eq!(
-        problem["detail"],
-        i18n::problem("not-found", Lang::Fr).unwrap().detail
-    );
+    // …with its specifics in French too (issue 18).
+    assert_told(&missing, 404, "game_not_found", &[], Lang::Fr);
 
     // Bad settings are refused and change nothing; `{}` changes nothing; null clears.
     patch(json!({"language": "de"})).await.problem(422);
@@ -359,7 +357,7 @@ async fn generic_problems_are_french_with_their_arguments_and_every_problem_type
             &[("current_version", &current.to_string())]
         )
     );
-    // An unknown field: no English specifics leak into the French answer.
+    // An unknown field: serde's English words, under a French sentence that says so.
     let invalid = app
         .request(
             "POST",
@@ -373,9 +371,12 @@ async fn generic_problems_are_french_with_their_arguments_and_every_problem_type
     let problem = invalid.problem(422);
     assert_eq!(problem["type"], "/problems/invalid-request");
     assert_eq!(problem["title"], "Requête invalide");
-    assert_eq!(
-        problem["detail"],
-        i18n::problem("invalid-request", Lang::Fr).unwrap().detail
+    assert_told(
+        &invalid,
+        422,
+        "invalid_command",
+        &[("detail", "unknown field `junk`, expected `amount`")],
+        Lang::Fr,
     );
     // The same in English keeps the specifics.
     let english = app
@@ -517,4 +518,273 @@ async fn notifications_follow_the_recipient_s_stored_language() {
         started["body"],
         i18n::notification("game_started", Lang::En, &[("game", "mush")])
     );
+}
+
+/// Asserts that `answer` is the problem `status` whose `detail` is its type's sentence in
+/// `lang`, then, in parentheses, the server's specifics: the catalogue's `errors.<key>` in
+/// `lang` with `args`. Returns the specifics as told.
+fn assert_told(
+    answer: &Answer,
+    status: u16,
+    key: &str,
+    args: &[(&str, &str)],
+    lang: Lang,
+) -> String {
+    let problem = answer.problem(status);
+    let slug = problem["type"]
+        .as_str()
+        .unwrap()
+        .trim_start_matches("/problems/");
+    let text = i18n::problem(slug, lang).expect("a catalogued problem type");
+    assert_eq!(problem["title"], text.title.as_str(), "{}", answer.text);
+    let template = i18n::error_text(key, lang).unwrap_or_else(|| panic!("errors.{key}"));
+    let specific = i18n::fill(template, lang, args);
+    assert_eq!(
+        problem["detail"].as_str().unwrap(),
+        format!("{} ({specific})", text.detail),
+        "{lang:?}: {}",
+        answer.text
+    );
+    specific
+}
+
+/// Sends the same request with `Accept-Language: fr` and `en`: the French answer carries the
+/// French specifics of `errors.<key>`, the English one the English, and they differ; the type
+/// and status do not.
+async fn told_in_both(
+    app: &TestApp,
+    (method, path, token, body): (&str, &str, Option<&str>, Option<&Value>),
+    status: u16,
+    key: &str,
+    args: &[(&str, &str)],
+) -> (String, String) {
+    let mut told = Vec::new();
+    for lang in [Lang::Fr, Lang::En] {
+        let answer = app
+            .request(
+                method,
+                path,
+                token,
+                body,
+                &[("accept-language", lang.tag())],
+            )
+            .await;
+        told.push(assert_told(&answer, status, key, args, lang));
+    }
+    assert_ne!(told[0], told[1], "errors.{key}: French is English");
+    (told[0].clone(), told[1].clone())
+}
+
+/// Issue 18: the server's own refusals (not the rules engine's) tell their specifics in French
+/// too, over real HTTP: a started game, a bad clock option, a second resignation, an unknown
+/// game, a bad join code, a webhook over http, an absent, a malformed or an expired token.
+#[actix_web::test]
+async fn server_errors_tell_their_specifics_in_french_and_in_english() {
+    let app = spawn_app().await;
+    let players = [app.register("ann").await, app.register("bob").await];
+    let late = app.register("cid").await;
+    let id = app.started_game("mush", &players, json!({}), None).await;
+
+    // Joining a started game.
+    let seats = format!("/v1/games/{id}/seats");
+    let (fr, en) = told_in_both(
+        &app,
+        ("POST", &seats, Some(late.token.as_str()), Some(&json!({}))),
+        422,
+        "game_already_started",
+        &[],
+    )
+    .await;
+    // The catalogue itself says what it should (not an English text in the French table).
+    assert_eq!(fr, "la partie a déjà commencé");
+    assert_eq!(en, "the game has already started");
+
+    // A bad clock option: its limit is an argument, in both languages.
+    let clock = json!({"kind": "mush", "seats": 2,
+                       "options": {"clock": {"per_decision_s": 0}}});
+    let max = (30 * 24 * 3600).to_string();
+    told_in_both(
+        &app,
+        (
+            "POST",
+            "/v1/games",
+            Some(players[0].token.as_str()),
+            Some(&clock),
+        ),
+        422,
+        "clock_per_decision_range",
+        &[("max", &max)],
+    )
+    .await;
+
+    // Resigning twice (another key: not a repeat of the first).
+    let resign = format!("/v1/games/{id}/seats/me/resign");
+    app.post(&resign, &players[1].token, &json!({})).await.ok();
+    for lang in [Lang::Fr, Lang::En] {
+        let key = uuid::Uuid::new_v4().to_string();
+        let again = app
+            .request(
+                "POST",
+                &resign,
+                Some(&players[1].token),
+                Some(&json!({})),
+                &[("accept-language", lang.tag()), ("idempotency-key", &key)],
+            )
+            .await;
+        assert_told(&again, 422, "seat_already_bot", &[], lang);
+    }
+
+    // An unknown game, and a game id that is no UUID.
+    let unknown = format!("/v1/games/{}", uuid::Uuid::new_v4());
+    let token = Some(players[0].token.as_str());
+    told_in_both(
+        &app,
+        ("GET", &unknown, token, None),
+        404,
+        "game_not_found",
+        &[],
+    )
+    .await;
+    told_in_both(
+        &app,
+        ("GET", "/v1/games/xyz", token, None),
+        404,
+        "game_not_found",
+        &[],
+    )
+    .await;
+
+    // A join code no lobby has.
+    let code = json!({"code": "ZZZZZZZZ"});
+    told_in_both(
+        &app,
+        (
+            "POST",
+            "/v1/games/join",
+            Some(late.token.as_str()),
+            Some(&code),
+        ),
+        404,
+        "invite_code_unknown",
+        &[],
+    )
+    .await;
+
+    // A webhook over plain http: the field and the scheme are arguments.
+    let hook = json!({"url": "http://example.com/hook", "secret": "0123456789abcdef0123"});
+    let (fr, _) = told_in_both(
+        &app,
+        (
+            "POST",
+            "/v1/me/webhooks",
+            Some(late.token.as_str()),
+            Some(&hook),
+        ),
+        422,
+        "destination_not_https",
+        &[("field", "url"), ("scheme", "http")],
+    )
+    .await;
+    assert!(fr.starts_with("url : l'URL doit être en https"), "{fr}");
+
+    // No token, a malformed one, an expired one.
+    told_in_both(
+        &app,
+        ("GET", "/v1/me", None, None),
+        401,
+        "missing_bearer_token",
+        &[],
+    )
+    .await;
+    told_in_both(
+        &app,
+        ("GET", "/v1/me", Some("not.a.token"), None),
+        401,
+        "token_malformed",
+        &[],
+    )
+    .await;
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    let expired = jsonwebtoken::encode(
+        &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256),
+        &json!({"sub": late.id, "name": late.name, "iss": "homestretch",
+                "aud": "homestretch-api", "exp": now - 120, "iat": now - 1000,
+                "nbf": now - 1000, "fam": uuid::Uuid::new_v4()}),
+        &jsonwebtoken::EncodingKey::from_secret(homestretch_tests::JWT_SECRET),
+    )
+    .unwrap();
+    told_in_both(
+        &app,
+        ("GET", "/v1/me", Some(expired.as_str()), None),
+        401,
+        "token_expired",
+        &[],
+    )
+    .await;
+}
+
+/// Words that are not ours (serde's, on a body that does not parse) stay English under a French
+/// sentence that says they are; a 405 names the method and the allowed ones in French.
+#[actix_web::test]
+async fn foreign_words_are_said_to_be_english_and_framework_refusals_are_french() {
+    let app = spawn_app().await;
+    let ann = app.register("ann").await;
+    let body = json!({"kind": "mush", "seats": 2, "colour": "red"});
+    let french = app
+        .request(
+            "POST",
+            "/v1/games",
+            Some(&ann.token),
+            Some(&body),
+            &[("accept-language", "fr")],
+        )
+        .await;
+    let detail = french.problem(422)["detail"].as_str().unwrap().to_string();
+    let sentence = &i18n::problem("invalid-request", Lang::Fr).unwrap().detail;
+    let english_words = detail
+        .strip_prefix(&format!(
+            "{sentence} (corps de requête invalide ; détail (en anglais) : "
+        ))
+        .unwrap_or_else(|| panic!("{detail}"));
+    assert!(
+        english_words.starts_with("unknown field `colour`"),
+        "{detail}"
+    );
+    let english = app
+        .request("POST", "/v1/games", Some(&ann.token), Some(&body), &[])
+        .await;
+    assert!(
+        english.problem(422)["detail"]
+            .as_str()
+            .unwrap()
+            .contains("(invalid body: unknown field `colour`"),
+        "{}",
+        english.text
+    );
+
+    // A method the route does not have (405, naming the ones it has), and no route at all.
+    let answer = app
+        .request(
+            "PUT",
+            "/v1/me",
+            Some(&ann.token),
+            None,
+            &[("accept-language", "fr")],
+        )
+        .await;
+    let detail = answer.problem(405)["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("(PUT n'est pas accepté ici ; méthodes acceptées : "),
+        "{detail}"
+    );
+    let nowhere = app
+        .request(
+            "GET",
+            "/v1/nowhere",
+            None,
+            None,
+            &[("accept-language", "fr")],
+        )
+        .await;
+    assert_told(&nowhere, 404, "no_such_route", &[], Lang::Fr);
 }
