@@ -68,7 +68,11 @@ fn check_position(
     let at = format!("{kind} seed {seed} step {step} {seat}");
     let twin = state.determinize(seat, &mut seeded(seed ^ ((step as u64) << 8)));
     let me = Viewer::Seat(seat);
-    assert_eq!(state.view(me), twin.view(me), "{at}: the twin looks different");
+    assert_eq!(
+        state.view(me),
+        twin.view(me),
+        "{at}: the twin looks different"
+    );
     assert_eq!(state.prompts(), twin.prompts(), "{at}: prompts differ");
     assert_eq!(state.legal(seat), twin.legal(seat), "{at}: legal differs");
     // The seat's sample of what it cannot see is a function of its view and the rng only.

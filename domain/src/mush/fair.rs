@@ -36,12 +36,9 @@ pub fn determinize(s: &State, seat: Seat, rng: &mut dyn Rng) -> State {
 /// answer nothing; every other decision as the generic policy.
 pub fn default_move(s: &State, seat: Seat) -> Option<Command> {
     if s.phase == Phase::TurnStart && s.active == Some(seat) {
-        let declaration = legal(s, seat).into_iter().find(|c| {
-            matches!(
-                c,
-                Command::DeclareMove { .. } | Command::DeclareRest { .. }
-            )
-        });
+        let declaration = legal(s, seat)
+            .into_iter()
+            .find(|c| matches!(c, Command::DeclareMove { .. } | Command::DeclareRest { .. }));
         if declaration.is_some() {
             return declaration;
         }
