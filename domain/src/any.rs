@@ -122,6 +122,9 @@ pub trait AnyState: Send + Sync {
     fn heuristic(&self, seat: Seat) -> i64;
     /// The command sent for `seat` when its clock runs out ([`Game::default_move`]).
     fn default_move(&self, seat: Seat) -> Option<Value>;
+    /// A state `seat` cannot tell from this one, its hidden parts sampled from `rng`
+    /// ([`Game::determinize`]): what a fair bot decides on.
+    fn determinize(&self, seat: Seat, rng: &mut dyn Rng) -> Box<dyn AnyState>;
     /// What `viewer` may see of a stored event; `None` when it is hidden from them.
     fn redact(&self, payload: &Value, viewer: Viewer) -> Option<Value>;
     fn to_json(&self) -> Value;
@@ -435,6 +438,9 @@ impl<G: Game> AnyState for ErasedState<G> {
     }
     fn default_move(&self, seat: Seat) -> Option<Value> {
         G::default_move(&self.0, seat).map(|c| serde_json::to_value(c).expect("commands serialize"))
+    }
+    fn determinize(&self, seat: Seat, rng: &mut dyn Rng) -> Box<dyn AnyState> {
+        Box::new(ErasedState::<G>(G::determinize(&self.0, seat, rng)))
     }
     fn outcome(&self) -> Option<Outcome> {
         G::outcome(&self.0)

@@ -502,22 +502,18 @@ pub trait Game: 'static {
     /// (a pass, decline, skip or stop when one is legal, else the first legal command); a game
     /// overrides it where "cheapest" needs game knowledge (`docs/rules/*.md` says which).
     fn default_move(state: &Self::State, seat: Seat) -> Option<Self::Command> {
-        // Only the kinds the game waits for: an optional command (a veto, a trade) would not
-        // answer the decision that timed out.
-        let waited: Vec<String> = Self::prompts(state)
-            .into_iter()
-            .filter(|p| p.seat == seat && p.must)
-            .flat_map(|p| p.kinds.into_iter().map(|k| k.into_owned()))
-            .collect();
-        let all = Self::legal(state, seat);
-        let answering: Vec<Self::Command> = all
-            .iter()
-            .filter(|c| waited.contains(&Self::command_type(c)))
-            .cloned()
-            .collect();
-        let legal = if answering.is_empty() { all } else { answering };
-        let tags: Vec<String> = legal.iter().map(Self::command_type).collect();
-        crate::timeout::cheapest(&tags).map(|i| legal[i].clone())
+        cheapest_waited_for::<Self>(state, seat)
+    }
+
+    /// A state `seat` cannot tell from `state`: everything `seat` may not see (other hands,
+    /// sealed choices, deck order …) replaced by a random sample consistent with its view,
+    /// drawn from `rng`. A fair bot decides on it, never on `state` itself (issue 17), so it
+    /// must be a function of `view(state, seat)` and `rng` alone: sample from canonical
+    /// (sorted) data, never from the hidden values or their order. Default: `state` itself,
+    /// right for a game without hidden information.
+    fn determinize(state: &Self::State, seat: Seat, rng: &mut dyn Rng) -> Self::State {
+        let _ = (seat, rng);
+        state.clone()
     }
 
     /// The `type` tag of a command (its snake_case name).
@@ -559,6 +555,27 @@ fn type_tag<T: Serialize>(value: &T) -> String {
         },
         _ => String::from("unknown"),
     }
+}
+
+/// The generic timeout policy ([`Game::default_move`]'s default, which a game's override may
+/// fall back on): among `seat`'s legal commands of the kinds the game waits for (an optional
+/// command, a veto or a trade, would not answer the decision that timed out), the cheapest
+/// ([`crate::timeout::cheapest`]); all legal commands when none is of such a kind.
+pub fn cheapest_waited_for<G: Game + ?Sized>(state: &G::State, seat: Seat) -> Option<G::Command> {
+    let waited: Vec<String> = G::prompts(state)
+        .into_iter()
+        .filter(|p| p.seat == seat && p.must)
+        .flat_map(|p| p.kinds.into_iter().map(|k| k.into_owned()))
+        .collect();
+    let all = G::legal(state, seat);
+    let answering: Vec<G::Command> = all
+        .iter()
+        .filter(|c| waited.contains(&G::command_type(c)))
+        .cloned()
+        .collect();
+    let legal = if answering.is_empty() { all } else { answering };
+    let tags: Vec<String> = legal.iter().map(G::command_type).collect();
+    crate::timeout::cheapest(&tags).map(|i| legal[i].clone())
 }
 
 /// Fold events into a state (replay).

@@ -38,9 +38,6 @@ const ABANDONED_SEAT_POLICY: &str = "greedy";
 /// The bot policies a seat may be given (the simulation bots of `domain::sim`).
 pub const BOT_POLICIES: &[&str] = &["random", "greedy"];
 
-/// The greedy bot weighs at most this many candidate commands (a bounded cost per move).
-const GREEDY_CANDIDATES: usize = 48;
-
 /// Splits `options.clock` (validated) off a creation's options; the rest are the game's.
 pub(super) fn split_clock(options: &Value) -> Result<(Value, Option<Value>)> {
     let mut options = options.clone();
@@ -166,68 +163,6 @@ impl Loaded {
     }
 }
 
-/// The bot's command for `seat`: among its legal commands of the kinds the game waits for
-/// (optional ones only when nothing else is listed), a random one (a random kind, then a
-/// random command of it) or the one whose result scores best for the seat. Deterministic given the log: `rng` is keyed by the game's seed
-/// and version.
-fn bot_move(
-    state: &dyn AnyState,
-    prompt: &Prompt,
-    policy: &str,
-    rng: &mut ChaChaRng,
-    evaluation: &mut dyn FnMut() -> ChaChaRng,
-) -> Option<Value> {
-    use domain::engine::RngExt;
-    let legal = state.legal(prompt.seat);
-    let waited: Vec<Value> = legal
-        .iter()
-        .filter(|c| {
-            let tag = c.get("type").and_then(Value::as_str).unwrap_or("");
-            prompt.kinds.iter().any(|k| k == tag)
-        })
-        .cloned()
-        .collect();
-    let candidates = if waited.is_empty() { legal } else { waited };
-    if candidates.is_empty() {
-        return None;
-    }
-    if policy != "greedy" {
-        // Uniform over the kinds first, then within the kind: a family with very many
-        // instances (trade offers) does not crowd out ending the turn.
-        let tag = |c: &Value| {
-            c.get("type")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string()
-        };
-        let mut kinds: Vec<String> = candidates.iter().map(tag).collect();
-        kinds.dedup();
-        kinds.sort();
-        kinds.dedup();
-        let kind = &kinds[rng.index(kinds.len())];
-        let of_kind: Vec<&Value> = candidates.iter().filter(|c| &tag(c) == kind).collect();
-        return Some(of_kind[rng.index(of_kind.len())].clone());
-    }
-    // Greedy: a bounded sample of candidates, each tried with throwaway dice (never the game's
-    // own next draws).
-    let mut pool = candidates;
-    while pool.len() > GREEDY_CANDIDATES {
-        let i = rng.index(pool.len());
-        pool.swap_remove(i);
-    }
-    let mut best: Option<(i64, usize)> = None;
-    for (i, command) in pool.iter().enumerate() {
-        let mut dice = evaluation();
-        if let Ok((_, next)) = state.decide_next(prompt.seat, command, &mut dice) {
-            let value = next.heuristic(prompt.seat);
-            if best.is_none_or(|(b, _)| value > b) {
-                best = Some((value, i));
-            }
-        }
-    }
-    best.map(|(_, i)| pool[i].clone())
-}
-
 /// A server entry's payload (`seat_timed_out`, `seat_abandoned`).
 fn entry(kind: &str, fields: Value) -> domain::EventData {
     let mut payload = json!({ "type": kind });
@@ -318,18 +253,19 @@ impl GameService {
     /// A bot's move for the seat `prompt` waits for, through the command path.
     async fn bot_act(&self, loaded: &mut Loaded, prompt: &Prompt) -> Result<()> {
         let seat = prompt.seat;
-        let policy = loaded.bot_policy(seat).unwrap_or("random").to_string();
+        let policy = domain::sim::Policy::named(loaded.bot_policy(seat).unwrap_or("random"));
         let seed = loaded.row.server_seed;
         let version = loaded.version;
         // Keyed apart from the game's dice (client seeds "bot" / "bot-eval"), so a bot never
         // plays on the game's coming draws, and an audit can re-derive its choice.
         let mut rng = ChaChaRng::for_command(&seed, &["bot".to_string()], version);
         let mut evaluation = || ChaChaRng::for_command(&seed, &["bot-eval".to_string()], version);
+        // A fair bot (`domain::sim::bot_move`): it decides from what its seat may see only.
         let chosen = guarded(|| {
-            bot_move(
+            domain::sim::bot_move(
                 loaded.state.as_ref(),
                 prompt,
-                &policy,
+                policy,
                 &mut rng,
                 &mut evaluation,
             )

@@ -13,6 +13,7 @@ pub mod command;
 pub mod decide;
 pub mod event;
 pub mod evolve;
+pub mod fair;
 pub mod legal;
 pub mod movement;
 pub mod render;
@@ -322,6 +323,10 @@ impl Game for Bandits {
 
     fn heuristic(state: &State, seat: Seat) -> i64 {
         heuristic(state, seat)
+    }
+
+    fn determinize(state: &State, seat: Seat, rng: &mut dyn Rng) -> State {
+        fair::determinize(state, seat, rng)
     }
 
     fn option_samples(seats: u8) -> Vec<Options> {

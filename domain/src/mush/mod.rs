@@ -11,6 +11,7 @@ pub mod command;
 pub mod decide;
 pub mod event;
 pub mod evolve;
+pub mod fair;
 pub mod legal;
 pub mod render;
 pub mod sim;
@@ -162,6 +163,14 @@ impl Game for Mush {
 
     fn heuristic(state: &State, seat: Seat) -> i64 {
         sim::heuristic(state, seat)
+    }
+
+    fn determinize(state: &State, seat: Seat, rng: &mut dyn Rng) -> State {
+        fair::determinize(state, seat, rng)
+    }
+
+    fn default_move(state: &State, seat: Seat) -> Option<Command> {
+        fair::default_move(state, seat)
     }
 
     fn option_samples(_seats: u8) -> Vec<Options> {

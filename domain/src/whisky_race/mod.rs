@@ -13,6 +13,7 @@ pub mod command;
 pub mod decide;
 pub mod event;
 pub mod evolve;
+pub mod fair;
 pub mod legal;
 pub mod render;
 pub mod sim;
@@ -148,6 +149,10 @@ impl Game for WhiskyRace {
 
     fn heuristic(state: &State, seat: Seat) -> i64 {
         view::heuristic(state, seat)
+    }
+
+    fn determinize(state: &State, seat: Seat, rng: &mut dyn Rng) -> State {
+        fair::determinize(state, seat, rng)
     }
 
     fn option_samples(_seats: u8) -> Vec<Options> {

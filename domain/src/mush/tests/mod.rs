@@ -6,6 +6,7 @@ mod choices;
 mod erased;
 mod errata;
 mod examples;
+mod fair;
 mod fixture;
 mod properties;
 mod render;
