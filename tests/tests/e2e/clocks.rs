@@ -497,3 +497,90 @@ async fn a_bad_clock_is_refused_naming_the_option() {
         assert!(refused.text.contains("clock"), "{}", refused.text);
     }
 }
+
+/// Issue 17: a game whose humans have all gone plays on to its end, and its bots act at a
+/// bounded rate — each bot move comes at least `bot_interval` after the entry before it
+/// (`recorded_at` in the log), so a bot-only game cannot run away with the CPU.
+#[actix_web::test]
+async fn a_game_whose_humans_have_all_gone_plays_to_its_end_at_the_bots_rate() {
+    let interval = Duration::from_millis(30);
+    let app = spawn_app_with(|config| {
+        if let Some(clocks) = config.clocks.as_mut() {
+            clocks.bot_interval = interval;
+        }
+    })
+    .await;
+    let ann = app.register("ann").await;
+    let created = app
+        .post(
+            "/v1/games",
+            &ann.token,
+            &json!({"kind": "mush", "seats": 2}),
+        )
+        .await
+        .ok();
+    let id = created["id"].as_str().unwrap().to_string();
+    app.post(
+        &format!("/v1/games/{id}/seats/bots"),
+        &ann.token,
+        &json!({"policy": "random"}),
+    )
+    .await
+    .ok();
+    app.post(&format!("/v1/games/{id}/start"), &ann.token, &json!({}))
+        .await
+        .ok();
+    app.post(
+        &format!("/v1/games/{id}/seats/me/resign"),
+        &ann.token,
+        &json!({}),
+    )
+    .await
+    .ok();
+    // Nobody sends anything now: the bots alone finish the game.
+    let started = Instant::now();
+    while game(&app, &id, &ann).await["status"] != "finished" {
+        assert!(
+            started.elapsed() < Duration::from_secs(600),
+            "the bots did not finish"
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    let done = game(&app, &id, &ann).await;
+    assert!(done["outcome"].is_object(), "{done}");
+    assert_eq!(done["abandoned"], json!([1]));
+    let bundle = app
+        .get(&format!("/v1/games/{id}/export"), &ann.token)
+        .await
+        .ok();
+    let commands = bundle["commands"].as_array().expect("commands");
+    let at = |c: &Value| {
+        time::OffsetDateTime::parse(
+            c["recorded_at"].as_str().unwrap(),
+            &time::format_description::well_known::Rfc3339,
+        )
+        .unwrap()
+    };
+    let resigned = commands
+        .iter()
+        .position(|c| c["user_id"] == ann.id.as_str())
+        .map(|_| {
+            commands
+                .iter()
+                .rposition(|c| c["user_id"] == ann.id.as_str())
+                .unwrap()
+        })
+        .expect("ann's commands");
+    let bot_moves = &commands[resigned..];
+    assert!(bot_moves.len() > 20, "{} bot moves", bot_moves.len());
+    for pair in bot_moves.windows(2) {
+        let gap = at(&pair[1]) - at(&pair[0]);
+        assert!(
+            gap >= interval,
+            "a bot moved {gap} after the entry before it (bound {interval:?}): {} then {}",
+            pair[0]["first_seq"],
+            pair[1]["first_seq"]
+        );
+    }
+    audit_is_sound(&app, &id, &ann).await;
+}
