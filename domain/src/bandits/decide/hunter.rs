@@ -197,7 +197,11 @@ pub fn hunter_piece(st: &State, h: u8, path: &[Node]) -> Decided<Piece> {
         ensure(!visited.contains(&to), "BD-424", || says("no_node_twice"))?;
         visited.push(to);
     }
-    ensure(path.len() == want || stuck(&visited), "BD-516", wrong_length)?;
+    ensure(
+        path.len() == want || stuck(&visited),
+        "BD-516",
+        wrong_length,
+    )?;
     Ok(advance(st, h, path))
 }
 

@@ -625,7 +625,10 @@ fn bd516_hunter_pieces_stay_small() {
             worst = (n, info.id.as_str());
         }
     }
-    eprintln!("BD-516: the largest answer of a hunter move of 6: {} B at {}", worst.0, worst.1);
+    eprintln!(
+        "BD-516: the largest answer of a hunter move of 6: {} B at {}",
+        worst.0, worst.1
+    );
     assert!(worst.0 <= 16 * 1024, "BD-516: {worst:?}");
 
     let (mut positions, mut begun, mut largest) = (0, 0, 0);

@@ -325,7 +325,11 @@ impl Fx {
     /// of all.
     ///
     /// [`piece_len`]: crate::bandits::decide::hunter::piece_len
-    pub fn try_hunter(&mut self, colour: &str, whole: &[Node]) -> Result<Vec<Event>, RuleViolation> {
+    pub fn try_hunter(
+        &mut self,
+        colour: &str,
+        whole: &[Node],
+    ) -> Result<Vec<Event>, RuleViolation> {
         use crate::bandits::decide::hunter::{hunt_so_far, piece_len};
         let mut events = Vec::new();
         let mut done = 0;

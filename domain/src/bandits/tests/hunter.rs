@@ -50,7 +50,11 @@ fn offered(fx: &Fx) -> Vec<Vec<String>> {
 #[test]
 fn bd516_a_piece_shorter_or_longer_than_required_is_refused() {
     let mut fx = nine_step_bonus();
-    fx.rejects("black", hunt(&["H.black.3", "H.black.2", "H.black.1"]), "BD-516");
+    fx.rejects(
+        "black",
+        hunt(&["H.black.3", "H.black.2", "H.black.1"]),
+        "BD-516",
+    );
     fx.rejects(
         "black",
         hunt(&["H.black.3", "H.black.2", "H.black.1", "R03", "R02"]),
@@ -69,7 +73,10 @@ fn bd516_a_piece_shorter_or_longer_than_required_is_refused() {
 #[test]
 fn bd516_a_piece_of_six_of_a_nine_step_bonus_goes_on() {
     let mut fx = nine_step_bonus();
-    let evs = fx.ok("black", hunt(&["H.black.3", "H.black.2", "H.black.1", "R03"]));
+    let evs = fx.ok(
+        "black",
+        hunt(&["H.black.3", "H.black.2", "H.black.1", "R03"]),
+    );
     let imprisoned = evs
         .iter()
         .filter(|e| matches!(e, Event::PawnImprisoned { .. }))
@@ -90,11 +97,18 @@ fn bd516_a_piece_of_six_of_a_nine_step_bonus_goes_on() {
     assert_eq!(family.annotations["steps_left"], json!(9));
     assert_eq!(family.annotations["captured"], json!(3));
     // The bonus in one command (9 steps), or a piece of 3, is refused.
-    let nine = ["R02", "R01", "R00", "R71", "R70", "R69", "R68", "R67", "R66"];
+    let nine = [
+        "R02", "R01", "R00", "R71", "R70", "R69", "R68", "R67", "R66",
+    ];
     fx.rejects("black", hunt(&nine), "BD-516");
     fx.rejects("black", hunt(&nine[..3]), "BD-516");
     let evs = fx.ok("black", hunt(&nine[..6]));
-    assert_eq!(evs, vec![Event::HunterMoved { path: path(&nine[..6]) }]);
+    assert_eq!(
+        evs,
+        vec![Event::HunterMoved {
+            path: path(&nine[..6])
+        }]
+    );
     assert_eq!(fx.st.hunter, Some(n("R69")));
     assert_eq!(fx.st.ctl.hunt.as_ref().map(|h| h.left), Some(3));
     fx.expect("hunter_move", "black");
@@ -113,14 +127,20 @@ fn bd516_captures_happen_only_at_the_end_of_a_segment() {
     fx.put("red-2", "R01") // passed in the middle of a piece
         .put("green-2", "R69") // where a piece of 6 ends, 3 steps before its segment's end
         .put("orange-2", "R66"); // where the 9-step segment ends
-    fx.ok("black", hunt(&["H.black.3", "H.black.2", "H.black.1", "R03"]));
+    fx.ok(
+        "black",
+        hunt(&["H.black.3", "H.black.2", "H.black.1", "R03"]),
+    );
     assert_eq!(fx.at("red-1"), "P.red");
     let evs = fx.ok("black", hunt(&["R02", "R01", "R00", "R71", "R70", "R69"]));
     assert!(!has(&evs, |e| matches!(e, Event::PawnImprisoned { .. })));
     assert_eq!(fx.at("red-2"), "R01");
     assert_eq!(fx.at("green-2"), "R69");
     let evs = fx.ok("black", hunt(&["R68", "R67", "R66"]));
-    assert!(has(&evs, |e| matches!(e, Event::PawnImprisoned { pawn } if *pawn == p("orange-2"))));
+    assert!(has(
+        &evs,
+        |e| matches!(e, Event::PawnImprisoned { pawn } if *pawn == p("orange-2"))
+    ));
     assert_eq!(fx.at("orange-2"), "P.orange");
     // One more pawn captured: 3 more steps, 4 captured in this move.
     assert_eq!(
@@ -136,21 +156,30 @@ fn bd516_captures_happen_only_at_the_end_of_a_segment() {
 #[test]
 fn bd516_no_node_twice_across_pieces() {
     let mut fx = nine_step_bonus();
-    fx.ok("black", hunt(&["H.black.3", "H.black.2", "H.black.1", "R03"]));
+    fx.ok(
+        "black",
+        hunt(&["H.black.3", "H.black.2", "H.black.1", "R03"]),
+    );
     // Back into Huntington: H.black.1 was entered by the first piece.
     fx.rejects(
         "black",
-        hunt(&["H.black.1", "H.black.2", "H.black.3", "H.Z", "H.red.3", "H.red.2"]),
+        hunt(&[
+            "H.black.1",
+            "H.black.2",
+            "H.black.3",
+            "H.Z",
+            "H.red.3",
+            "H.red.2",
+        ]),
         "BD-424",
     );
     fx.ok("black", hunt(&["R02", "R01", "R00", "R71", "R70", "R69"]));
     // R70 was entered by the second piece.
     fx.rejects("black", hunt(&["R70", "R71", "R00"]), "BD-424");
-    assert!(
-        offered(&fx)
-            .iter()
-            .all(|p| p.iter().all(|n| !["R70", "R71", "R00"].contains(&n.as_str())))
-    );
+    assert!(offered(&fx).iter().all(|p| {
+        p.iter()
+            .all(|n| !["R70", "R71", "R00"].contains(&n.as_str()))
+    }));
 
     // The start: a capture one step from H.Z, then the bonus may not go back through it.
     let mut fx = hunter_fx();
@@ -178,8 +207,19 @@ fn bd516_a_stuck_hunter_ends_the_move() {
     assert_eq!(fx.st.ctl.hunt.as_ref().map(|h| h.left), Some(6));
     // Along the ring the piece stops short at R04; through Huntington (R08's exit) it has 6.
     let offered = offered(&fx);
-    assert!(offered.contains(&vec!["R08", "R07", "R06", "R05", "R04"].iter().map(|x| x.to_string()).collect()));
-    assert!(offered.iter().all(|p| p.len() == 6 || p.last().map(String::as_str) == Some("R04")));
+    assert!(
+        offered.contains(
+            &vec!["R08", "R07", "R06", "R05", "R04"]
+                .iter()
+                .map(|x| x.to_string())
+                .collect()
+        )
+    );
+    assert!(
+        offered
+            .iter()
+            .all(|p| p.len() == 6 || p.last().map(String::as_str) == Some("R04"))
+    );
     fx.rejects(
         "black",
         Command::MoveHunter {
@@ -245,7 +285,10 @@ fn bd516_default_moves_finish_a_begun_hunter_move() {
         fx.ok("black", cmd);
         assert!(pieces.len() <= 40, "the move does not end: {pieces:?}");
     }
-    assert!(pieces.iter().all(|&k| (1..=PIECE).contains(&k)), "{pieces:?}");
+    assert!(
+        pieces.iter().all(|&k| (1..=PIECE).contains(&k)),
+        "{pieces:?}"
+    );
     assert_eq!(pieces[0], 4);
     assert!(pieces.len() >= 3, "{pieces:?}");
     assert!(fx.st.ctl.hunt.is_none());
@@ -277,7 +320,10 @@ fn bd516_a_schema3_game_still_takes_a_whole_path() {
     ]);
     let family = &Bandits::choices(&fx.st, fx.seat("black"))[0];
     assert_eq!(family.annotations["rule"], json!("BD-424"));
-    assert!(fx.legal("black").contains(&Command::MoveHunter { path: full.clone() }));
+    assert!(
+        fx.legal("black")
+            .contains(&Command::MoveHunter { path: full.clone() })
+    );
     fx.rejects(
         "black",
         Command::MoveHunter {
@@ -286,7 +332,10 @@ fn bd516_a_schema3_game_still_takes_a_whole_path() {
         "BD-426",
     );
     let evs = fx.ok("black", Command::MoveHunter { path: full.clone() });
-    assert!(has(&evs, |e| matches!(e, Event::HunterMoved { path } if *path == full)));
+    assert!(has(
+        &evs,
+        |e| matches!(e, Event::HunterMoved { path } if *path == full)
+    ));
     assert_eq!(fx.at("red-1"), "P.red");
     assert_eq!(fx.at("green-1"), "P.green");
     fx.expect("turn_action", "black");
@@ -299,7 +348,11 @@ fn bd516_a_schema3_game_still_takes_a_whole_path() {
     for (schema, pieces) in [(3, false), (4, true)] {
         let mut rng = seeded(1);
         let evs = Bandits::setup_as_of(&options, 3, &mut rng, schema).unwrap();
-        assert_eq!(replay_events(&evs).hunter_in_pieces, pieces, "schema {schema}");
+        assert_eq!(
+            replay_events(&evs).hunter_in_pieces,
+            pieces,
+            "schema {schema}"
+        );
     }
     // A schema-3 `game_created` (no `hunter_in_pieces`) is upcast to whole hunter moves.
     let mut rng = seeded(1);
