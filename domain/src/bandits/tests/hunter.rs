@@ -209,7 +209,7 @@ fn bd516_a_stuck_hunter_ends_the_move() {
     let offered = offered(&fx);
     assert!(
         offered.contains(
-            &vec!["R08", "R07", "R06", "R05", "R04"]
+            &["R08", "R07", "R06", "R05", "R04"]
                 .iter()
                 .map(|x| x.to_string())
                 .collect()
