@@ -24,7 +24,7 @@ use super::board::{Node, Zone, board};
 use super::command::{Command, DestinyOption};
 use super::decide::destiny::*;
 use super::decide::free_movable;
-use super::decide::hunter::hunter_paths;
+use super::decide::hunter::{PIECE, hunt_so_far, hunter_paths, hunter_pieces, piece_len};
 use super::decide::segment::{self, SEGMENT};
 use super::evolve::control::{awaiting, can_free, must_leave_officer};
 use super::movement::{self, Candidate, End, Len};
@@ -561,8 +561,12 @@ fn segment_moves(st: &State, seat: Seat, pawn: Pawn, e: &Exec, out: &mut Vec<Fam
     );
 }
 
-/// BD-423–BD-428: every path of the bounty hunter (never capped).
+/// BD-423–BD-428: the bounty hunter's move. BD-516 (event schema 4): the pieces it may take
+/// now, at most [`PIECE`] steps each; games begun before: every whole path (never capped).
 fn hunter_family(st: &State, h: u8) -> Option<Family> {
+    if st.hunter_in_pieces {
+        return hunter_piece_family(st, h);
+    }
     let paths = hunter_paths(st, h, usize::MAX);
     let fields = vec![req("path", schema::paths(&as_values(&paths)))];
     Some(
@@ -575,6 +579,34 @@ fn hunter_family(st: &State, h: u8) -> Option<Family> {
         .describe(format!(
             "{h} steps, 3 more per pawn captured where a segment ends"
         )),
+    )
+}
+
+/// BD-516: the next piece of the hunter's move: exactly [`piece_len`] steps (fewer only where
+/// the hunter is stuck, BD-428), every one listed.
+fn hunter_piece_family(st: &State, h: u8) -> Option<Family> {
+    let hunt = hunt_so_far(st, h);
+    let (want, left) = (piece_len(&hunt), hunt.left);
+    let pieces = hunter_pieces(st, h);
+    let fields = vec![req("path", schema::paths(&as_values(&pieces)))];
+    let description = if usize::from(left) <= PIECE {
+        format!("the {want} steps left in this segment (fewer only where the hunter is stuck)")
+    } else {
+        format!("the next {want} of the {left} steps left in this segment; it goes on after them")
+    };
+    Some(
+        family(
+            "move_hunter",
+            "Move the bounty hunter".into(),
+            "BD-516",
+            vec![branch("move_hunter", fields)],
+        )?
+        .describe(format!(
+            "{description}; a segment that ends on pawns captures them and gives 3 more steps \
+             per pawn (BD-425, BD-426)"
+        ))
+        .annotate("steps_left", json!(left))
+        .annotate("captured", json!(hunt.captured)),
     )
 }
 

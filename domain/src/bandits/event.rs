@@ -41,6 +41,10 @@ pub enum Event {
         /// `false`: those games keep whole moves.
         #[serde(default)]
         segmented_moves: bool,
+        /// The hunter's move goes in pieces (BD-516; schema 4). Logs of schema 1–3 are upcast
+        /// with `false`: those games keep whole-path hunter moves.
+        #[serde(default)]
+        hunter_in_pieces: bool,
     },
     /// The support deck order, top first (hidden from everyone, BD-502).
     SupportDeckShuffled {
@@ -71,7 +75,12 @@ pub enum Event {
         seat: Seat,
         turn: u32,
     },
-    /// The bounty hunter moved along `path` (BD-423).
+    /// The bounty hunter moved along `path` (BD-423): its whole move (games before event
+    /// schema 4), or one piece of it (BD-516). A piece is a fact as it stands, not a choice
+    /// waiting for the rest (unlike BD-515's `move_segment_chosen`): the hunter really is on
+    /// its last node, the pawns where it ends a segment are captured at once (the
+    /// `pawn_imprisoned` events that follow), and any begun move can be finished (BD-428).
+    /// So the same event serves, and a reader of `hunter_moved` always knows where it stands.
     HunterMoved {
         path: Vec<Node>,
     },

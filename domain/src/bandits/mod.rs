@@ -78,7 +78,8 @@ pub fn setup_with(
         options: options.clone(),
         colours,
         order: order.clone(),
-        segmented_moves: true, // BD-515
+        segmented_moves: true,  // BD-515
+        hunter_in_pieces: true, // BD-516
     });
     cx.emit(Event::SupportDeckShuffled {
         order: support.clone(),
@@ -182,7 +183,9 @@ impl Game for Bandits {
     /// Schema 2: the control state is derived by `evolve`; no more `awaiting` events.
     /// Schema 3: `game_created.segmented_moves` (BD-515: long moves sent in segments) and
     /// `move_segment_chosen`; older logs are upcast to whole moves.
-    const EVENT_SCHEMA_VERSION: u32 = 3;
+    /// Schema 4: `game_created.hunter_in_pieces` (BD-516: the hunter's move sent in pieces,
+    /// one `hunter_moved` each); older logs are upcast to whole hunter moves.
+    const EVENT_SCHEMA_VERSION: u32 = 4;
     const READS_RULES: &'static [&'static str] = &["bandits/1.0.0"];
     type Options = Options;
     type State = State;
@@ -198,8 +201,9 @@ impl Game for Bandits {
         setup_with(options, seats, None, None, rng)
     }
 
-    /// BD-515: a game begun before event schema 3 keeps whole moves (its log is upcast so);
-    /// the audit re-runs its setup so too.
+    /// BD-515 / BD-516: a game begun before event schema 3 keeps whole moves, one begun
+    /// before schema 4 whole hunter moves (its log is upcast so); the audit re-runs its setup
+    /// so too.
     fn setup_as_of(
         options: &Options,
         seats: u8,
@@ -209,10 +213,13 @@ impl Game for Bandits {
         let mut events = Self::setup(options, seats, rng)?;
         for e in &mut events {
             if let Event::GameCreated {
-                segmented_moves, ..
+                segmented_moves,
+                hunter_in_pieces,
+                ..
             } = e
             {
                 *segmented_moves = schema_version >= 3;
+                *hunter_in_pieces = schema_version >= 4;
             }
         }
         Ok(events)

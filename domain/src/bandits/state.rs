@@ -407,6 +407,10 @@ pub struct Control {
     /// the pawn has not moved yet; the move's next command goes on from there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moving: Option<MoveSoFar>,
+    /// The bounty hunter's move under way, sent in pieces (BD-516): set after a piece that
+    /// does not end it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hunt: Option<HuntSoFar>,
 }
 
 /// A move sent in segments (BD-515): its pawn and the steps chosen so far (start excluded).
@@ -414,6 +418,17 @@ pub struct Control {
 pub struct MoveSoFar {
     pub pawn: Pawn,
     pub path: Vec<Node>,
+}
+
+/// The bounty hunter's move under way (BD-516). The hunter stands on the last node visited.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct HuntSoFar {
+    /// Every node of the move so far, its start first: none may be entered again (BD-424).
+    pub visited: Vec<Node>,
+    /// Steps left in the current rulebook segment (h, then 3 per pawn captured, BD-426).
+    pub left: u8,
+    /// Pawns captured so far in this move (BD-425).
+    pub captured: u8,
 }
 
 /// Where a pawn is not on any node (colours not in play).
@@ -468,6 +483,10 @@ pub struct State {
     /// its recorded commands still re-run (audit, verify).
     #[serde(default)]
     pub segmented_moves: bool,
+    /// The hunter's move is sent in pieces of at most 6 steps (BD-516): every game created
+    /// with event schema 4; a game begun before keeps whole-path `move_hunter`s.
+    #[serde(default)]
+    pub hunter_in_pieces: bool,
 }
 
 impl State {

@@ -7,6 +7,12 @@
 //! The fixture `tests/fixtures/bandits-schema1-game.json` is the export bundle of a finished
 //! game played over HTTP by the engine as it was (seeded with an admin `rng_seed`; the server
 //! seed is revealed in the bundle, so every command can be re-run).
+//!
+//! Likewise BD-516 (event schema 4: the bounty hunter's move sent in pieces): the fixture
+//! `tests/fixtures/bandits-schema3-hunter-game.json`, a finished game with the hunter recorded
+//! by the schema-3 engine (one whole-path `move_hunter` per turn, one of them 8 steps long
+//! with a capture), replays and audits sound, and a game begun under schema 3 is finished
+//! under schema 4 with whole hunter moves.
 
 use homestretch_tests::{Player, TestApp, spawn_app};
 use infra::audit::{Bundle, verify_bundle};
@@ -14,8 +20,13 @@ use serde_json::{Value, json};
 use std::collections::HashMap;
 
 fn fixture() -> Value {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bandits-schema1-game.json");
+    fixture_named("bandits-schema1-game.json")
+}
+
+fn fixture_named(name: &str) -> Value {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name);
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
@@ -289,7 +300,7 @@ async fn a_game_begun_under_schema1_is_finished_under_the_new_rules() {
     let half = bundle.commands.len() / 2;
     let players = load(&app, &bundle, Some(half)).await;
     let id = bundle.game.id.to_string();
-    // The state rebuilt from schema-1 events takes new commands (schema 3) …
+    // The state rebuilt from schema-1 events takes new commands (schema 4) …
     let sent = app.play_randomly(&id, &players, 5, 5000).await;
     assert!(sent < 5000, "the game did not end");
     let export: Bundle = serde_json::from_value(
@@ -300,15 +311,139 @@ async fn a_game_begun_under_schema1_is_finished_under_the_new_rules() {
     .unwrap();
     let schemas: std::collections::BTreeSet<u32> =
         export.events.iter().map(|e| e.schema_version).collect();
-    assert_eq!(schemas, [1, 3].into());
+    assert_eq!(schemas, [1, 4].into());
     assert!(
         !export
             .events
             .iter()
-            .any(|e| e.schema_version == 3 && e.kind == "awaiting"),
+            .any(|e| e.schema_version == 4 && e.kind == "awaiting"),
         "no awaiting event is written any more"
     );
     // … and the mixed log verifies and audits.
+    let report = verify_bundle(&export);
+    assert!(report.sound, "{report:?}");
+    let audit = app
+        .get(&format!("/v1/games/{id}/audit"), &players[1].token)
+        .await
+        .ok();
+    assert_eq!(audit["sound"], true, "{audit}");
+}
+
+/// The schema-3 game with the hunter (BD-516's fixture).
+fn hunter_bundle() -> Bundle {
+    let bundle: Bundle =
+        serde_json::from_value(fixture_named("bandits-schema3-hunter-game.json")["bundle"].clone())
+            .unwrap();
+    assert!(bundle.events.iter().all(|e| e.schema_version == 3));
+    assert_eq!(bundle.game.options["bounty_hunter"], true);
+    bundle
+}
+
+/// The hunter's steps in each recorded `hunter_moved`.
+fn hunter_moves(events: &[infra::event::StoredEvent]) -> Vec<usize> {
+    events
+        .iter()
+        .filter(|e| e.kind == "hunter_moved")
+        .map(|e| e.payload["path"].as_array().unwrap().len())
+        .collect()
+}
+
+// BD-516: a log recorded under event schema 3, whose hunter moves are whole paths (one of 8
+// steps: a capture and its bonus segment in one command), replays — `/state?at=N` at every
+// hunter move agrees with the domain's replay — exports unchanged, verifies offline and
+// audits sound: the schema-4 engine re-runs its commands as whole hunter moves.
+#[actix_web::test]
+async fn bd516_a_schema3_log_with_whole_hunter_moves_replays_and_audits() {
+    let app = spawn_app().await;
+    let bundle = hunter_bundle();
+    assert!(hunter_moves(&bundle.events).iter().any(|&k| k > 6));
+    let players = load(&app, &bundle, None).await;
+    let id = bundle.game.id.to_string();
+    let me = &players[1];
+    let game = app.get(&format!("/v1/games/{id}"), &me.token).await.ok();
+    assert_eq!(game["status"], "finished");
+    let g = domain::game("bandits").unwrap();
+    let mut state = g.new_state();
+    let mut checked = 0;
+    for e in &bundle.events {
+        if e.kind != "server_seed_revealed" {
+            state.apply(&e.payload, e.schema_version).unwrap();
+        }
+        if e.kind == "hunter_moved" || e.seq == bundle.game.version {
+            let at = app
+                .get(&format!("/v1/games/{id}/state?at={}", e.seq), &me.token)
+                .await
+                .ok();
+            let view = state.view(domain::Viewer::Omniscient);
+            assert_eq!(at["view"], view, "at {}", e.seq);
+            // A whole move leaves no hunter move under way.
+            assert!(view["control"].get("hunt").is_none(), "at {}", e.seq);
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "{checked}");
+    let export: Bundle = serde_json::from_value(
+        app.get(&format!("/v1/games/{id}/export"), &me.token)
+            .await
+            .ok(),
+    )
+    .unwrap();
+    assert_eq!(export.events, bundle.events);
+    let report = verify_bundle(&export);
+    assert!(report.sound, "{report:?}");
+    let audit = app
+        .get(&format!("/v1/games/{id}/audit"), &players[0].token)
+        .await
+        .ok();
+    assert_eq!(audit["sound"], true, "{audit}");
+}
+
+// BD-516: a game with the hunter begun under schema 3 is finished under schema 4 and keeps
+// whole hunter moves: at its hunter moves `choices` offers whole paths (BD-424), not pieces
+// (BD-516); the mixed log verifies and audits sound.
+#[actix_web::test]
+async fn bd516_a_game_begun_under_schema3_keeps_whole_hunter_moves() {
+    let app = spawn_app().await;
+    let bundle = hunter_bundle();
+    let half = bundle.commands.len() / 2;
+    let players = load(&app, &bundle, Some(half)).await;
+    let id = bundle.game.id.to_string();
+    let mut hunter_prompts = 0;
+    for round in 0..5000 {
+        let overview = app
+            .get(&format!("/v1/games/{id}/prompts"), &players[0].token)
+            .await
+            .ok();
+        let Some(seat) = overview["prompts"][0]["seat"].as_u64() else {
+            break;
+        };
+        let player = &players[seat as usize - 1];
+        let mine = app
+            .get(&format!("/v1/games/{id}/prompts"), &player.token)
+            .await
+            .ok();
+        let choices = mine["choices"].as_array().unwrap();
+        if choices.iter().any(|f| f["kind"] == "move_hunter") {
+            assert_eq!(choices.len(), 1, "{mine}");
+            assert_eq!(choices[0]["annotations"]["rule"], "BD-424", "{mine}");
+            hunter_prompts += 1;
+        }
+        let legal = mine["legal"].as_array().unwrap();
+        let command = legal[(round * 7919) % legal.len()].clone();
+        let answer = app.command(&id, player, command.clone()).await;
+        assert_eq!(answer.status, 200, "{command}: {}", answer.text);
+    }
+    assert!(hunter_prompts > 10, "{hunter_prompts}");
+    let export: Bundle = serde_json::from_value(
+        app.get(&format!("/v1/games/{id}/export"), &players[0].token)
+            .await
+            .ok(),
+    )
+    .unwrap();
+    assert_eq!(export.game.status, "finished");
+    let schemas: std::collections::BTreeSet<u32> =
+        export.events.iter().map(|e| e.schema_version).collect();
+    assert_eq!(schemas, [3, 4].into());
     let report = verify_bundle(&export);
     assert!(report.sound, "{report:?}");
     let audit = app

@@ -166,20 +166,22 @@ async fn a_generated_client_plays_bandits_with_every_command_kind() {
     every_kind(
         "Bandits",
         // Two short games with fixed dice: each sends a pawn to interrogation and keeps a hand
-        // over the limit (the bot's thrift); with other dice one game may miss either.
+        // over the limit (the bot's thrift); with other dice one game may miss either. Since
+        // BD-516 (the hunter's move in pieces) games run differently: the bots of seeds 5 and
+        // 6 (and 7) no longer reach the hand limit; those of 8 and 9 each send every kind.
         &[
             (
                 "bandits",
                 3,
                 r#"{"pawns_per_player": 2, "bounty_hunter": true}"#,
-                5,
+                8,
                 "dice-0",
             ),
             (
                 "bandits",
                 3,
                 r#"{"pawns_per_player": 2, "bounty_hunter": true}"#,
-                6,
+                9,
                 "dice-0",
             ),
         ],

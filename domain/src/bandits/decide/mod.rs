@@ -213,7 +213,11 @@ impl Cx<'_> {
                 let Command::MoveHunter { path } = cmd else {
                     return Err(violation("BD-423", says("hunter_moves_before_roll_used")));
                 };
-                let captures = hunter_path(self.state(), hunter, path)?;
+                let captures = if self.state().hunter_in_pieces {
+                    hunter_piece(self.state(), hunter, path)?.captured // BD-516
+                } else {
+                    hunter_path(self.state(), hunter, path)?
+                };
                 self.emit(Event::HunterMoved { path: path.clone() });
                 for p in captures {
                     self.imprison(p);

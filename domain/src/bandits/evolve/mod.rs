@@ -6,7 +6,7 @@
 pub mod control;
 
 use super::board::{Colour, Node, board};
-use super::decide::hunter_path;
+use super::decide::{advance, hunter_path};
 use super::event::Event;
 use super::state::{HandCard, NOWHERE, Options, Pawn, Phase, State, Ticket};
 use crate::engine::Seat;
@@ -22,14 +22,23 @@ pub fn evolve(st: &mut State, event: &Event) {
     if let (Event::HunterMoved { path }, Phase::HunterMove { hunter, value }) =
         (event, st.ctl.phase.clone())
     {
-        // BD-423: the roll is used once the hunter's captures are done (the pawns it lands
-        // on go to prison by the events that follow).
-        let captured = hunter_path(st, hunter, path).unwrap_or_default();
-        let seat = control::active(st);
-        let has_free = st
-            .pawns_of(seat)
-            .any(|p| st.is_free(p) && !captured.contains(&p));
-        control::use_roll(st, value, has_free);
+        // BD-423: the roll is used once the hunter's move is over and its captures are done
+        // (the pawns it lands on go to prison by the events that follow).
+        let over = if st.hunter_in_pieces {
+            // BD-516: one piece; the move goes on from it unless it is over.
+            let piece = advance(st, hunter, path);
+            st.ctl.hunt = piece.next;
+            st.ctl.hunt.is_none().then_some(piece.captured)
+        } else {
+            Some(hunter_path(st, hunter, path).unwrap_or_default())
+        };
+        if let Some(captured) = over {
+            let seat = control::active(st);
+            let has_free = st
+                .pawns_of(seat)
+                .any(|p| st.is_free(p) && !captured.contains(&p));
+            control::use_roll(st, value, has_free);
+        }
     }
     apply(st, event);
     control::on_event(st, event, start);
@@ -44,7 +53,11 @@ fn apply(st: &mut State, event: &Event) {
             colours,
             order,
             segmented_moves,
-        } => set_up(st, options, colours, order, *segmented_moves),
+            hunter_in_pieces,
+        } => {
+            set_up(st, options, colours, order, *segmented_moves);
+            st.hunter_in_pieces = *hunter_in_pieces;
+        }
         Event::SupportDeckShuffled { order } => st.support_deck = order.iter().copied().collect(),
         Event::DestinyDeckShuffled { order } => st.destiny_deck = order.iter().copied().collect(),
         Event::SupportCardsDealt { .. }

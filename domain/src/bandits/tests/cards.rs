@@ -475,22 +475,21 @@ fn bd425_hunter_captures_everyone_without_protection() {
         .put("red-1", "R00")
         .dice(&[4, 4]);
     fx.roll("black");
-    let evs = fx.ok(
+    // In pieces (BD-516): 4 steps to R03, 3 to R00, 3 to R69.
+    let evs = fx.ok_hunter(
         "black",
-        Command::MoveHunter {
-            path: path(&[
-                "H.black.3",
-                "H.black.2",
-                "H.black.1",
-                "R03",
-                "R02",
-                "R01",
-                "R00",
-                "R71",
-                "R70",
-                "R69",
-            ]),
-        },
+        &path(&[
+            "H.black.3",
+            "H.black.2",
+            "H.black.1",
+            "R03",
+            "R02",
+            "R01",
+            "R00",
+            "R71",
+            "R70",
+            "R69",
+        ]),
     );
     assert_eq!(fx.at("black-2"), "P.black");
     assert_eq!(fx.at("red-1"), "P.red");
@@ -597,15 +596,25 @@ fn bd428_a_stuck_hunter_stops_where_it_is() {
         "R00",
     ]);
     hunter.extend((4..=71u8).rev().map(|i| n(&format!("R{i:02}"))));
+    // In pieces (BD-516): 4 steps, then the 72 of the bonus by 6: eleven pieces, then the
+    // last one is cut short at R04 (5 steps of 6).
+    let last = hunter.len() - 5;
+    fx.ok_hunter("black", &hunter[..last]);
+    fx.expect("hunter_move", "black");
     // One node short of the stuck point is refused (it still has steps and a free neighbour).
     fx.rejects(
         "black",
         Command::MoveHunter {
-            path: hunter[..hunter.len() - 1].to_vec(),
+            path: hunter[last..hunter.len() - 1].to_vec(),
         },
-        "BD-426",
+        "BD-516",
     );
-    fx.ok("black", Command::MoveHunter { path: hunter });
+    fx.ok(
+        "black",
+        Command::MoveHunter {
+            path: hunter[last..].to_vec(),
+        },
+    );
     assert_eq!(fx.st.hunter, Some(n("R04")));
     assert_eq!(fx.on("P.white").len(), 4);
 }

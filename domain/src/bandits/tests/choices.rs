@@ -590,3 +590,73 @@ fn bd515_the_worst_segmented_prompt_of_the_board_fits_16_kb() {
         assert!(n <= 16 * 1024, "BD-515: {n} B with {config:?} at {shown:?}");
     }
 }
+
+// BD-516, the bound (issue 15: a prompt of at most 16 KB). A piece of the hunter's move has
+// at most 6 steps, so its family is largest where the most 6-step simple paths leave the
+// hunter's node with nothing visited yet (each node visited removes paths): given a hunter
+// die of 6 with the hunter on each node of its graph in turn, the whole answer fits. Then on
+// simulated games with the hunter, no `move_hunter` family lists a path longer than 6 steps,
+// whether a move is begun or not; the largest family is printed.
+#[test]
+fn bd516_hunter_pieces_stay_small() {
+    use crate::bandits::decide::hunter::PIECE;
+    use crate::bandits::state::Phase;
+    let b = board();
+    let mut fx = Fx::with(
+        Options {
+            bounty_hunter: true,
+            ..Options::default()
+        },
+        6,
+    );
+    fx.put("black-1", "R30").dice(&[5, 6]);
+    fx.roll("black");
+    fx.expect("hunter_move", "black");
+    let seat = fx.seat("black");
+    let mut worst = (0, "");
+    for (i, info) in b.nodes.iter().enumerate() {
+        if b.hunter_adj[i].is_empty() {
+            continue;
+        }
+        let mut st = fx.st.clone();
+        st.hunter = Some(Node(i as u8));
+        let answer = json!({
+            "prompts": Bandits::prompts(&st),
+            "choices": Bandits::choices(&st, seat),
+        });
+        let n = serde_json::to_vec(&answer).unwrap().len();
+        if n > worst.0 {
+            worst = (n, info.id.as_str());
+        }
+    }
+    eprintln!(
+        "BD-516: the largest answer of a hunter move of 6: {} B at {}",
+        worst.0, worst.1
+    );
+    assert!(worst.0 <= 16 * 1024, "BD-516: {worst:?}");
+
+    let (mut positions, mut begun, mut largest) = (0, 0, 0);
+    for i in (3..).step_by(4).take(16) {
+        walk(i, 18, 400, |st, seat, _| {
+            let Phase::HunterMove { .. } = st.ctl.phase else {
+                return;
+            };
+            positions += 1;
+            begun += usize::from(st.ctl.hunt.is_some());
+            for f in Bandits::choices(st, seat) {
+                assert_eq!(f.kind, "move_hunter");
+                largest = largest.max(serde_json::to_vec(&f).unwrap().len());
+            }
+            for cmd in Bandits::legal(st, seat) {
+                let Command::MoveHunter { path } = &cmd else {
+                    panic!("game {i}: {cmd:?} during the hunter's move");
+                };
+                assert!(path.len() <= PIECE, "game {i}: {path:?}");
+            }
+        });
+    }
+    eprintln!(
+        "BD-516: {positions} hunter moves ({begun} begun) in simulated games, largest family {largest} B"
+    );
+    assert!(positions > 100, "{positions}");
+}

@@ -974,17 +974,21 @@ fn ex35_the_bounty_hunter() {
         "R43",
         "R44",
     ];
-    fx.rejects(
-        "black",
-        Command::MoveHunter {
-            path: path(&full[..6]),
-        },
-        "BD-426",
-    );
-    let evs = fx.ok("black", Command::MoveHunter { path: path(&full) });
+    // BD-516: the move goes in pieces, each a segment here (3 steps): the whole path in one
+    // command is refused.
+    let piece = |k: usize| Command::MoveHunter {
+        path: path(&full[3 * k..3 * k + 3]),
+    };
+    fx.rejects("black", Command::MoveHunter { path: path(&full) }, "BD-516");
+    let evs = fx.ok("black", piece(0));
     assert!(has(&evs, |e| matches!(e, Event::TicketSpent { .. })));
     assert_eq!(fx.at("red-1"), "P.red");
+    fx.ok("black", piece(1));
     assert_eq!(fx.at("green-1"), "P.green");
+    // Ending on R41 is not the end: the bonus is compulsory.
+    fx.expect("hunter_move", "black");
+    fx.rejects("black", Command::Pass {}, "BD-423");
+    fx.ok("black", piece(2));
     assert_eq!(fx.st.hunter.map(|x| x.name()), Some("R44"));
     fx.expect("turn_action", "black");
 }

@@ -320,6 +320,38 @@ impl Fx {
         self.try_segments(colour, cmd)
             .unwrap_or_else(|e| panic!("{colour} {shown} refused: {e}"))
     }
+    /// BD-516: a whole hunter move sent in pieces, each the next [`piece_len`] steps of it
+    /// (the rest when fewer are left: a stuck hunter); stops at the first refusal. The events
+    /// of all.
+    ///
+    /// [`piece_len`]: crate::bandits::decide::hunter::piece_len
+    pub fn try_hunter(
+        &mut self,
+        colour: &str,
+        whole: &[Node],
+    ) -> Result<Vec<Event>, RuleViolation> {
+        use crate::bandits::decide::hunter::{hunt_so_far, piece_len};
+        let mut events = Vec::new();
+        let mut done = 0;
+        loop {
+            let h = match self.st.ctl.phase {
+                Phase::HunterMove { hunter, .. } => hunter,
+                _ => 0,
+            };
+            let end = (done + piece_len(&hunt_so_far(&self.st, h))).min(whole.len());
+            let path = whole[done..end].to_vec();
+            events.extend(self.try_cmd(colour, Command::MoveHunter { path })?);
+            done = end;
+            if done == whole.len() {
+                return Ok(events);
+            }
+        }
+    }
+    #[track_caller]
+    pub fn ok_hunter(&mut self, colour: &str, whole: &[Node]) -> Vec<Event> {
+        self.try_hunter(colour, whole)
+            .unwrap_or_else(|e| panic!("{colour} hunter {whole:?} refused: {e}"))
+    }
     /// Asserts that the move in segments is refused with `rule` (at its segment or its end);
     /// the position is left as it was.
     #[track_caller]

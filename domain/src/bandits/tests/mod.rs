@@ -7,6 +7,7 @@ mod examples;
 mod fixture;
 mod general;
 mod hidden;
+mod hunter;
 mod legacy;
 mod moves;
 mod properties;
