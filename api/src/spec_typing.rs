@@ -275,8 +275,12 @@ pub fn type_envelopes(doc: &mut Value, kinds: &[&str]) {
             },
         }),
     );
-    // The game resource, polymorphic on `kind`: each game's own object (the summary's fields,
-    // `kind` fixed, the view typed), so generated clients narrow on `kind`.
+    game_by_kind(schemas, kinds);
+}
+
+/// The game resource, polymorphic on `kind`: each game's own object (the summary's fields,
+/// `kind` fixed, the view typed), so generated clients narrow on `kind`.
+fn game_by_kind(schemas: &mut Map<String, Value>, kinds: &[&str]) {
     let summary = schemas["GameSummary"].clone();
     let detail = schemas["GameDetail"].clone();
     let extra = detail

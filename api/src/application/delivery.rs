@@ -163,6 +163,31 @@ pub async fn checked(
     config: &NotifyConfig,
     field: &'static str,
 ) -> Result<Checked, Says> {
+    let (url, host) = parsed(raw, config, field)?;
+    if config.allowed(&host) {
+        return Ok(Checked {
+            url,
+            addresses: Vec::new(),
+        });
+    }
+    let port = url.port_or_known_default().unwrap_or(443);
+    let addresses = resolved(&host, port, field).await?;
+    if let Some(ip) = addresses.iter().find(|ip| !is_public(**ip)) {
+        return Err(says("errors.destination_not_public")
+            .arg("field", field)
+            .arg("host", &host)
+            .arg("ip", ip.to_string()));
+    }
+    Ok(Checked { url, addresses })
+}
+
+/// The destination's URL and host, when its form is acceptable: absolute, `https` (or `http`
+/// to an allowed host), no credentials, no fragment.
+fn parsed(
+    raw: &str,
+    config: &NotifyConfig,
+    field: &'static str,
+) -> Result<(url::Url, String), Says> {
     if raw.len() > 2048 {
         return Err(says("errors.destination_too_long")
             .arg("field", field)
@@ -178,10 +203,9 @@ pub async fn checked(
         .host_str()
         .ok_or_else(|| says("errors.destination_no_host").arg("field", field))?
         .to_string();
-    let allowed = config.allowed(&host);
     match url.scheme() {
         "https" => {}
-        "http" if allowed => {}
+        "http" if config.allowed(&host) => {}
         scheme => {
             return Err(says("errors.destination_not_https")
                 .arg("field", field)
@@ -194,36 +218,31 @@ pub async fn checked(
     if url.fragment().is_some() {
         return Err(says("errors.destination_fragment").arg("field", field));
     }
-    if allowed {
-        return Ok(Checked {
-            url,
-            addresses: Vec::new(),
-        });
-    }
-    let port = url.port_or_known_default().unwrap_or(443);
-    let bare = host
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .to_string();
+    Ok((url, host))
+}
+
+/// The addresses `host` stands for (itself when it is an IP literal), never none.
+async fn resolved(host: &str, port: u16, field: &'static str) -> Result<Vec<IpAddr>, Says> {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
     let addresses: Vec<IpAddr> = match bare.parse::<IpAddr>() {
         Ok(ip) => vec![ip],
         // Bounded: a registration must not hang on a slow resolver.
         Err(_) => tokio::time::timeout(
             Duration::from_secs(5),
-            tokio::net::lookup_host((bare.as_str(), port)),
+            tokio::net::lookup_host((bare, port)),
         )
         .await
         .map_err(|_| {
             says("errors.destination_resolve_timeout")
                 .arg("field", field)
-                .arg("host", &host)
+                .arg("host", host)
                 .arg("seconds", 5u32)
         })?
         // The resolver's words: English, and said to be.
         .map_err(|e| {
             says("errors.destination_resolve_failed")
                 .arg("field", field)
-                .arg("host", &host)
+                .arg("host", host)
                 .arg("detail", e.to_string())
         })?
         .map(|a| a.ip())
@@ -232,15 +251,9 @@ pub async fn checked(
     if addresses.is_empty() {
         return Err(says("errors.destination_unresolved")
             .arg("field", field)
-            .arg("host", &host));
+            .arg("host", host));
     }
-    if let Some(ip) = addresses.iter().find(|ip| !is_public(**ip)) {
-        return Err(says("errors.destination_not_public")
-            .arg("field", field)
-            .arg("host", &host)
-            .arg("ip", ip.to_string()));
-    }
-    Ok(Checked { url, addresses })
+    Ok(addresses)
 }
 
 /// `Homestretch-Signature` of `body` at unix time `t`: `t=<t>,v1=<hex HMAC-SHA256(secret,
