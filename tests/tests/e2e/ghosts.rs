@@ -541,6 +541,25 @@ async fn deadlines_due_during_a_database_outage_fire_once_when_it_is_back() {
     cluster.restart().await;
 
     let pool = infra::db::connect(&url, 2).await.expect("connect");
+    // `settle` alone is not enough here: a deadline that fell due less than its slack before
+    // the restart looks settled before it fires. Wait for each game's first entry after the
+    // outage (its timeout, checked below) first.
+    let started = Instant::now();
+    for table in &tables {
+        while !log_of(&pool, table.id)
+            .await
+            .iter()
+            .any(|e| e.at >= back_at)
+        {
+            assert!(
+                started.elapsed() < SETTLE_WITHIN,
+                "{} {}: nothing fired after the outage",
+                table.kind,
+                table.id
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
     settle(&pool, &tables).await;
     assert!(server.is_running(), "the server died:\n{}", server.log());
     assert_eq!(server.pid(), pid, "the same process all along");
