@@ -19,8 +19,9 @@ use uuid::Uuid;
 /// The clock's own user: a timed-out seat's default move is recorded as sent by it.
 pub const CLOCK_USER: UserId = UserId(Uuid::from_u128(0x00000000_0000_7000_8000_00000000c10c));
 
-/// The bot users (`bot:1` … `bot:6`): a bot seat given in the lobby is held by one of them
-/// (a user holds one seat per game), and every bot move is recorded as sent by the seat's one.
+/// The bot users (`bot:1` … `bot:6`), one per seat: seat n's bot is `bot:n`, whether it was
+/// given in the lobby (it holds the seat: a user holds one seat per game) or plays a seat a
+/// person left, so two seats' bots never share a name in a log.
 pub fn bot_user(n: u8) -> UserId {
     UserId(Uuid::from_u128(
         0x00000000_0000_7000_8000_000000000b00 + u128::from(n),
@@ -30,6 +31,34 @@ pub fn bot_user(n: u8) -> UserId {
 /// Whether `user` is one of the server's own actors (the clock or a bot).
 pub fn is_server_actor(user: UserId) -> bool {
     user == CLOCK_USER || (1..=6).any(|n| bot_user(n) == user)
+}
+
+/// Gives each bot seated in lobby `id` its seat's own bot user (after seats moved down, or in
+/// a lobby seated before seats had their own bot). Deleted and inserted again rather than
+/// updated: an update would meet the bot user another row still holds.
+async fn rekey_bots(conn: &mut sqlx::PgConnection, id: GameId) -> Result<()> {
+    let bots: Vec<(i16, String, OffsetDateTime, String)> = sqlx::query_as(
+        "DELETE FROM game_seats WHERE game_id = $1 AND bot_policy IS NOT NULL \
+         RETURNING seat, client_seed, joined_at, bot_policy",
+    )
+    .bind(id.0)
+    .fetch_all(&mut *conn)
+    .await?;
+    for (seat, client_seed, joined_at, policy) in bots {
+        sqlx::query(
+            "INSERT INTO game_seats (game_id, seat, user_id, client_seed, joined_at, bot_policy) \
+             VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(id.0)
+        .bind(seat)
+        .bind(bot_user(seat as u8).0)
+        .bind(client_seed)
+        .bind(joined_at)
+        .bind(policy)
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok(())
 }
 
 /// A claimed deadline: the game needs the server as of its log head `version`.
@@ -140,10 +169,12 @@ impl Store {
         let seat = (1..=seat_count)
             .find(|s| !taken.iter().any(|(t, _)| t == s))
             .ok_or_else(|| StoreError::Invalid(domain::i18n::says("errors.every_seat_taken")))?;
-        let user = (1..=6u8)
-            .map(bot_user)
-            .find(|u| !taken.iter().any(|(_, t)| *t == u.0))
-            .ok_or_else(|| StoreError::Invalid(domain::i18n::says("errors.every_seat_taken")))?;
+        // The seat's own bot user (`bot_user`); lobbies seated before seats had their own
+        // bot may hold it at another seat: then the seats are re-keyed.
+        if taken.iter().any(|(_, t)| is_server_actor(UserId(*t))) {
+            rekey_bots(&mut tx, id).await?;
+        }
+        let user = bot_user(seat as u8);
         sqlx::query(
             "INSERT INTO game_seats (game_id, seat, user_id, client_seed, bot_policy) VALUES ($1,$2,$3,'',$4)",
         )
@@ -193,6 +224,7 @@ impl Store {
             .bind(seat)
             .execute(&mut *tx)
             .await?;
+        rekey_bots(&mut tx, id).await?;
         if host == user.0 {
             let next: Option<Uuid> = sqlx::query_scalar(
                 "SELECT user_id FROM game_seats WHERE game_id = $1 AND bot_policy IS NULL \

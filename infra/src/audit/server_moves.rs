@@ -491,7 +491,7 @@ mod tests {
                 kind: "mush".into(),
                 options: json!({}),
                 seat_count: 3,
-                seats: vec![seat(1, ANN), seat(2, BOB), seat(3, bot_user(1).0)],
+                seats: vec![seat(1, ANN), seat(2, BOB), seat(3, bot_user(3).0)],
                 fair: true,
                 seed_commitment: String::new(),
                 rules_version: String::new(),
@@ -504,7 +504,7 @@ mod tests {
             commands: Vec::new(),
             events: Vec::new(),
         };
-        let (clock, bot1, bot2) = (CLOCK_USER.0, bot_user(1).0, bot_user(2).0);
+        let (clock, bot1, bot2, bot3) = (CLOCK_USER.0, bot_user(1).0, bot_user(2).0, bot_user(3).0);
         let timeout = |n: u64| json!({"type": "seat_timed_out", "seat": 2, "in_a_row": n});
         let handed =
             |s: u8, reason: &str| json!({"type": "seat_abandoned", "seat": s, "reason": reason});
@@ -513,7 +513,7 @@ mod tests {
         let rows: Vec<Row> = vec![
             (None, ANN, "start", 0, vec![moved.clone()]),
             (Some(1), ANN, "bid", 0, vec![moved.clone()]),
-            (Some(3), bot1, "bid", 0, vec![moved.clone()]),
+            (Some(3), bot3, "bid", 0, vec![moved.clone()]),
             (Some(2), clock, "bid", 1000, vec![timeout(1), moved.clone()]),
             (Some(1), ANN, "resign", 0, vec![handed(1, "resigned")]),
             (Some(1), bot1, "bid", 0, vec![moved.clone()]),
@@ -526,7 +526,7 @@ mod tests {
                 vec![timeout(3), moved.clone(), handed(2, "timeouts")],
             ),
             (Some(2), bot2, "bid", 0, vec![moved.clone()]),
-            (Some(3), bot1, "bid", 0, vec![moved.clone()]),
+            (Some(3), bot3, "bid", 0, vec![moved.clone()]),
         ];
         for (seat, user, kind, after_ms, entries) in rows {
             push(
@@ -681,7 +681,7 @@ mod tests {
         fails(&b, "senders", 2);
         // Another bot than the seat's.
         let mut b = log();
-        command_at(&mut b, 14).user_id = bot_user(3).0;
+        command_at(&mut b, 14).user_id = bot_user(1).0;
         fails(&b, "senders", 14);
     }
 

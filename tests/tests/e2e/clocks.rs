@@ -227,6 +227,103 @@ async fn bots_take_lobby_seats_only_from_the_host_with_a_known_policy() {
         .problem(422);
 }
 
+/// Every seat has a bot of its own (`bot:<seat>`): a lobby bot keeps its seat's when seats
+/// move down, and a seat a person resigns is played by its own, never by a lobby bot's. (A
+/// lobby bot once took the first free bot user: seat 3's was `bot:1`, and so was the bot of
+/// seat 1 after its person resigned — two seats, one name in the log.)
+#[actix_web::test]
+async fn each_seat_s_bot_is_its_own_through_seats_moving_down_and_a_resignation() {
+    use infra::deadlines::{CLOCK_USER, bot_user};
+    let app = spawn_app().await;
+    let (ann, bob) = (app.register("ann").await, app.register("bob").await);
+    let created = app
+        .post(
+            "/v1/games",
+            &ann.token,
+            &json!({"kind": "mush", "seats": 3}),
+        )
+        .await
+        .ok();
+    let id = created["id"].as_str().unwrap().to_string();
+    let bots = format!("/v1/games/{id}/seats/bots");
+    app.post(&format!("/v1/games/{id}/seats"), &bob.token, &json!({}))
+        .await
+        .ok();
+    let seated = app
+        .post(&bots, &ann.token, &json!({"policy": "random"}))
+        .await;
+    assert_eq!(
+        seated.body["seats"][2]["user"]["name"], "bot:3",
+        "{}",
+        seated.text
+    );
+    // Bob leaves: the bot moves down to seat 2, and takes seat 2's bot user.
+    assert_eq!(
+        delete(&app, &format!("/v1/games/{id}/seats/me"), &bob).await,
+        204
+    );
+    let names = |game: &Value| -> Vec<Value> {
+        game["seats"]
+            .as_array()
+            .expect("seats")
+            .iter()
+            .map(|s| s["user"]["name"].clone())
+            .collect()
+    };
+    assert_eq!(
+        names(&game(&app, &id, &ann).await),
+        [json!("ann"), json!("bot:2")]
+    );
+    let seated = app
+        .post(&bots, &ann.token, &json!({"policy": "greedy"}))
+        .await;
+    assert_eq!(
+        names(&seated.body),
+        [json!("ann"), json!("bot:2"), json!("bot:3")]
+    );
+    app.post(&format!("/v1/games/{id}/start"), &ann.token, &json!({}))
+        .await
+        .ok();
+    app.post(
+        &format!("/v1/games/{id}/seats/me/resign"),
+        &ann.token,
+        &json!({}),
+    )
+    .await
+    .ok();
+    let started = Instant::now();
+    while !game(&app, &id, &ann).await["outcome"].is_object() {
+        assert!(started.elapsed() < Duration::from_secs(240), "never ended");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let bundle: infra::audit::Bundle = serde_json::from_value(
+        app.get(&format!("/v1/games/{id}/export"), &ann.token)
+            .await
+            .ok(),
+    )
+    .expect("a bundle");
+    let mut moved = std::collections::BTreeSet::new();
+    for command in &bundle.commands {
+        let Some(seat) = command.seat else { continue };
+        if command.user_id.to_string() == ann.id || command.user_id == CLOCK_USER.0 {
+            continue;
+        }
+        assert_eq!(
+            command.user_id,
+            bot_user(seat).0,
+            "seat {seat}'s move at seq {} is another's bot's",
+            command.first_seq
+        );
+        moved.insert(seat);
+    }
+    assert_eq!(
+        moved.into_iter().collect::<Vec<_>>(),
+        [1, 2, 3],
+        "every bot moved"
+    );
+    audit_is_sound(&app, &id, &ann).await;
+}
+
 /// One person against bots, for every game: the bots play their seats through the command
 /// path until the game ends, and the log audits sound (bot moves are re-run like any other).
 #[actix_web::test]
