@@ -387,6 +387,13 @@ impl TestApp {
         id
     }
 
+    /// A lobby of `kind` for `seats`, created by `host` (seated first); its id.
+    pub async fn lobby(&self, kind: &str, seats: usize, host: &Player) -> String {
+        let body = json!({"kind": kind, "seats": seats});
+        let game = self.post("/v1/games", &host.token, &body).await.ok();
+        game["id"].as_str().expect("game id").to_string()
+    }
+
     pub async fn command(&self, game: &str, player: &Player, command: Value) -> Answer {
         self.post(
             &format!("/v1/games/{game}/commands"),

@@ -116,15 +116,7 @@ async fn the_host_cancels_a_lobby_or_hands_it_over_by_leaving() {
         app.register("bob").await,
         app.register("cy").await,
     );
-    let created = app
-        .post(
-            "/v1/games",
-            &ann.token,
-            &json!({"kind": "whisky_race", "seats": 3}),
-        )
-        .await
-        .ok();
-    let id = created["id"].as_str().unwrap().to_string();
+    let id = app.lobby("whisky_race", 3, &ann).await;
     app.post(&format!("/v1/games/{id}/seats"), &bob.token, &json!({}))
         .await
         .ok();
@@ -174,15 +166,7 @@ async fn a_lobby_nobody_starts_expires() {
     })
     .await;
     let ann = app.register("ann").await;
-    let created = app
-        .post(
-            "/v1/games",
-            &ann.token,
-            &json!({"kind": "mush", "seats": 2}),
-        )
-        .await
-        .ok();
-    let id = created["id"].as_str().unwrap().to_string();
+    let id = app.lobby("mush", 2, &ann).await;
     let started = Instant::now();
     while game(&app, &id, &ann).await["status"] != "expired" {
         assert!(started.elapsed() < Duration::from_secs(10), "never expired");
@@ -197,15 +181,7 @@ async fn a_lobby_nobody_starts_expires() {
 async fn bots_take_lobby_seats_only_from_the_host_with_a_known_policy() {
     let app = spawn_app().await;
     let (ann, bob) = (app.register("ann").await, app.register("bob").await);
-    let created = app
-        .post(
-            "/v1/games",
-            &ann.token,
-            &json!({"kind": "mush", "seats": 2}),
-        )
-        .await
-        .ok();
-    let id = created["id"].as_str().unwrap().to_string();
+    let id = app.lobby("mush", 2, &ann).await;
     let bots = format!("/v1/games/{id}/seats/bots");
     app.post(&bots, &bob.token, &json!({"policy": "random"}))
         .await
@@ -236,15 +212,7 @@ async fn each_seat_s_bot_is_its_own_through_seats_moving_down_and_a_resignation(
     use infra::deadlines::{CLOCK_USER, bot_user};
     let app = spawn_app().await;
     let (ann, bob) = (app.register("ann").await, app.register("bob").await);
-    let created = app
-        .post(
-            "/v1/games",
-            &ann.token,
-            &json!({"kind": "mush", "seats": 3}),
-        )
-        .await
-        .ok();
-    let id = created["id"].as_str().unwrap().to_string();
+    let id = app.lobby("mush", 3, &ann).await;
     let bots = format!("/v1/games/{id}/seats/bots");
     app.post(&format!("/v1/games/{id}/seats"), &bob.token, &json!({}))
         .await
@@ -333,15 +301,7 @@ async fn one_person_and_bots_play_every_game_to_the_end() {
     for kind in domain::registry().kinds() {
         let game_of = domain::game(kind).expect("a default game");
         let seats = (*game_of.seat_range().start()).clamp(2, 3);
-        let created = app
-            .post(
-                "/v1/games",
-                &ann.token,
-                &json!({"kind": kind, "seats": seats}),
-            )
-            .await
-            .ok();
-        let id = created["id"].as_str().unwrap().to_string();
+        let id = app.lobby(kind, usize::from(seats), &ann).await;
         for n in 1..seats {
             let policy = if n % 2 == 1 { "random" } else { "greedy" };
             app.post(
@@ -608,15 +568,7 @@ async fn a_game_whose_humans_have_all_gone_plays_to_its_end_at_the_bots_rate() {
     })
     .await;
     let ann = app.register("ann").await;
-    let created = app
-        .post(
-            "/v1/games",
-            &ann.token,
-            &json!({"kind": "mush", "seats": 2}),
-        )
-        .await
-        .ok();
-    let id = created["id"].as_str().unwrap().to_string();
+    let id = app.lobby("mush", 2, &ann).await;
     app.post(
         &format!("/v1/games/{id}/seats/bots"),
         &ann.token,

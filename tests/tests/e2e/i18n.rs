@@ -471,15 +471,7 @@ async fn notifications_follow_the_recipient_s_stored_language() {
     )
     .await
     .ok();
-    let lobby = app
-        .post(
-            "/v1/games",
-            &ann.token,
-            &json!({"kind": "mush", "seats": 2}),
-        )
-        .await
-        .ok();
-    let id = lobby["id"].as_str().unwrap().to_string();
+    let id = app.lobby("mush", 2, &ann).await;
     app.post(&format!("/v1/games/{id}/seats"), &bob.token, &json!({}))
         .await
         .ok();
