@@ -413,6 +413,20 @@ async fn deadlines_fire_once_when_instances_are_killed_while_firing_them() {
         servers[victim].kill();
         servers[victim].restart().await;
     }
+    // Each orphan fires once its lease has run out: wait for that entry, so that `settle`
+    // (which allows a slack) cannot pass before it.
+    let started = Instant::now();
+    for orphan in &orphans {
+        while log_of(&db.pool, orphan.game).await.len() <= orphan.version as usize {
+            assert!(
+                started.elapsed() < SETTLE_WITHIN,
+                "{} {}: the dead instance's deadline never fired",
+                orphan.kind,
+                orphan.game
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
     settle(&db.pool, &tables).await;
     for server in &mut servers {
         assert!(
