@@ -45,6 +45,11 @@ pub enum Event {
         /// with `false`: those games keep whole-path hunter moves.
         #[serde(default)]
         hunter_in_pieces: bool,
+        /// Every pawn move that may be longer than 5 steps goes in segments (BD-517; schema
+        /// 5). Logs of schema 1–4 are upcast with `false`: those games keep whole turn,
+        /// bonus and other destiny moves.
+        #[serde(default)]
+        all_moves_in_segments: bool,
     },
     /// The support deck order, top first (hidden from everyone, BD-502).
     SupportDeckShuffled {

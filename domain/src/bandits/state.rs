@@ -487,6 +487,11 @@ pub struct State {
     /// with event schema 4; a game begun before keeps whole-path `move_hunter`s.
     #[serde(default)]
     pub hunter_in_pieces: bool,
+    /// Every pawn move that may be longer than 5 steps is sent in segments (BD-517): every
+    /// game created with event schema 5; a game begun before keeps whole turn, bonus and
+    /// destiny moves (rampage and distribute aside, BD-515).
+    #[serde(default)]
+    pub all_moves_in_segments: bool,
 }
 
 impl State {
