@@ -114,7 +114,8 @@ pub fn pending(st: &State) -> Option<Pending> {
         }
         _ => return None,
     };
-    may_be_long(found.len).then_some(found)
+    // BD-515 applies to every rampage and distribute move, however short its roll.
+    (found.rule == "BD-515" || may_be_long(found.len)).then_some(found)
 }
 
 /// The steps already chosen of `pawn`'s move (empty when none, or when they are another
