@@ -446,11 +446,12 @@ fn bd515_a_long_rampage_goes_in_segments_of_five() {
     assert!(fx.st.ctl.moving.is_none());
 }
 
-// BD-515: a move of at most 5 steps is one `move_pawn`, and `move_segment` is refused outside
-// a rampage or distribute move.
+// BD-515: in a game begun before event schema 5 (before BD-517), a turn move is one
+// `move_pawn`, and `move_segment` is refused outside a rampage or distribute move.
 #[test]
 fn bd515_segments_only_for_rampage_and_distribute() {
     let mut fx = Fx::new();
+    fx.st.all_moves_in_segments = false;
     fx.put("black-1", "R10").dice(&[7]);
     fx.roll("black");
     let seg = Command::MoveSegment {
