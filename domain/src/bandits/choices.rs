@@ -528,13 +528,7 @@ fn pawn_moves(st: &State, seat: Seat, pawns: &[Pawn], len: Len, out: &mut Vec<Fa
 /// as [`moves`]) and the `move_segment` family of the next [`SEGMENT`] steps of the longer
 /// ones the seat can afford (any card ids, BD-514), so each lists paths of at most
 /// [`SEGMENT`] steps.
-fn segment_moves(
-    st: &State,
-    seat: Seat,
-    pawn: Pawn,
-    pm: &segment::Pending,
-    out: &mut Vec<Family>,
-) {
+fn segment_moves(st: &State, seat: Seat, pawn: Pawn, pm: &segment::Pending, out: &mut Vec<Family>) {
     let (ends, longer): (Vec<Candidate>, Vec<Candidate>) = segment::rests(st, pawn, pm)
         .into_iter()
         .partition(|c| c.path.len() <= SEGMENT);

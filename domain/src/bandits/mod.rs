@@ -78,8 +78,8 @@ pub fn setup_with(
         options: options.clone(),
         colours,
         order: order.clone(),
-        segmented_moves: true,  // BD-515
-        hunter_in_pieces: true, // BD-516
+        segmented_moves: true,       // BD-515
+        hunter_in_pieces: true,      // BD-516
         all_moves_in_segments: true, // BD-517
     });
     cx.emit(Event::SupportDeckShuffled {

@@ -423,7 +423,12 @@ async fn bd517_a_schema3_log_with_whole_long_turn_moves_replays_and_audits() {
     let app = spawn_app().await;
     let bundle = hunter_bundle();
     assert!(long_moves(&bundle) > 10, "{}", long_moves(&bundle));
-    assert!(bundle.events.iter().all(|e| e.kind != "move_segment_chosen"));
+    assert!(
+        bundle
+            .events
+            .iter()
+            .all(|e| e.kind != "move_segment_chosen")
+    );
     let players = load(&app, &bundle, None).await;
     let id = bundle.game.id.to_string();
     let me = &players[2];
@@ -434,8 +439,8 @@ async fn bd517_a_schema3_log_with_whole_long_turn_moves_replays_and_audits() {
         if e.kind != "server_seed_revealed" {
             state.apply(&e.payload, e.schema_version).unwrap();
         }
-        let long = e.kind == "pawn_moved"
-            && e.payload["path"].as_array().is_some_and(|p| p.len() > 5);
+        let long =
+            e.kind == "pawn_moved" && e.payload["path"].as_array().is_some_and(|p| p.len() > 5);
         if long {
             let at = app
                 .get(&format!("/v1/games/{id}/state?at={}", e.seq), &me.token)

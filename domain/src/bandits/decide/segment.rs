@@ -16,10 +16,10 @@
 use super::super::board::Node;
 use super::super::command::Command;
 use super::super::event::Event;
-use super::super::movement::{self, Candidate, End};
-use super::super::state::*;
 use super::super::evolve::control::{active, can_free, must_leave_officer};
 use super::super::movement::Len;
+use super::super::movement::{self, Candidate, End};
+use super::super::state::*;
 use super::destiny::{destiny_len, destiny_movers};
 use crate::decider::{Decided, ensure, says, violation};
 use crate::engine::Seat;

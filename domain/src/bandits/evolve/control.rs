@@ -113,7 +113,13 @@ fn awaiting_turn_action(st: &State, active: Seat, value: u8, attempt: bool) -> O
         aw(
             active,
             "turn_action",
-            &["free_pawn", "move_pawn", "move_segment", "play_card", "pass"],
+            &[
+                "free_pawn",
+                "move_pawn",
+                "move_segment",
+                "play_card",
+                "pass",
+            ],
         )
     } else {
         aw(

@@ -661,3 +661,32 @@ fn bd516_hunter_pieces_stay_small() {
     );
     assert!(positions > 100, "{positions}");
 }
+
+// BD-517 (with BD-515, BD-516): on simulated games (event schema 5), no family lists a pawn
+// path longer than a segment (5 steps) nor a hunter piece longer than 6, at any position:
+// turn rolls, bonuses and every destiny move go in segments; moves get begun and finished.
+#[test]
+fn bd517_no_family_lists_a_path_longer_than_a_segment_on_simulated_games() {
+    use crate::bandits::decide::hunter::PIECE;
+    use crate::bandits::decide::segment::SEGMENT;
+    let (mut positions, mut begun) = (0, 0);
+    for i in 0..200 {
+        walk(i, 517, 120, |st, seat, _| {
+            positions += 1;
+            begun += usize::from(st.ctl.moving.is_some());
+            for cmd in Bandits::legal(st, seat) {
+                match &cmd {
+                    Command::MovePawn { path, .. } | Command::MoveSegment { path, .. } => {
+                        assert!(path.len() <= SEGMENT, "game {i}: {cmd:?}")
+                    }
+                    Command::MoveHunter { path } => {
+                        assert!(path.len() <= PIECE, "game {i}: {cmd:?}")
+                    }
+                    _ => {}
+                }
+            }
+        });
+    }
+    eprintln!("BD-517: {positions} positions, {begun} with a move begun");
+    assert!(begun > 100, "{begun} of {positions}");
+}

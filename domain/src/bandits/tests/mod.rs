@@ -11,6 +11,6 @@ mod hunter;
 mod legacy;
 mod moves;
 mod properties;
-mod segments;
 mod render;
+mod segments;
 mod sim;

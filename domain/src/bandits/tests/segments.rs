@@ -153,8 +153,8 @@ fn bd517_a_schema_4_game_still_takes_a_whole_10_step_move_pawn() {
             ..
         }
     ));
-    let mut recorded = serde_json::to_value(&Bandits::setup(&options, 4, &mut rng).unwrap()[0])
-        .unwrap();
+    let mut recorded =
+        serde_json::to_value(&Bandits::setup(&options, 4, &mut rng).unwrap()[0]).unwrap();
     recorded
         .as_object_mut()
         .unwrap()
@@ -279,8 +279,7 @@ fn bd517_the_worst_turn_prompt_of_the_board_fits_16_kb() {
     };
     let mut per_node: Vec<(usize, Node)> = Vec::new();
     for (i, info) in b.nodes.iter().enumerate() {
-        if matches!(info.zone, Zone::Prison | Zone::Pile) || !fx.st.at(Node(i as u8)).is_empty()
-        {
+        if matches!(info.zone, Zone::Prison | Zone::Pile) || !fx.st.at(Node(i as u8)).is_empty() {
             continue;
         }
         let node = Node(i as u8);
@@ -312,7 +311,10 @@ fn bd517_the_worst_turn_prompt_of_the_board_fits_16_kb() {
         });
         let n = serde_json::to_vec(&answer).unwrap().len();
         eprintln!("BD-517: turn roll {v} at {shown:?}: {n} B");
-        assert!(n <= 16 * 1024, "BD-517: {n} B for a roll of {v} at {shown:?}");
+        assert!(
+            n <= 16 * 1024,
+            "BD-517: {n} B for a roll of {v} at {shown:?}"
+        );
         assert!(longest(&at, seat).unwrap_or(0) <= SEGMENT, "roll {v}");
     }
 }
