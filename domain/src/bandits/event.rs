@@ -236,8 +236,8 @@ pub enum Event {
         pawn: Pawn,
         station: Node,
     },
-    /// `seat` chose the next steps `path` of `pawn`'s rampage or distribute move, which goes
-    /// on with the next command (BD-515). The pawn moves (captures, arrival …) only when the
+    /// `seat` chose the next steps `path` of `pawn`'s move sent in segments (BD-515, BD-517),
+    /// which goes on with the next command. The pawn moves (captures, arrival …) only when the
     /// move is whole: `pawn_moved` then carries the whole path.
     MoveSegmentChosen {
         seat: Seat,

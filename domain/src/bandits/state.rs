@@ -403,8 +403,8 @@ pub struct Control {
     /// no arrival (BD-380; transient).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub climbing: Option<Pawn>,
-    /// The steps already chosen of a rampage or distribute move sent in segments (BD-515):
-    /// the pawn has not moved yet; the move's next command goes on from there.
+    /// The steps already chosen of a move sent in segments (BD-515, BD-517: a turn, bonus or
+    /// destiny move): the pawn has not moved yet; the move's next command goes on from there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moving: Option<MoveSoFar>,
     /// The bounty hunter's move under way, sent in pieces (BD-516): set after a piece that
