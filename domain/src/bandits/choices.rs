@@ -203,6 +203,11 @@ fn defaulted(name: &'static str, value: Value) -> Field {
 
 /// BD-044–BD-047, BD-506, BD-513, BD-270: the answer to a usable turn roll.
 fn turn_action(st: &State, seat: Seat, v: u8, attempt: bool, out: &mut Vec<Family>) {
+    if let Some(m) = &st.ctl.moving {
+        // BD-517: a move begun in segments is finished by its pawn, nothing else.
+        pawn_moves(st, seat, &[m.pawn], Len::Exact(v), out);
+        return;
+    }
     let frees = (v == 5 || v == 10) && can_free(st, seat);
     if frees {
         out.extend(free_pawn(st, seat));
@@ -217,12 +222,11 @@ fn turn_action(st: &State, seat: Seat, v: u8, attempt: bool, out: &mut Vec<Famil
     }
     if let Some(p) = must_leave_officer(st, seat, v) {
         // BD-506: the value moves that pawn off its probation officer, nothing else.
-        out.extend(moves(st, seat, p, Len::Exact(v)));
+        pawn_moves(st, seat, &[p], Len::Exact(v), out);
         return;
     }
-    for p in st.pawns_of(seat).filter(|&p| st.is_movable(p)) {
-        out.extend(moves(st, seat, p, Len::Exact(v)));
-    }
+    let movers: Vec<Pawn> = st.pawns_of(seat).filter(|&p| st.is_movable(p)).collect();
+    pawn_moves(st, seat, &movers, Len::Exact(v), out);
     out.extend(watch(st, seat));
     out.push(simple("pass", "Let the roll go", "BD-047"));
 }
@@ -323,8 +327,8 @@ fn resolving(st: &State, seat: Seat, kinds: &[&str], out: &mut Vec<Family>) {
                 FightStep::Settle | FightStep::Retreat => {}
             },
             ArrivalStage::Bonus { card_only } => {
-                out.extend(moves(st, seat, a.pawn, Len::Exact(6)));
-                if *card_only {
+                pawn_moves(st, seat, &[a.pawn], Len::Exact(6), out);
+                if *card_only && st.ctl.moving.is_none() {
                     out.push(simple("pass", "Forfeit the bonus", "BD-154"));
                 }
             }
@@ -502,18 +506,47 @@ fn move_family(
     )
 }
 
-/// BD-515: a rampage or distribute move of `pawn` in segments, from the steps chosen so far:
+/// The move families of `pawns` for `len`: in segments when the pending move is sent so
+/// (BD-515, BD-517: [`segment_moves`]), else every whole path ([`moves`]).
+fn pawn_moves(st: &State, seat: Seat, pawns: &[Pawn], len: Len, out: &mut Vec<Family>) {
+    match segment::pending(st) {
+        Some(pm) => {
+            for &p in pawns {
+                segment_moves(st, seat, p, &pm, out);
+            }
+        }
+        None => {
+            for &p in pawns {
+                out.extend(moves(st, seat, p, len));
+            }
+        }
+    }
+}
+
+/// BD-515 / BD-517: a move of `pawn` in segments, from the steps chosen so far:
 /// the `move_pawn` family of the moves that end within [`SEGMENT`] steps (with their cards,
 /// as [`moves`]) and the `move_segment` family of the next [`SEGMENT`] steps of the longer
 /// ones the seat can afford (any card ids, BD-514), so each lists paths of at most
 /// [`SEGMENT`] steps.
-fn segment_moves(st: &State, seat: Seat, pawn: Pawn, e: &Exec, out: &mut Vec<Family>) {
-    let len = destiny_len(e);
-    let (ends, longer): (Vec<Candidate>, Vec<Candidate>) = segment::rests(st, pawn, e)
+fn segment_moves(st: &State, seat: Seat, pawn: Pawn, pm: &segment::Pending, out: &mut Vec<Family>) {
+    let (ends, longer): (Vec<Candidate>, Vec<Candidate>) = segment::rests(st, pawn, pm)
         .into_iter()
         .partition(|c| c.path.len() <= SEGMENT);
     let begun = st.ctl.moving.is_some();
-    out.extend(move_family(st, seat, pawn, len, ends).map(|f| {
+    let so_far = st.ctl.moving.as_ref().map_or(0, |m| m.path.len());
+    // Steps so far, and left when the length is known (not a rampage's).
+    let steps = |f: Family| {
+        let f = f
+            .annotate("rule", json!(pm.rule))
+            .annotate("steps_so_far", json!(so_far));
+        match pm.len {
+            Len::Exact(v) | Len::UpTo(v) => {
+                f.annotate("steps_left", json!(usize::from(v).saturating_sub(so_far)))
+            }
+            Len::Rampage(_) => f,
+        }
+    };
+    out.extend(move_family(st, seat, pawn, pm.len, ends).map(|f| {
         let description = if begun {
             format!(
                 "the last 1 to {SEGMENT} steps of the move begun (its cards for the whole path)"
@@ -521,7 +554,7 @@ fn segment_moves(st: &State, seat: Seat, pawn: Pawn, e: &Exec, out: &mut Vec<Fam
         } else {
             format!("a whole move of at most {SEGMENT} steps (longer ones: `move_segment`)")
         };
-        f.describe(description).annotate("rule", json!("BD-515"))
+        steps(f.describe(description))
     }));
     let mut next: Vec<Vec<Node>> = longer
         .into_iter()
@@ -549,14 +582,16 @@ fn segment_moves(st: &State, seat: Seat, pawn: Pawn, e: &Exec, out: &mut Vec<Fam
         family(
             "move_segment",
             title,
-            "BD-515",
+            pm.rule,
             vec![branch("move_segment", fields)],
         )
         .map(|f| {
-            f.describe(format!(
-                "the next {SEGMENT} steps of a longer move; it goes on with the next command"
-            ))
-            .annotate("pawn", json!(pawn))
+            steps(
+                f.describe(format!(
+                    "the next {SEGMENT} steps of a longer move; it goes on with the next command"
+                ))
+                .annotate("pawn", json!(pawn)),
+            )
         }),
     );
 }
@@ -629,18 +664,8 @@ fn destiny(st: &State, seat: Seat, e: &Exec, kinds: &[&str], out: &mut Vec<Famil
                 out.push(simple("pass", "Stop rolling", "BD-306"));
             }
         }
-        ExecStep::Move if segment::segmented(st, e.card) => {
-            for p in destiny_movers(st, seat, e) {
-                segment_moves(st, seat, p, e, out);
-            }
-            if pass {
-                out.push(simple("pass", "Do not use the roll", "BD-306"));
-            }
-        }
         ExecStep::Move => {
-            for p in destiny_movers(st, seat, e) {
-                out.extend(moves(st, seat, p, destiny_len(e)));
-            }
+            pawn_moves(st, seat, &destiny_movers(st, seat, e), destiny_len(e), out);
             if pass {
                 out.push(simple("pass", "Do not use the roll", "BD-306"));
             }

@@ -45,6 +45,11 @@ pub enum Event {
         /// with `false`: those games keep whole-path hunter moves.
         #[serde(default)]
         hunter_in_pieces: bool,
+        /// Every pawn move that may be longer than 5 steps goes in segments (BD-517; schema
+        /// 5). Logs of schema 1–4 are upcast with `false`: those games keep whole turn,
+        /// bonus and other destiny moves.
+        #[serde(default)]
+        all_moves_in_segments: bool,
     },
     /// The support deck order, top first (hidden from everyone, BD-502).
     SupportDeckShuffled {
@@ -231,8 +236,8 @@ pub enum Event {
         pawn: Pawn,
         station: Node,
     },
-    /// `seat` chose the next steps `path` of `pawn`'s rampage or distribute move, which goes
-    /// on with the next command (BD-515). The pawn moves (captures, arrival …) only when the
+    /// `seat` chose the next steps `path` of `pawn`'s move sent in segments (BD-515, BD-517),
+    /// which goes on with the next command. The pawn moves (captures, arrival …) only when the
     /// move is whole: `pawn_moved` then carries the whole path.
     MoveSegmentChosen {
         seat: Seat,

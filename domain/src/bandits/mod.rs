@@ -78,8 +78,9 @@ pub fn setup_with(
         options: options.clone(),
         colours,
         order: order.clone(),
-        segmented_moves: true,  // BD-515
-        hunter_in_pieces: true, // BD-516
+        segmented_moves: true,       // BD-515
+        hunter_in_pieces: true,      // BD-516
+        all_moves_in_segments: true, // BD-517
     });
     cx.emit(Event::SupportDeckShuffled {
         order: support.clone(),
@@ -185,7 +186,9 @@ impl Game for Bandits {
     /// `move_segment_chosen`; older logs are upcast to whole moves.
     /// Schema 4: `game_created.hunter_in_pieces` (BD-516: the hunter's move sent in pieces,
     /// one `hunter_moved` each); older logs are upcast to whole hunter moves.
-    const EVENT_SCHEMA_VERSION: u32 = 4;
+    /// Schema 5: `game_created.all_moves_in_segments` (BD-517: every move that may be longer
+    /// than 5 steps sent in segments); older logs are upcast to whole moves.
+    const EVENT_SCHEMA_VERSION: u32 = 5;
     const READS_RULES: &'static [&'static str] = &["bandits/1.0.0"];
     type Options = Options;
     type State = State;
@@ -201,9 +204,9 @@ impl Game for Bandits {
         setup_with(options, seats, None, None, rng)
     }
 
-    /// BD-515 / BD-516: a game begun before event schema 3 keeps whole moves, one begun
-    /// before schema 4 whole hunter moves (its log is upcast so); the audit re-runs its setup
-    /// so too.
+    /// BD-515 / BD-516 / BD-517: a game begun before event schema 3 keeps whole moves, one
+    /// begun before schema 4 whole hunter moves, one begun before schema 5 whole turn, bonus
+    /// and other destiny moves (its log is upcast so); the audit re-runs its setup so too.
     fn setup_as_of(
         options: &Options,
         seats: u8,
@@ -215,11 +218,13 @@ impl Game for Bandits {
             if let Event::GameCreated {
                 segmented_moves,
                 hunter_in_pieces,
+                all_moves_in_segments,
                 ..
             } = e
             {
                 *segmented_moves = schema_version >= 3;
                 *hunter_in_pieces = schema_version >= 4;
+                *all_moves_in_segments = schema_version >= 5;
             }
         }
         Ok(events)

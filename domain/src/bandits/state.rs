@@ -403,8 +403,8 @@ pub struct Control {
     /// no arrival (BD-380; transient).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub climbing: Option<Pawn>,
-    /// The steps already chosen of a rampage or distribute move sent in segments (BD-515):
-    /// the pawn has not moved yet; the move's next command goes on from there.
+    /// The steps already chosen of a move sent in segments (BD-515, BD-517: a turn, bonus or
+    /// destiny move): the pawn has not moved yet; the move's next command goes on from there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moving: Option<MoveSoFar>,
     /// The bounty hunter's move under way, sent in pieces (BD-516): set after a piece that
@@ -487,6 +487,11 @@ pub struct State {
     /// with event schema 4; a game begun before keeps whole-path `move_hunter`s.
     #[serde(default)]
     pub hunter_in_pieces: bool,
+    /// Every pawn move that may be longer than 5 steps is sent in segments (BD-517): every
+    /// game created with event schema 5; a game begun before keeps whole turn, bonus and
+    /// destiny moves (rampage and distribute aside, BD-515).
+    #[serde(default)]
+    pub all_moves_in_segments: bool,
 }
 
 impl State {

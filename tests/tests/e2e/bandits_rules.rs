@@ -227,9 +227,9 @@ async fn bd505_distribute_five_points_one_pawn_uses_all_five() {
     let app = spawn_app().await;
     let game = Table::at(
         &app,
-        "bandits-rules-13",
+        "bandits-rules-12",
         Position::DistributeFiveOnePawn,
-        115,
+        340,
     )
     .await;
     let (player, legal) = game.turn(&app).await;
@@ -292,19 +292,25 @@ async fn bd505_distribute_five_points_one_pawn_uses_all_five() {
 async fn bd506_no_pass_while_the_pawn_can_leave_the_probation_officer() {
     // « CELUI-CI DOIT ÊTRE QUITTÉ À LA PROCHAINE OCCASION »
     let app = spawn_app().await;
-    let game = Table::at(&app, "bandits-rules-0", Position::LeaveTheOfficer, 33).await;
+    let game = Table::at(&app, "bandits-rules-0", Position::LeaveTheOfficer, 78).await;
     let (player, legal) = game.turn(&app).await;
     let prompts = app
         .get(&format!("/v1/games/{}/prompts", game.id), &player.token)
         .await
         .ok();
-    assert_eq!(prompts["prompts"][0]["kinds"], json!(["move_pawn"]));
-    let officer_pawn = legal[0]["pawn"].clone();
+    // Only that pawn's move (in segments when the roll may take it over 5 steps, BD-517).
+    let kinds = prompts["prompts"][0]["kinds"].as_array().unwrap().clone();
+    assert!(!kinds.is_empty());
     assert!(
-        legal
+        kinds
             .iter()
-            .all(|c| c["type"] == "move_pawn" && c["pawn"] == officer_pawn)
+            .all(|k| *k == "move_pawn" || *k == "move_segment"),
+        "{kinds:?}"
     );
+    let officer_pawn = legal[0]["pawn"].clone();
+    assert!(legal.iter().all(
+        |c| (c["type"] == "move_pawn" || c["type"] == "move_segment") && c["pawn"] == officer_pawn
+    ));
     let answer = app.command(&game.id, player, json!({"type": "pass"})).await;
     assert_eq!(rule_of(&answer), "BD-506");
     // Moving the other pawn is refused too.
@@ -326,7 +332,7 @@ async fn bd506_no_pass_while_the_pawn_can_leave_the_probation_officer() {
 async fn bd507_evasion_express_offers_the_train_in_huntington() {
     // « DÉPLACE TON PION JUSQU'AU TRAIN EXPRESS LE PLUS PROCHE … ET UTILISE-LE SI POSSIBLE »
     let app = spawn_app().await;
-    let game = Table::at(&app, "bandits-rules-2", Position::EvasionInHuntington, 7).await;
+    let game = Table::at(&app, "bandits-rules-10", Position::EvasionInHuntington, 212).await;
     let (player, legal) = game.turn(&app).await;
     let train = legal
         .iter()
@@ -347,7 +353,7 @@ async fn bd507_evasion_express_offers_the_train_in_huntington() {
 async fn bd514_any_card_of_the_kind_may_be_played() {
     // Two cards of a kind on offer: the one with the higher id is accepted.
     let app = spawn_app().await;
-    let game = Table::at(&app, "bandits-rules-0", Position::TwoCardsOfAKind, 108).await;
+    let game = Table::at(&app, "bandits-rules-0", Position::TwoCardsOfAKind, 399).await;
     let (player, legal) = game.turn(&app).await;
     let card_of = |c: &Value| -> Vec<String> {
         ["card", "piggyback_card"]

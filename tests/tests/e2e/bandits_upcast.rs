@@ -13,6 +13,12 @@
 //! by the schema-3 engine (one whole-path `move_hunter` per turn, one of them 8 steps long
 //! with a capture), replays and audits sound, and a game begun under schema 3 is finished
 //! under schema 4 with whole hunter moves.
+//!
+//! And BD-517 (event schema 5: every pawn move that may be longer than 5 steps sent in
+//! segments): the same schema-3 fixture records whole turn moves of up to 10 steps (one
+//! `move_pawn` each); it replays and audits sound under schema 5, and a game begun under
+//! schema 3 is finished under schema 5 with whole turn moves (schema 4 games are upcast the
+//! same way: `game_created.all_moves_in_segments` is `false` before schema 5).
 
 use homestretch_tests::{Player, TestApp, spawn_app};
 use infra::audit::{Bundle, verify_bundle};
@@ -300,7 +306,7 @@ async fn a_game_begun_under_schema1_is_finished_under_the_new_rules() {
     let half = bundle.commands.len() / 2;
     let players = load(&app, &bundle, Some(half)).await;
     let id = bundle.game.id.to_string();
-    // The state rebuilt from schema-1 events takes new commands (schema 4) …
+    // The state rebuilt from schema-1 events takes new commands (schema 5) …
     let sent = app.play_randomly(&id, &players, 5, 5000).await;
     assert!(sent < 5000, "the game did not end");
     let export: Bundle = serde_json::from_value(
@@ -311,12 +317,12 @@ async fn a_game_begun_under_schema1_is_finished_under_the_new_rules() {
     .unwrap();
     let schemas: std::collections::BTreeSet<u32> =
         export.events.iter().map(|e| e.schema_version).collect();
-    assert_eq!(schemas, [1, 4].into());
+    assert_eq!(schemas, [1, 5].into());
     assert!(
         !export
             .events
             .iter()
-            .any(|e| e.schema_version == 4 && e.kind == "awaiting"),
+            .any(|e| e.schema_version == 5 && e.kind == "awaiting"),
         "no awaiting event is written any more"
     );
     // … and the mixed log verifies and audits.
@@ -398,9 +404,71 @@ async fn bd516_a_schema3_log_with_whole_hunter_moves_replays_and_audits() {
     assert_eq!(audit["sound"], true, "{audit}");
 }
 
-// BD-516: a game with the hunter begun under schema 3 is finished under schema 4 and keeps
-// whole hunter moves: at its hunter moves `choices` offers whole paths (BD-424), not pieces
-// (BD-516); the mixed log verifies and audits sound.
+/// Whole `move_pawn` commands longer than a segment (5 steps) in a bundle.
+fn long_moves(bundle: &Bundle) -> usize {
+    bundle
+        .commands
+        .iter()
+        .filter(|c| c.command["type"] == "move_pawn")
+        .filter(|c| c.command["path"].as_array().is_some_and(|p| p.len() > 5))
+        .count()
+}
+
+// BD-517: a log recorded under event schema 3, whose turn moves are whole (`move_pawn`s of up
+// to 10 steps in one command, no `move_segment`), replays — `/state?at=N` after every long
+// move agrees with the domain's replay and leaves no move under way — exports unchanged,
+// verifies offline and audits sound: the schema-5 engine re-runs them as whole moves.
+#[actix_web::test]
+async fn bd517_a_schema3_log_with_whole_long_turn_moves_replays_and_audits() {
+    let app = spawn_app().await;
+    let bundle = hunter_bundle();
+    // (Its rampages and distributions went in segments already: BD-515, schema 3.)
+    assert!(long_moves(&bundle) > 10, "{}", long_moves(&bundle));
+    let players = load(&app, &bundle, None).await;
+    let id = bundle.game.id.to_string();
+    let me = &players[1];
+    let g = domain::game("bandits").unwrap();
+    let mut state = g.new_state();
+    let mut checked = 0;
+    for e in &bundle.events {
+        if e.kind != "server_seed_revealed" {
+            state.apply(&e.payload, e.schema_version).unwrap();
+        }
+        let long =
+            e.kind == "pawn_moved" && e.payload["path"].as_array().is_some_and(|p| p.len() > 5);
+        if long {
+            let at = app
+                .get(&format!("/v1/games/{id}/state?at={}", e.seq), &me.token)
+                .await
+                .ok();
+            let view = state.view(domain::Viewer::Omniscient);
+            assert_eq!(at["view"], view, "at {}", e.seq);
+            assert!(view["control"].get("moving").is_none(), "at {}", e.seq);
+            checked += 1;
+        }
+    }
+    assert!(checked > 10, "{checked}");
+    let export: Bundle = serde_json::from_value(
+        app.get(&format!("/v1/games/{id}/export"), &me.token)
+            .await
+            .ok(),
+    )
+    .unwrap();
+    assert_eq!(export.events, bundle.events);
+    let report = verify_bundle(&export);
+    assert!(report.sound, "{report:?}");
+    let audit = app
+        .get(&format!("/v1/games/{id}/audit"), &players[0].token)
+        .await
+        .ok();
+    assert_eq!(audit["sound"], true, "{audit}");
+}
+
+// BD-516 / BD-517: a game with the hunter begun under schema 3 is finished under schema 5 and
+// keeps whole hunter moves and whole turn moves: at its hunter moves `choices` offers whole
+// paths (BD-424), not pieces (BD-516); no `move_segment` is ever offered outside a rampage or
+// distribute (BD-515), and whole `move_pawn`s longer than 5 steps are offered and accepted;
+// the mixed log verifies and audits sound.
 #[actix_web::test]
 async fn bd516_a_game_begun_under_schema3_keeps_whole_hunter_moves() {
     let app = spawn_app().await;
@@ -408,7 +476,7 @@ async fn bd516_a_game_begun_under_schema3_keeps_whole_hunter_moves() {
     let half = bundle.commands.len() / 2;
     let players = load(&app, &bundle, Some(half)).await;
     let id = bundle.game.id.to_string();
-    let mut hunter_prompts = 0;
+    let (mut hunter_prompts, mut whole_long) = (0, 0);
     for round in 0..5000 {
         let overview = app
             .get(&format!("/v1/games/{id}/prompts"), &players[0].token)
@@ -428,12 +496,27 @@ async fn bd516_a_game_begun_under_schema3_keeps_whole_hunter_moves() {
             assert_eq!(choices[0]["annotations"]["rule"], "BD-424", "{mine}");
             hunter_prompts += 1;
         }
+        let segment_rules: Vec<&Value> = choices
+            .iter()
+            .filter(|f| f["kind"] == "move_segment")
+            .map(|f| &f["annotations"]["rule"])
+            .collect();
+        assert!(segment_rules.iter().all(|r| *r == "BD-515"), "{mine}");
         let legal = mine["legal"].as_array().unwrap();
-        let command = legal[(round * 7919) % legal.len()].clone();
+        let long = |c: &Value| {
+            c["type"] == "move_pawn" && c["path"].as_array().is_some_and(|p| p.len() > 5)
+        };
+        // Prefer a whole long move when one is offered, so the run sends many.
+        let command = match legal.iter().find(|c| long(c)) {
+            Some(c) if round % 2 == 0 => c.clone(),
+            _ => legal[(round * 7919) % legal.len()].clone(),
+        };
+        whole_long += usize::from(long(&command));
         let answer = app.command(&id, player, command.clone()).await;
         assert_eq!(answer.status, 200, "{command}: {}", answer.text);
     }
     assert!(hunter_prompts > 10, "{hunter_prompts}");
+    assert!(whole_long > 5, "{whole_long}");
     let export: Bundle = serde_json::from_value(
         app.get(&format!("/v1/games/{id}/export"), &players[0].token)
             .await
@@ -443,7 +526,7 @@ async fn bd516_a_game_begun_under_schema3_keeps_whole_hunter_moves() {
     assert_eq!(export.game.status, "finished");
     let schemas: std::collections::BTreeSet<u32> =
         export.events.iter().map(|e| e.schema_version).collect();
-    assert_eq!(schemas, [3, 4].into());
+    assert_eq!(schemas, [3, 5].into());
     let report = verify_bundle(&export);
     assert!(report.sound, "{report:?}");
     let audit = app

@@ -1,4 +1,6 @@
-//! BD-515: a rampage or distribute move is sent in segments of at most [`SEGMENT`] steps.
+//! BD-515: a rampage or distribute move is sent in segments of at most [`SEGMENT`] steps;
+//! BD-517 (event schema 5): so is every other pawn move whose path may be longer (a turn
+//! roll of 6 to 10, a bonus move of 6, an outing's or draw-or-roll's move).
 //!
 //! Such a move may run 40 steps and more (a rampage gains 3 steps per pawn captured; a
 //! distribute share may use 20 points), and every whole path of every pawn, even as a prefix
@@ -14,6 +16,8 @@
 use super::super::board::Node;
 use super::super::command::Command;
 use super::super::event::Event;
+use super::super::evolve::control::{active, can_free, must_leave_officer};
+use super::super::movement::Len;
 use super::super::movement::{self, Candidate, End};
 use super::super::state::*;
 use super::destiny::{destiny_len, destiny_movers};
@@ -33,16 +37,85 @@ pub fn segmented(st: &State, card: Destiny) -> bool {
     st.segmented_moves && matches!(card.kind(), DestinyKind::Rampage | DestinyKind::Distribute)
 }
 
-/// The card being executed when the pending decision is a segmented destiny move.
-pub fn segmented_exec(st: &State) -> Option<&Exec> {
-    match st.ctl.stack.last() {
-        Some(Frame::Destiny(DestinyQueue { exec: Some(e), .. }))
-            if e.step == ExecStep::Move && segmented(st, e.card) =>
-        {
-            Some(e)
-        }
-        _ => None,
+/// The pending pawn move when it is sent in segments, whatever asked for it: a rampage or
+/// distribute card (BD-515), or — in games created with event schema 5 (BD-517) — a turn
+/// roll, a bonus move or another destiny move whose paths may be longer than [`SEGMENT`].
+#[derive(Clone, Debug)]
+pub struct Pending {
+    /// The length rule of the whole move.
+    pub len: Len,
+    /// The pawns that may make it.
+    pub movers: Vec<Pawn>,
+    /// The protocol rule (BD-515 or BD-517) that sends it in segments.
+    pub rule: &'static str,
+    /// The rule that says which pawns may make it.
+    pub mover_rule: &'static str,
+}
+
+/// Whether paths of `len` may be longer than [`SEGMENT`] steps.
+fn may_be_long(len: Len) -> bool {
+    match len {
+        Len::Exact(v) | Len::UpTo(v) => usize::from(v) > SEGMENT,
+        Len::Rampage(_) => true,
     }
+}
+
+/// The pending pawn move of the seat to act, if it is sent in segments.
+pub fn pending(st: &State) -> Option<Pending> {
+    let seat = active(st);
+    let all = st.all_moves_in_segments; // BD-517
+    let found = match (&st.ctl.phase, st.ctl.stack.last()) {
+        (Phase::Action { value, attempt }, _) => {
+            // BD-045: a 10 that must free a pawn, BD-513: an attempt roll, move no pawn.
+            let frees_only = *value == 10 && can_free(st, seat);
+            if !all || *attempt || frees_only {
+                return None;
+            }
+            let (movers, mover_rule) = match must_leave_officer(st, seat, *value) {
+                Some(p) => (vec![p], "BD-506"),
+                None => (
+                    st.pawns_of(seat).filter(|&p| st.is_movable(p)).collect(),
+                    "BD-087",
+                ),
+            };
+            Pending {
+                len: Len::Exact(*value),
+                movers,
+                rule: "BD-517",
+                mover_rule,
+            }
+        }
+        (Phase::Resolving { .. }, Some(Frame::Arrive(a)))
+            if all && matches!(a.stage, ArrivalStage::Bonus { .. }) =>
+        {
+            Pending {
+                len: Len::Exact(6),
+                movers: vec![a.pawn],
+                rule: "BD-517",
+                mover_rule: "BD-154",
+            }
+        }
+        (Phase::Resolving { .. }, Some(Frame::Destiny(DestinyQueue { exec: Some(e), .. })))
+            if e.step == ExecStep::Move && (all || segmented(st, e.card)) =>
+        {
+            Pending {
+                len: destiny_len(e),
+                movers: destiny_movers(st, seat, e),
+                rule: if segmented(st, e.card) {
+                    "BD-515"
+                } else {
+                    "BD-517"
+                },
+                mover_rule: match e.card.kind() {
+                    DestinyKind::Distribute => "BD-505",
+                    _ => "BD-305",
+                },
+            }
+        }
+        _ => return None,
+    };
+    // BD-515 applies to every rampage and distribute move, however short its roll.
+    (found.rule == "BD-515" || may_be_long(found.len)).then_some(found)
 }
 
 /// The steps already chosen of `pawn`'s move (empty when none, or when they are another
@@ -54,15 +127,15 @@ fn so_far(st: &State, pawn: Pawn) -> &[Node] {
     }
 }
 
-/// The whole legal paths of `pawn` for the segmented move `e` that go on from the steps
+/// The whole legal paths of `pawn` for the segmented move `pm` that go on from the steps
 /// chosen so far, each cut to what is left after them (cards as for the whole path). None
 /// when another pawn's move is under way.
-pub fn rests(st: &State, pawn: Pawn, e: &Exec) -> Vec<Candidate> {
+pub fn rests(st: &State, pawn: Pawn, pm: &Pending) -> Vec<Candidate> {
     if st.ctl.moving.as_ref().is_some_and(|m| m.pawn != pawn) {
         return Vec::new();
     }
     let done = so_far(st, pawn);
-    movement::candidates_up_to(st, pawn, destiny_len(e), true, usize::MAX)
+    movement::candidates_up_to(st, pawn, pm.len, true, usize::MAX)
         .into_iter()
         .filter(|c| c.path.len() > done.len() && c.path.starts_with(done))
         .map(|mut c| {
@@ -89,79 +162,73 @@ pub enum Prepared<'a> {
     Whole(Cow<'a, Command>),
 }
 
-/// BD-515 on `cmd` from `actor` (the seat to act).
+/// BD-515 / BD-517 on `cmd` from `actor` (the seat to act).
 pub fn prepare<'a>(st: &State, actor: Seat, cmd: &'a Command) -> Decided<Prepared<'a>> {
-    let exec = segmented_exec(st);
+    let pm = pending(st);
     let moving = st.ctl.moving.as_ref();
-    match (cmd, exec) {
-        (Command::MoveSegment { pawn, path }, Some(e)) => {
+    match (cmd, pm) {
+        (Command::MoveSegment { pawn, path }, Some(pm)) => {
             if let Some(m) = moving {
-                ensure(m.pawn == *pawn, "BD-515", || {
+                ensure(m.pawn == *pawn, pm.rule, || {
                     says("finish_move_pawn_first").arg("pawn", m.pawn)
                 })?;
             }
-            ensure(path.len() == SEGMENT, "BD-515", || {
+            ensure(path.len() == SEGMENT, pm.rule, || {
                 says("segment_does_not_end_move_has").arg("steps", SEGMENT)
             })?;
-            let rule = match e.card.kind() {
-                DestinyKind::Distribute => "BD-505",
-                _ => "BD-305",
-            };
             ensure(
-                st.owner(*pawn) == Some(actor) && destiny_movers(st, actor, e).contains(pawn),
-                rule,
-                || says("pawn_may_not_move_card").arg("pawn", pawn),
+                st.owner(*pawn) == Some(actor) && pm.movers.contains(pawn),
+                pm.mover_rule,
+                || says("pawn_may_not_make_this_move").arg("pawn", pawn),
             )?;
-            let goes_on = rests(st, *pawn, e).iter().any(|c| {
+            let goes_on = rests(st, *pawn, &pm).iter().any(|c| {
                 c.path.len() > path.len() && c.path.starts_with(path) && affordable(st, actor, c)
             });
-            ensure(goes_on, "BD-515", || says("no_legal_move_can_make_goes"))?;
+            ensure(goes_on, pm.rule, || says("no_legal_move_can_make_goes"))?;
             Ok(Prepared::Segment(Event::MoveSegmentChosen {
                 seat: actor,
                 pawn: *pawn,
                 path: path.clone(),
             }))
         }
+        (Command::MoveSegment { .. }, None) if st.all_moves_in_segments => Err(violation(
+            "BD-517",
+            says("only_move_longer_than_segment_sent").arg("steps", SEGMENT),
+        )),
         (Command::MoveSegment { .. }, None) => Err(violation(
             "BD-515",
             says("only_rampage_distribute_move_sent_segments"),
         )),
-        (
-            Command::MovePawn {
-                pawn,
-                path,
-                ticket_card,
-                jetpack_cards,
-                piggyback_card,
-            },
-            Some(_),
-        ) => {
-            ensure(path.len() <= SEGMENT, "BD-515", || {
+        (Command::MovePawn { pawn, path, .. }, Some(pm)) => {
+            ensure(path.len() <= SEGMENT, pm.rule, || {
                 says("move_more_than_segment_steps_sent").arg("steps", SEGMENT)
             })?;
             let Some(m) = moving else {
                 return Ok(Prepared::Whole(Cow::Borrowed(cmd)));
             };
-            ensure(m.pawn == *pawn, "BD-515", || {
+            ensure(m.pawn == *pawn, pm.rule, || {
                 says("finish_move_pawn_first").arg("pawn", m.pawn)
             })?;
-            ensure(!path.is_empty(), "BD-515", || {
+            ensure(!path.is_empty(), pm.rule, || {
                 says("move_goes_from_steps_chosen_least")
             })?;
-            let mut whole = m.path.clone();
-            whole.extend_from_slice(path);
-            Ok(Prepared::Whole(Cow::Owned(Command::MovePawn {
-                pawn: *pawn,
-                path: whole,
-                ticket_card: *ticket_card,
-                jetpack_cards: jetpack_cards.clone(),
-                piggyback_card: *piggyback_card,
-            })))
+            Ok(Prepared::Whole(Cow::Owned(whole_move(cmd, &m.path))))
         }
-        (_, Some(_)) if moving.is_some() => Err(violation(
-            "BD-515",
+        (_, Some(pm)) if moving.is_some() => Err(violation(
+            pm.rule,
             says("finish_move_begun_move_segment_move"),
         )),
         _ => Ok(Prepared::Whole(Cow::Borrowed(cmd))),
     }
+}
+
+/// The `move_pawn` that ends a move begun, with the steps chosen before it: the whole move.
+fn whole_move(cmd: &Command, before: &[Node]) -> Command {
+    let mut cmd = cmd.clone();
+    if let Command::MovePawn { path, .. } = &mut cmd {
+        let mut whole = before.to_vec();
+        whole.extend_from_slice(path);
+        *path = whole;
+    }
+    cmd
 }

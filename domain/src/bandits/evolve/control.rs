@@ -15,7 +15,7 @@
 
 use crate::bandits::board::{Kind, Node, board};
 use crate::bandits::decide::destiny::*;
-use crate::bandits::decide::segment::segmented;
+use crate::bandits::decide::segment::pending;
 use crate::bandits::decide::{free_movable, outside_movable};
 use crate::bandits::event::{Event, FightResult, RollContext};
 use crate::bandits::movement::{self, Len};
@@ -85,7 +85,7 @@ pub fn awaiting(st: &State) -> Option<Awaiting> {
         Phase::RerollAfterTen => aw(active, "reroll_after_ten", &["roll_die", "end_turn"]),
         Phase::Resolving { .. } => match st.ctl.stack.last()? {
             Frame::HandLimit { seat } => aw(*seat, "hand_limit", &["discard_cards"]),
-            Frame::Arrive(a) => awaiting_arrival(a, active),
+            Frame::Arrive(a) => awaiting_arrival(st, a, active),
             Frame::Destiny(d) => awaiting_destiny(st, active, d.exec.as_ref()?),
         },
     }
@@ -99,9 +99,28 @@ fn awaiting_turn_action(st: &State, active: Seat, value: u8, attempt: bool) -> O
     } else if attempt {
         // BD-513: no free pawn, and village pawns are not free: free or pass.
         aw(active, "turn_action", &["free_pawn", "pass"])
+    } else if st.ctl.moving.is_some() {
+        // BD-517: a move begun in segments must be finished.
+        aw(active, "turn_action", &["move_pawn", "move_segment"])
     } else if must_leave_officer(st, active, value).is_some() {
-        // BD-506
-        aw(active, "turn_action", &["move_pawn"])
+        // BD-506 (BD-517: in segments when it may be longer than 5 steps)
+        if pending(st).is_some() {
+            aw(active, "turn_action", &["move_pawn", "move_segment"])
+        } else {
+            aw(active, "turn_action", &["move_pawn"])
+        }
+    } else if pending(st).is_some() {
+        aw(
+            active,
+            "turn_action",
+            &[
+                "free_pawn",
+                "move_pawn",
+                "move_segment",
+                "play_card",
+                "pass",
+            ],
+        )
     } else {
         aw(
             active,
@@ -113,7 +132,7 @@ fn awaiting_turn_action(st: &State, active: Seat, value: u8, attempt: bool) -> O
 
 /// The decision of an arrival's stage: its fight's windows and rolls, a bonus move, the
 /// express (§3.7–§3.10).
-fn awaiting_arrival(a: &Arrival, active: Seat) -> Option<Awaiting> {
+fn awaiting_arrival(st: &State, a: &Arrival, active: Seat) -> Option<Awaiting> {
     match &a.stage {
         ArrivalStage::Fight(f) => match f.step {
             FightStep::Bodyguard => aw(
@@ -129,8 +148,19 @@ fn awaiting_arrival(a: &Arrival, active: Seat) -> Option<Awaiting> {
             FightStep::Lawyer => aw(f.attacker_seat, "lawyer_window", &["play_card", "pass"]),
             FightStep::Settle | FightStep::Retreat => None,
         },
-        ArrivalStage::Bonus { card_only: true } => aw(active, "bonus_move", &["move_pawn", "pass"]),
-        ArrivalStage::Bonus { card_only: false } => aw(active, "bonus_move", &["move_pawn"]),
+        // BD-517: a bonus move of 6 goes in segments; once begun it must be finished.
+        ArrivalStage::Bonus { .. } if st.ctl.moving.is_some() => {
+            aw(active, "bonus_move", &["move_pawn", "move_segment"])
+        }
+        ArrivalStage::Bonus { card_only } => {
+            let kinds: &'static [&'static str] = match (card_only, pending(st).is_some()) {
+                (true, true) => &["move_pawn", "move_segment", "pass"],
+                (true, false) => &["move_pawn", "pass"],
+                (false, true) => &["move_pawn", "move_segment"],
+                (false, false) => &["move_pawn"],
+            };
+            aw(active, "bonus_move", kinds)
+        }
         ArrivalStage::Express => aw(active, "express_choice", &["ride_express", "pass"]),
         ArrivalStage::Occupancy | ArrivalStage::Effects => None,
     }
@@ -150,14 +180,14 @@ fn awaiting_destiny(st: &State, active: Seat, e: &Exec) -> Option<Awaiting> {
             aw(active, "destiny_roll", &["roll_die", "pass"])
         }
         ExecStep::Roll => aw(active, "destiny_roll", &["roll_die"]),
-        // BD-515: a move begun in segments must be finished.
+        // BD-515 / BD-517: a move begun in segments must be finished.
         ExecStep::Move if st.ctl.moving.is_some() => {
             aw(active, "destiny_move", &["move_pawn", "move_segment"])
         }
         ExecStep::Move => {
             let pass = is_permission(e.card) || !destiny_moves(st, active, e).0;
-            // BD-515: rampage and distribute moves may go in segments.
-            let kinds: &'static [&'static str] = match (pass, segmented(st, e.card)) {
+            // BD-515 / BD-517: moves that may be longer than 5 steps go in segments.
+            let kinds: &'static [&'static str] = match (pass, pending(st).is_some()) {
                 (true, true) => &["move_pawn", "move_segment", "pass"],
                 (true, false) => &["move_pawn", "pass"],
                 (false, true) => &["move_pawn", "move_segment"],

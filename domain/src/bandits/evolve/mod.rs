@@ -54,9 +54,11 @@ fn apply(st: &mut State, event: &Event) {
             order,
             segmented_moves,
             hunter_in_pieces,
+            all_moves_in_segments,
         } => {
             set_up(st, options, colours, order, *segmented_moves);
             st.hunter_in_pieces = *hunter_in_pieces;
+            st.all_moves_in_segments = *all_moves_in_segments;
         }
         Event::SupportDeckShuffled { order } => st.support_deck = order.iter().copied().collect(),
         Event::DestinyDeckShuffled { order } => st.destiny_deck = order.iter().copied().collect(),

@@ -446,11 +446,12 @@ fn bd515_a_long_rampage_goes_in_segments_of_five() {
     assert!(fx.st.ctl.moving.is_none());
 }
 
-// BD-515: a move of at most 5 steps is one `move_pawn`, and `move_segment` is refused outside
-// a rampage or distribute move.
+// BD-515: in a game begun before event schema 5 (before BD-517), a turn move is one
+// `move_pawn`, and `move_segment` is refused outside a rampage or distribute move.
 #[test]
 fn bd515_segments_only_for_rampage_and_distribute() {
     let mut fx = Fx::new();
+    fx.st.all_moves_in_segments = false;
     fx.put("black-1", "R10").dice(&[7]);
     fx.roll("black");
     let seg = Command::MoveSegment {
@@ -659,4 +660,33 @@ fn bd516_hunter_pieces_stay_small() {
         "BD-516: {positions} hunter moves ({begun} begun) in simulated games, largest family {largest} B"
     );
     assert!(positions > 100, "{positions}");
+}
+
+// BD-517 (with BD-515, BD-516): on simulated games (event schema 5), no family lists a pawn
+// path longer than a segment (5 steps) nor a hunter piece longer than 6, at any position:
+// turn rolls, bonuses and every destiny move go in segments; moves get begun and finished.
+#[test]
+fn bd517_no_family_lists_a_path_longer_than_a_segment_on_simulated_games() {
+    use crate::bandits::decide::hunter::PIECE;
+    use crate::bandits::decide::segment::SEGMENT;
+    let (mut positions, mut begun) = (0, 0);
+    for i in 0..200 {
+        walk(i, 517, 120, |st, seat, _| {
+            positions += 1;
+            begun += usize::from(st.ctl.moving.is_some());
+            for cmd in Bandits::legal(st, seat) {
+                match &cmd {
+                    Command::MovePawn { path, .. } | Command::MoveSegment { path, .. } => {
+                        assert!(path.len() <= SEGMENT, "game {i}: {cmd:?}")
+                    }
+                    Command::MoveHunter { path } => {
+                        assert!(path.len() <= PIECE, "game {i}: {cmd:?}")
+                    }
+                    _ => {}
+                }
+            }
+        });
+    }
+    eprintln!("BD-517: {positions} positions, {begun} with a move begun");
+    assert!(begun > 100, "{begun} of {positions}");
 }

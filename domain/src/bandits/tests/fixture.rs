@@ -269,24 +269,37 @@ impl Fx {
         }
         r
     }
+    /// `cmd` accepted; a whole move is sent as the protocol wants it (in segments where
+    /// BD-515 / BD-517 apply, [`Fx::try_segments`]). The events of all.
     #[track_caller]
     pub fn ok(&mut self, colour: &str, cmd: Command) -> Vec<Event> {
+        let shown = format!("{cmd:?}");
+        self.try_segments(colour, cmd)
+            .unwrap_or_else(|e| panic!("{colour} {shown} refused: {e}"))
+    }
+    /// `cmd` exactly as given (one command, never split).
+    #[track_caller]
+    pub fn ok_one(&mut self, colour: &str, cmd: Command) -> Vec<Event> {
         let shown = format!("{cmd:?}");
         self.try_cmd(colour, cmd)
             .unwrap_or_else(|e| panic!("{colour} {shown} refused: {e}"))
     }
-    /// BD-515: a rampage or distribute move sent as segments: `move_segment`s of
-    /// `SEGMENT` steps while more than that is left, then the `move_pawn` of the rest (with
-    /// the cards). The events of all.
+    /// BD-515 / BD-517: a whole move sent as segments where the pending move goes so:
+    /// `move_segment`s of `SEGMENT` steps while more than that is left, then the `move_pawn`
+    /// of the rest (with the cards). The events of all. Other commands, and moves where no
+    /// segments apply, are sent as they are.
     pub fn try_segments(
         &mut self,
         colour: &str,
         cmd: Command,
     ) -> Result<Vec<Event>, RuleViolation> {
-        use crate::bandits::decide::segment::SEGMENT;
+        use crate::bandits::decide::segment::{SEGMENT, pending};
         let Command::MovePawn { pawn, path, .. } = &cmd else {
             return self.try_cmd(colour, cmd);
         };
+        if pending(&self.st).is_none() {
+            return self.try_cmd(colour, cmd);
+        }
         let (pawn, whole) = (*pawn, path.clone());
         let mut events = Vec::new();
         let mut done = 0;
@@ -369,9 +382,27 @@ impl Fx {
             }
         }
     }
-    /// Asserts a rejection with `rule`.
+    /// Asserts a rejection with `rule`. A whole move longer than a segment where BD-517 sends
+    /// it in segments, refused by another rule than BD-517: that rule is judged on the whole
+    /// path, as a game begun before event schema 5 takes it in one command (the same check
+    /// ends a move sent in segments), and the move is refused in segments too (at a segment
+    /// no legal move continues, or at its end).
     #[track_caller]
     pub fn rejects(&mut self, colour: &str, cmd: Command, rule: &str) -> RuleViolation {
+        use crate::bandits::decide::segment::{SEGMENT, pending};
+        let long = matches!(&cmd, Command::MovePawn { path, .. } if path.len() > SEGMENT);
+        if long && rule != "BD-517" && pending(&self.st).is_some_and(|pm| pm.rule == "BD-517") {
+            let (st, logged) = (self.st.clone(), self.log.len());
+            let r = self.try_segments(colour, cmd.clone());
+            self.st = st;
+            self.log.truncate(logged);
+            assert!(r.is_err(), "{colour} {cmd:?} accepted in segments");
+            let mut whole = self.st.clone();
+            whole.all_moves_in_segments = false;
+            return Spec::<Bandits>::at(whole)
+                .when(self.seat(colour), cmd)
+                .then_violation(rule);
+        }
         // Through the one harness ([`Spec`]): a refusal is decided on a copy of the position.
         Spec::<Bandits>::at(self.st.clone())
             .when(self.seat(colour), cmd)

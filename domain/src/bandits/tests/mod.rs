@@ -12,4 +12,5 @@ mod legacy;
 mod moves;
 mod properties;
 mod render;
+mod segments;
 mod sim;
