@@ -319,7 +319,10 @@ fn answer_size(prompts: &[crate::engine::Prompt], choices: &[crate::choices::Fam
     static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let mut counted = Counted(0);
     serde_json::to_writer(&mut counted, &Answer { prompts, choices }).unwrap();
-    if CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 1000 == 0 {
+    if CALLS
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        .is_multiple_of(1000)
+    {
         let plain = json!({ "prompts": prompts, "choices": choices });
         assert_eq!(counted.0, serde_json::to_vec(&plain).unwrap().len());
     }
