@@ -152,17 +152,24 @@ fn awaiting_arrival(st: &State, a: &Arrival, active: Seat) -> Option<Awaiting> {
         ArrivalStage::Bonus { .. } if st.ctl.moving.is_some() => {
             aw(active, "bonus_move", &["move_pawn", "move_segment"])
         }
-        ArrivalStage::Bonus { card_only } => {
-            let kinds: &'static [&'static str] = match (card_only, pending(st).is_some()) {
-                (true, true) => &["move_pawn", "move_segment", "pass"],
-                (true, false) => &["move_pawn", "pass"],
-                (false, true) => &["move_pawn", "move_segment"],
-                (false, false) => &["move_pawn"],
-            };
-            aw(active, "bonus_move", kinds)
-        }
+        ArrivalStage::Bonus { card_only } => aw(
+            active,
+            "bonus_move",
+            move_kinds(*card_only, pending(st).is_some()),
+        ),
         ArrivalStage::Express => aw(active, "express_choice", &["ride_express", "pass"]),
         ArrivalStage::Occupancy | ArrivalStage::Effects => None,
+    }
+}
+
+/// The kinds of a pawn move not begun: `move_segment` too when it may be longer than 5 steps
+/// (BD-515 / BD-517), `pass` when it may be let go.
+fn move_kinds(pass: bool, segmented: bool) -> &'static [&'static str] {
+    match (pass, segmented) {
+        (true, true) => &["move_pawn", "move_segment", "pass"],
+        (true, false) => &["move_pawn", "pass"],
+        (false, true) => &["move_pawn", "move_segment"],
+        (false, false) => &["move_pawn"],
     }
 }
 
@@ -187,13 +194,11 @@ fn awaiting_destiny(st: &State, active: Seat, e: &Exec) -> Option<Awaiting> {
         ExecStep::Move => {
             let pass = is_permission(e.card) || !destiny_moves(st, active, e).0;
             // BD-515 / BD-517: moves that may be longer than 5 steps go in segments.
-            let kinds: &'static [&'static str] = match (pass, pending(st).is_some()) {
-                (true, true) => &["move_pawn", "move_segment", "pass"],
-                (true, false) => &["move_pawn", "pass"],
-                (false, true) => &["move_pawn", "move_segment"],
-                (false, false) => &["move_pawn"],
-            };
-            aw(active, "destiny_move", kinds)
+            aw(
+                active,
+                "destiny_move",
+                move_kinds(pass, pending(st).is_some()),
+            )
         }
         ExecStep::Lawyer => aw(
             *e.window.get(usize::from(e.next))?,

@@ -565,21 +565,6 @@ fn bd515_the_worst_segmented_prompt_of_the_board_fits_16_kb() {
     fx.expect("destiny_move", "black");
     let seat = fx.seat("black");
     let b = board();
-    let put = |st: &mut State, pawn: &str, to: Node| {
-        let pw = p(pawn);
-        let from = st.pos[pw.idx()];
-        st.occ[from.idx()].retain(|&x| x != pw);
-        st.occ[to.idx()].push(pw);
-        st.pos[pw.idx()] = to;
-    };
-    // An opponent two steps on from `node`, where it can be taken (Sur le dos optional).
-    let prey = |st: &mut State, node: Node| {
-        if let Some(&(next, _, _)) = b.out[node.idx()].first()
-            && let Some(&(two, _, _)) = b.out[next.idx()].first()
-        {
-            put(st, "red-1", two);
-        }
-    };
     let configs = [("D07", 10), ("D07", SEGMENT as u8), ("D08", SEGMENT as u8)];
     let choices =
         |st: &State, (card, value): (&str, u8)| Bandits::choices(&executing(st, card, value), seat);
@@ -591,7 +576,7 @@ fn bd515_the_worst_segmented_prompt_of_the_board_fits_16_kb() {
         }
         let node = Node(i as u8);
         let mut at = fx.st.clone();
-        put(&mut at, "black-1", node);
+        place(&mut at, "black-1", node);
         prey(&mut at, node);
         let mut sizes = configs.map(|config| {
             let families = choices(&at, config);
@@ -607,7 +592,7 @@ fn bd515_the_worst_segmented_prompt_of_the_board_fits_16_kb() {
     let worst: Vec<Node> = per_node.iter().rev().take(6).map(|&(_, n)| n).collect();
     let mut st = fx.st.clone();
     for (k, &node) in worst.iter().enumerate() {
-        put(&mut st, &format!("black-{}", k + 1), node);
+        place(&mut st, &format!("black-{}", k + 1), node);
     }
     prey(&mut st, worst[0]);
     for config in configs {

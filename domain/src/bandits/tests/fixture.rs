@@ -482,3 +482,23 @@ impl Fx {
         self.st = st;
     }
 }
+
+/// Moves `pawn` to `to` in `st` directly (no rule applies): for the bound tests' board search.
+pub fn place(st: &mut State, pawn: &str, to: Node) {
+    let pw = p(pawn);
+    let from = st.pos[pw.idx()];
+    st.occ[from.idx()].retain(|&x| x != pw);
+    st.occ[to.idx()].push(pw);
+    st.pos[pw.idx()] = to;
+}
+
+/// Puts an opponent (`red-1`) two steps on from `node`, where it can be taken (Sur le dos
+/// optional).
+pub fn prey(st: &mut State, node: Node) {
+    let b = crate::bandits::board::board();
+    if let Some(&(next, _, _)) = b.out[node.idx()].first()
+        && let Some(&(two, _, _)) = b.out[next.idx()].first()
+    {
+        place(st, "red-1", two);
+    }
+}

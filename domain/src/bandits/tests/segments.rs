@@ -263,20 +263,6 @@ fn bd517_the_worst_turn_prompt_of_the_board_fits_16_kb() {
     }
     let seat = fx.seat("black");
     let b = board();
-    let put = |st: &mut State, pawn: &str, to: Node| {
-        let pw = p(pawn);
-        let from = st.pos[pw.idx()];
-        st.occ[from.idx()].retain(|&x| x != pw);
-        st.occ[to.idx()].push(pw);
-        st.pos[pw.idx()] = to;
-    };
-    let prey = |st: &mut State, node: Node| {
-        if let Some(&(next, _, _)) = b.out[node.idx()].first()
-            && let Some(&(two, _, _)) = b.out[next.idx()].first()
-        {
-            put(st, "red-1", two);
-        }
-    };
     let mut per_node: Vec<(usize, Node)> = Vec::new();
     for (i, info) in b.nodes.iter().enumerate() {
         if matches!(info.zone, Zone::Prison | Zone::Pile) || !fx.st.at(Node(i as u8)).is_empty() {
@@ -284,7 +270,7 @@ fn bd517_the_worst_turn_prompt_of_the_board_fits_16_kb() {
         }
         let node = Node(i as u8);
         let mut at = fx.st.clone();
-        put(&mut at, "black-1", node);
+        place(&mut at, "black-1", node);
         prey(&mut at, node);
         let worst = (1..=10)
             .map(|v| {
@@ -299,7 +285,7 @@ fn bd517_the_worst_turn_prompt_of_the_board_fits_16_kb() {
     let worst: Vec<Node> = per_node.iter().rev().take(6).map(|&(_, n)| n).collect();
     let mut st = fx.st.clone();
     for (k, &node) in worst.iter().enumerate() {
-        put(&mut st, &format!("black-{}", k + 1), node);
+        place(&mut st, &format!("black-{}", k + 1), node);
     }
     prey(&mut st, worst[0]);
     let shown: Vec<&str> = worst.iter().map(|w| w.name()).collect();
