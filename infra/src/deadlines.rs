@@ -169,9 +169,11 @@ impl Store {
         let seat = (1..=seat_count)
             .find(|s| !taken.iter().any(|(t, _)| t == s))
             .ok_or_else(|| StoreError::Invalid(domain::i18n::says("errors.every_seat_taken")))?;
-        // The seat's own bot user (`bot_user`); lobbies seated before seats had their own
-        // bot may hold it at another seat: then the seats are re-keyed.
-        if taken.iter().any(|(_, t)| is_server_actor(UserId(*t))) {
+        // The seat's own bot user (`bot_user`); a lobby seated before seats had their own
+        // bot may hold one at another seat: only then are the seats re-keyed.
+        let misplaced =
+            |&(s, t): &(i16, Uuid)| is_server_actor(UserId(t)) && t != bot_user(s as u8).0;
+        if taken.iter().any(misplaced) {
             rekey_bots(&mut tx, id).await?;
         }
         let user = bot_user(seat as u8);
