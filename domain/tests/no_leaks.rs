@@ -132,8 +132,10 @@ fn whisky_observation(state: &dyn AnyState, seat: Seat, seats: u8) -> String {
         })
         .collect();
     format!(
-        "{}|{}|{}|{}|{answers:?}",
+        "{}|{}|{}|{}|{}|{answers:?}",
         state.view(Viewer::Seat(seat)),
+        // Issue 30: its picture too.
+        state.draw(Viewer::Seat(seat)),
         serde_json::to_string(&state.prompts()).unwrap(),
         Value::Array(state.legal(seat)),
         // Issue 15: its families too (they bound its offers by public figures only).
@@ -218,6 +220,8 @@ fn fetched_by(game: &dyn AnyGame, state: &dyn AnyState, seat: Seat) -> Vec<(&'st
         ("view", state.view(Viewer::Seat(seat)).to_string()),
         ("prompts", serde_json::to_string(&state.prompts()).unwrap()),
         ("legal", Value::Array(state.legal(seat)).to_string()),
+        // Issue 30: its picture (text in the SVG is not quoted: matched as is below).
+        ("picture", state.draw(Viewer::Seat(seat))),
     ];
     if game.kind() == "bandits" {
         // Issue 15: the seat's `choices` name only what it may see.
@@ -256,7 +260,8 @@ fn check_every_seat(
             for secret in &secrets {
                 assert!(
                     !(text.contains(&format!("\"{secret}\""))
-                        || (what == &"error" && text.contains(secret.as_str()))),
+                        || (matches!(*what, "error" | "picture")
+                            && text.contains(secret.as_str()))),
                     "{} seed {seed} step {step}: {seat}'s {what} shows the secret {secret:?}",
                     game.kind()
                 );
