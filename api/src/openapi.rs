@@ -1,7 +1,9 @@
 //! The OpenAPI 3.1 document, generated from the handlers and types (no database needed).
 
 use crate::error::Problem;
-use crate::routes::{audit, auth, board, check, games, inbox, invites, me, ops, problems, seats, tickets};
+use crate::routes::{
+    audit, auth, board, check, games, inbox, invites, me, ops, problems, seats, tickets,
+};
 use domain::Registry;
 use std::sync::OnceLock;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};

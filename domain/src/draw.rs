@@ -307,7 +307,12 @@ pub fn waiting_lines(prompts: &[Prompt], me: Option<Seat>) -> Vec<String> {
 pub fn placeholder(kind: &str, prompts: &[Prompt], me: Option<Seat>) -> String {
     let lines = waiting_lines(prompts, me);
     let height = 60.0 + 22.0 * lines.len() as f64;
-    let mut svg = Svg::new(480.0, height, &format!("{kind}: no board picture"), "#ffffff");
+    let mut svg = Svg::new(
+        480.0,
+        height,
+        &format!("{kind}: no board picture"),
+        "#ffffff",
+    );
     svg.add(Shape::text(16.0, 30.0, 18.0, kind).bold());
     svg.group("status", "what the game waits for", |svg| {
         svg.lines(16.0, 56.0, 14.0, &lines);
@@ -332,10 +337,14 @@ pub mod golden {
         versions: &[usize],
     ) -> Vec<(usize, Box<dyn AnyState>)> {
         let mut rng = seeded(seed);
-        let options = game.normalize_options(&serde_json::Value::Null).expect("options");
+        let options = game
+            .normalize_options(&serde_json::Value::Null)
+            .expect("options");
         let mut state = game.new_state();
         for e in game.setup(&options, seats, &mut rng).expect("setup") {
-            state.apply(&e.payload, game.event_schema_version()).expect("apply");
+            state
+                .apply(&e.payload, game.event_schema_version())
+                .expect("apply");
         }
         let last = versions.iter().copied().max().unwrap_or(0);
         let mut out = Vec::new();
@@ -398,7 +407,10 @@ mod tests {
                 .title("t<"),
         );
         let text = svg.finish();
-        assert!(!text.contains("<b>") && !text.contains("<script>"), "{text}");
+        assert!(
+            !text.contains("<b>") && !text.contains("<script>"),
+            "{text}"
+        );
         assert!(text.contains("x &lt; y &amp; &#39;z&#39;</text>"), "{text}");
         assert!(!text.contains('\u{1}'));
         assert!(text.contains("<title>t&lt;</title>"));
@@ -415,7 +427,9 @@ mod tests {
     #[test]
     fn a_picture_has_a_viewbox_a_title_and_no_pixel_size() {
         let text = placeholder("counter", &[], None);
-        assert!(text.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 480 82\""));
+        assert!(
+            text.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 480 82\"")
+        );
         assert!(!text.contains(" width=\"480\""), "no fixed size: {text}");
         assert!(text.contains("<title>counter: no board picture</title>"));
         assert!(text.contains("Nobody has to act."));

@@ -18,15 +18,19 @@ NODE_DIR=bench/out/replay-node
 if [ ! -d "$NODE_DIR/node_modules/playwright-core" ]; then
   mkdir -p "$NODE_DIR" && npm install --silent --prefix "$NODE_DIR" playwright-core@1 >/dev/null
 fi
-export HOMESTRETCH_DATA="$OUT/data" RUST_LOG=info HOMESTRETCH_LIMITS=off HOMESTRETCH_BOT_INTERVAL_MS=2 \
-  HOMESTRETCH_ADMINS=judge
+export HOMESTRETCH_DATA="$OUT/data" RUST_LOG=info HOMESTRETCH_LIMITS=off HOMESTRETCH_BOT_INTERVAL_MS=2
 [ -n "${REPLAY_NO_BUILD:-}" ] || cargo build -p api >/dev/null 2>&1 || cargo build -p api
 PORT=${REPLAY_PORT:-18996}
 BASE="http://127.0.0.1:$PORT"
-target/debug/homestretch serve --listen "127.0.0.1:$PORT" >"$OUT/server.log" 2>&1 &
-SERVER=$!
-trap 'kill $SERVER 2>/dev/null; wait $SERVER 2>/dev/null || true' EXIT
-for _ in $(seq 1 120); do curl -sf "$BASE/healthz" >/dev/null && break; sleep 0.25; done
+SERVER=
+serve() {
+  target/debug/homestretch serve --listen "127.0.0.1:$PORT" >>"$OUT/server.log" 2>&1 &
+  SERVER=$!
+  for _ in $(seq 1 120); do curl -sf "$BASE/healthz" >/dev/null && break; sleep 0.25; done
+}
+stop() { [ -z "$SERVER" ] || { kill "$SERVER" 2>/dev/null; wait "$SERVER" 2>/dev/null || true; }; }
+trap stop EXIT
+serve
 
 json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
 post() { curl -sf -X POST -H "authorization: Bearer $1" -H 'content-type: application/json' -d "$3" "$BASE$2"; }
@@ -36,6 +40,10 @@ register() {
 }
 HOST=$(register ada)
 JUDGE=$(register judge)
+# The arbiter: an admin by configuration (a user id), so the server starts again with it.
+JUDGE_ID=$(curl -sf -H "authorization: Bearer $JUDGE" "$BASE/v1/me" | json "['id']")
+stop
+HOMESTRETCH_ADMINS=$JUDGE_ID serve
 GAMES=()
 for kind in whisky_race bandits mush; do
   id=$(post "$HOST" /v1/games "{\"kind\":\"$kind\",\"seats\":3}" | json "['id']")

@@ -61,13 +61,7 @@ impl GameService {
                     }
                     _ => None,
                 };
-                (
-                    loaded.game,
-                    viewer,
-                    loaded.version,
-                    loaded.finished,
-                    now,
-                )
+                (loaded.game, viewer, loaded.version, loaded.finished, now)
             })
             .await?;
         let Some(viewer) = viewer else {
@@ -187,7 +181,8 @@ impl GameService {
                 .commands
                 .iter()
                 .find(|c| c.first_seq <= event.seq && event.seq <= c.last_seq);
-            let (first, last) = command.map_or((event.seq, event.seq), |c| (c.first_seq, c.last_seq));
+            let (first, last) =
+                command.map_or((event.seq, event.seq), |c| (c.first_seq, c.last_seq));
             if moves.last().is_none_or(|m| m.first_seq != first) {
                 moves.push(MoveRecord {
                     first_seq: first,
@@ -203,7 +198,9 @@ impl GameService {
                 });
             }
             let record = moves.last_mut().expect("a move");
-            record.words.push(describe_entry(&kind, &event.payload, lang));
+            record
+                .words
+                .push(describe_entry(&kind, &event.payload, lang));
             record.dice.extend(game.dice(&event.payload));
         }
         Ok(Some(ReplayRecord {

@@ -39,12 +39,21 @@ fn svg_answer(if_none_match: &IfNoneMatch, picture: Picture, head: bool) -> Http
     let mut answer = if_none_match.answer(etag, |mut ok| {
         ok.content_type("image/svg+xml; charset=utf-8")
             // A picture opened on its own runs nothing and loads nothing.
-            .insert_header(("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'"))
+            .insert_header((
+                "content-security-policy",
+                "default-src 'none'; style-src 'unsafe-inline'",
+            ))
             .body(picture.svg)
     });
     let headers = answer.headers_mut();
-    headers.insert(header::CACHE_CONTROL, header::HeaderValue::from_static(cache));
-    headers.insert(header::VARY, header::HeaderValue::from_static("authorization"));
+    headers.insert(
+        header::CACHE_CONTROL,
+        header::HeaderValue::from_static(cache),
+    );
+    headers.insert(
+        header::VARY,
+        header::HeaderValue::from_static("authorization"),
+    );
     answer
 }
 

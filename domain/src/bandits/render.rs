@@ -201,24 +201,23 @@ pub fn draw(v: &View, prompts: &[Prompt], viewer: Viewer) -> String {
     );
     let mut svg = Svg::new(BOARD, height, &title, "#fafaf5");
     svg.add(Shape::text(20.0, 30.0, 24.0, format!("Bandits — turn {}", v.turn)).bold());
-    svg.group("status", "whose turn it is and what the game waits for", |svg| {
-        svg.lines(20.0, 58.0, 19.0, &status);
-    });
+    svg.group(
+        "status",
+        "whose turn it is and what the game waits for",
+        |svg| {
+            svg.lines(20.0, 58.0, 19.0, &status);
+        },
+    );
     // The board keeps its own coordinates, moved under the header.
     let shift = format!(
         "translate({},{})",
         crate::draw::num(-LEFT),
         crate::draw::num(header - TOP)
     );
-    svg.group_with(
-        "board",
-        "the board",
-        &[("transform", shift)],
-        |svg| {
-            board_under(svg);
-            pieces(svg, v);
-        },
-    );
+    svg.group_with("board", "the board", &[("transform", shift)], |svg| {
+        board_under(svg);
+        pieces(svg, v);
+    });
     svg.group("players", "each seat's counts", |svg| {
         let mut y = header + BOARD + 24.0;
         for (i, lines) in seats.iter().enumerate() {
@@ -227,7 +226,11 @@ pub fn draw(v: &View, prompts: &[Prompt], viewer: Viewer) -> String {
                 Shape::rect(20.0, y - 16.0, 18.0, 18.0)
                     .fill(colour_hex(colour))
                     .stroke("#000", 1.0)
-                    .title(format!("{} plays {}", seat_name(Seat::from_index(i), me), colour.name())),
+                    .title(format!(
+                        "{} plays {}",
+                        seat_name(Seat::from_index(i), me),
+                        colour.name()
+                    )),
             );
             y = svg.lines(48.0, y, 19.0, lines);
         }
@@ -312,7 +315,14 @@ fn pieces(svg: &mut Svg, v: &View) {
             svg.add(
                 Shape::circle(px, py, 8.0)
                     .fill(colour_hex(pawn.colour()))
-                    .stroke(if pawn.colour() == Colour::Black { "#fff" } else { "#000" }, 1.5)
+                    .stroke(
+                        if pawn.colour() == Colour::Black {
+                            "#fff"
+                        } else {
+                            "#000"
+                        },
+                        1.5,
+                    )
                     .class("pawn")
                     .data("pawn", pawn)
                     .data("node", node)

@@ -284,7 +284,8 @@ pub fn draw(v: &View, prompts: &[Prompt], viewer: Viewer) -> String {
     let top = 40.0 + 20.0 * status.len() as f64;
     let rows = Rows::of(data, graph, top);
     let board_bottom = top + ROW * graph.segments.len() as f64;
-    let height = board_bottom + 20.0 + 20.0 * teams.iter().map(Vec::len).sum::<usize>() as f64 + 20.0;
+    let height =
+        board_bottom + 20.0 + 20.0 * teams.iter().map(Vec::len).sum::<usize>() as f64 + 20.0;
     let title = format!(
         "Mush, round {}, {}, as {} sees it",
         v.round,
@@ -298,37 +299,50 @@ pub fn draw(v: &View, prompts: &[Prompt], viewer: Viewer) -> String {
     let width = rows.width.max(760.0);
     let mut svg = Svg::new(width, height, &title, "#ffffff");
     svg.add(
-        Shape::text(20.0, 28.0, 20.0, format!("Mush — round {}, {}", v.round, phase_words(v)))
-            .bold(),
+        Shape::text(
+            20.0,
+            28.0,
+            20.0,
+            format!("Mush — round {}, {}", v.round, phase_words(v)),
+        )
+        .bold(),
     );
-    svg.group("status", "whose turn it is and what the game waits for", |svg| {
-        svg.lines(20.0, 52.0, 15.0, &status);
-    });
-    svg.group("board", "the trail, one segment per row, west to east", |svg| {
-        for seg in &graph.segments {
-            let (x0, y0) = rows.origin[seg.index()];
-            let band = data.bands[seg.index()];
-            let fill = match band {
-                Band::South => "#fdf3e1",
-                Band::Central => "#eef5ea",
-                Band::North => "#e6eef8",
-            };
-            svg.add(
-                Shape::rect(x0 - 20.0, y0 + 8.0, rows.width - 40.0, ROW - 16.0)
-                    .fill(fill)
-                    .stroke("#888", 1.0)
-                    .title(format!("{} ({:?} weather band)", segment_name(*seg), band)),
-            );
-            svg.add(Shape::text(x0 - 12.0, y0 + 25.0, 13.0, segment_name(*seg)).bold());
-        }
-        trail(svg, data, graph, &rows);
-        for (i, s) in data.spaces.iter().enumerate() {
-            if graph.in_layout[i] {
-                space_shape(svg, s, rows.pos(data, SpaceId(i as u16)));
+    svg.group(
+        "status",
+        "whose turn it is and what the game waits for",
+        |svg| {
+            svg.lines(20.0, 52.0, 15.0, &status);
+        },
+    );
+    svg.group(
+        "board",
+        "the trail, one segment per row, west to east",
+        |svg| {
+            for seg in &graph.segments {
+                let (x0, y0) = rows.origin[seg.index()];
+                let band = data.bands[seg.index()];
+                let fill = match band {
+                    Band::South => "#fdf3e1",
+                    Band::Central => "#eef5ea",
+                    Band::North => "#e6eef8",
+                };
+                svg.add(
+                    Shape::rect(x0 - 20.0, y0 + 8.0, rows.width - 40.0, ROW - 16.0)
+                        .fill(fill)
+                        .stroke("#888", 1.0)
+                        .title(format!("{} ({:?} weather band)", segment_name(*seg), band)),
+                );
+                svg.add(Shape::text(x0 - 12.0, y0 + 25.0, 13.0, segment_name(*seg)).bold());
             }
-        }
-        pieces(svg, data, v, &rows);
-    });
+            trail(svg, data, graph, &rows);
+            for (i, s) in data.spaces.iter().enumerate() {
+                if graph.in_layout[i] {
+                    space_shape(svg, s, rows.pos(data, SpaceId(i as u16)));
+                }
+            }
+            pieces(svg, data, v, &rows);
+        },
+    );
     svg.group("players", "each team's counts", |svg| {
         let mut y = board_bottom + 24.0;
         for (p, lines) in v.players.iter().zip(&teams) {
@@ -383,15 +397,18 @@ fn space_shape(svg: &mut Svg, s: &SpaceInfo, (x, y): (f64, f64)) {
         SpaceKind::Wilderness => Shape::circle(x, y, 8.0)
             .fill("#ffffff")
             .title(format!("{}, wilderness", s.id)),
-        SpaceKind::Difficult => Shape::polygon(&[
-            (x, y - 11.0),
-            (x - 10.0, y + 8.0),
-            (x + 10.0, y + 8.0),
-        ])
-        .fill("#6b6b6b")
-        .title(format!("{}, difficult terrain", s.id)),
+        SpaceKind::Difficult => {
+            Shape::polygon(&[(x, y - 11.0), (x - 10.0, y + 8.0), (x + 10.0, y + 8.0)])
+                .fill("#6b6b6b")
+                .title(format!("{}, difficult terrain", s.id))
+        }
     };
-    svg.add(shape.stroke("#000", 1.0).class("space").data("space", &s.id));
+    svg.add(
+        shape
+            .stroke("#000", 1.0)
+            .class("space")
+            .data("space", &s.id),
+    );
     if s.kind == SpaceKind::Village {
         svg.add(Shape::text(x, y + 22.0, 9.0, name).middle());
     }
@@ -421,14 +438,20 @@ fn pieces(svg: &mut Svg, data: &BoardData, v: &View, rows: &Rows) {
     for p in &v.players {
         let k = here.entry(p.space).or_default();
         let (x, y) = rows.pos(data, p.space);
-        let (x, y) = (x - 12.0 + 12.0 * (*k % 3) as f64, y - 20.0 - 12.0 * (*k / 3) as f64);
+        let (x, y) = (
+            x - 12.0 + 12.0 * (*k % 3) as f64,
+            y - 20.0 - 12.0 * (*k / 3) as f64,
+        );
         *k += 1;
         let active = v.active == Some(p.seat);
         svg.add(
             Shape::rect(x - 7.0, y - 5.0, 14.0, 10.0)
                 .attr("rx", "2")
                 .fill(seat_colour(p.seat))
-                .stroke(if active { "#000" } else { "#fff" }, if active { 2.5 } else { 1.0 })
+                .stroke(
+                    if active { "#000" } else { "#fff" },
+                    if active { 2.5 } else { 1.0 },
+                )
                 .class("sled")
                 .data("seat", p.seat.number())
                 .data("space", p.space.name())
@@ -456,7 +479,10 @@ fn phase_words(v: &View) -> String {
 /// Whose turn it is, the current rolls and what the game waits for.
 fn status_lines(v: &View, prompts: &[Prompt], me: Option<Seat>) -> Vec<String> {
     if let Some(winner) = v.winner {
-        return vec![format!("Game over: {} reached Nome first.", seat_name(winner, me))];
+        return vec![format!(
+            "Game over: {} reached Nome first.",
+            seat_name(winner, me)
+        )];
     }
     let mut lines = Vec::new();
     let mut first = format!("Weather roll {}", v.weather_roll);

@@ -214,9 +214,13 @@ pub fn draw(v: &View, prompts: &[Prompt], viewer: Viewer) -> String {
         )
         .bold(),
     );
-    svg.group("status", "whose turn it is and what the game waits for", |svg| {
-        svg.lines(20.0, 52.0, 15.0, &status);
-    });
+    svg.group(
+        "status",
+        "whose turn it is and what the game waits for",
+        |svg| {
+            svg.lines(20.0, 52.0, 15.0, &status);
+        },
+    );
     svg.group("board", "the track", |svg| track(svg, v, board_top));
     svg.group("players", "each seat's counts", |svg| {
         let mut y = panel_top + 18.0;
@@ -272,7 +276,11 @@ fn track(svg: &mut Svg, v: &View, top: f64) {
                 .data("space", s)
                 .title(name),
         );
-        svg.add(Shape::text(x, y + 4.0, 11.0, s.to_string()).middle().fill("#555"));
+        svg.add(
+            Shape::text(x, y + 4.0, 11.0, s.to_string())
+                .middle()
+                .fill("#555"),
+        );
     }
     for space in &v.board {
         let (x, y) = at(space.space);
@@ -420,9 +428,17 @@ fn extra_lines(v: &View, me: Option<Seat>) -> Vec<String> {
             "Duel over {}: {} (bid {}) against {} (bid {})",
             d.whisky,
             seat_name(d.challenger, me),
-            if d.challenger_submitted { "sealed" } else { "to come" },
+            if d.challenger_submitted {
+                "sealed"
+            } else {
+                "to come"
+            },
             seat_name(d.defender, me),
-            if d.defender_submitted { "sealed" } else { "to come" },
+            if d.defender_submitted {
+                "sealed"
+            } else {
+                "to come"
+            },
         );
         if let Some(bid) = d.my_bid {
             line += &format!("; your bid {bid}");

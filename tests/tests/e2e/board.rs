@@ -25,8 +25,16 @@ fn board(id: &str, at: Option<u64>) -> String {
 #[track_caller]
 fn assert_svg(answer: &homestretch_tests::Answer) {
     assert_eq!(answer.status, 200, "{}", answer.text);
-    assert!(answer.content_type.starts_with("image/svg+xml"), "{}", answer.content_type);
-    assert!(answer.text.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox="));
+    assert!(
+        answer.content_type.starts_with("image/svg+xml"),
+        "{}",
+        answer.content_type
+    );
+    assert!(
+        answer
+            .text
+            .starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=")
+    );
     assert!(answer.text.contains("<title>"));
 }
 
@@ -39,9 +47,13 @@ async fn the_picture_follows_the_viewer_the_version_and_the_etag() {
         .started_game("whisky_race", &players, json!({}), None)
         .await;
     // Seat 1 seals 5: its own picture shows it, nobody else's does.
-    app.command(&id, &players[0], json!({"type": "submit_malt_choice", "amount": 5}))
-        .await
-        .ok();
+    app.command(
+        &id,
+        &players[0],
+        json!({"type": "submit_malt_choice", "amount": 5}),
+    )
+    .await
+    .ok();
     let own = app.get(&board(&id, None), &players[0].token).await;
     assert_svg(&own);
     assert!(own.text.contains("sealed 5 (yours only)"), "{}", own.text);
@@ -49,15 +61,26 @@ async fn the_picture_follows_the_viewer_the_version_and_the_etag() {
         let picture = app.get(&board(&id, None), &other.token).await;
         assert_svg(&picture);
         assert!(picture.text.contains("sealed (hidden)"));
-        assert!(!picture.text.contains("sealed 5"), "another seat's choice shows");
+        assert!(
+            !picture.text.contains("sealed 5"),
+            "another seat's choice shows"
+        );
     }
     // The ETag is the version: unchanged → 304, a move later → a new picture.
     let etag = own.etag.clone().expect("an ETag");
     let again = app
-        .request("GET", &board(&id, None), Some(&players[0].token), None, &[("if-none-match", &etag)])
+        .request(
+            "GET",
+            &board(&id, None),
+            Some(&players[0].token),
+            None,
+            &[("if-none-match", &etag)],
+        )
         .await;
     assert_eq!(again.status, 304);
-    let head = app.game(&id, &players[0]).await["version"].as_u64().unwrap();
+    let head = app.game(&id, &players[0]).await["version"]
+        .as_u64()
+        .unwrap();
     assert_eq!(etag, format!("\"{head}\""));
     // Any version, and never past the head.
     let first = app.get(&board(&id, Some(0)), &players[0].token).await;
@@ -81,9 +104,17 @@ async fn the_picture_follows_the_viewer_the_version_and_the_etag() {
     assert!(sent < 5000, "the game ended");
     let public = app.request("GET", &board(&id, None), None, None, &[]).await;
     assert_svg(&public);
-    assert!(public.etag.as_deref().is_some_and(|e| e.ends_with("-final\"")));
+    assert!(
+        public
+            .etag
+            .as_deref()
+            .is_some_and(|e| e.ends_with("-final\""))
+    );
     let seat = app.get(&board(&id, None), &players[1].token).await;
-    assert_eq!(seat.text, public.text, "after the end every reader sees the same");
+    assert_eq!(
+        seat.text, public.text,
+        "after the end every reader sees the same"
+    );
     let record = app
         .request("GET", &format!("/v1/games/{id}/replay"), None, None, &[])
         .await
@@ -101,7 +132,13 @@ async fn the_replay_record_tells_every_move_in_words_with_dice_and_verdicts() {
     let path = format!("/v1/games/{id}/replay");
     let en = app.get(&path, &players[0].token).await.ok();
     let fr = app
-        .request("GET", &path, Some(&players[0].token), None, &[("accept-language", "fr-CA,fr;q=0.9")])
+        .request(
+            "GET",
+            &path,
+            Some(&players[0].token),
+            None,
+            &[("accept-language", "fr-CA,fr;q=0.9")],
+        )
         .await
         .ok();
     assert_eq!(en["lang"], "en");
@@ -123,7 +160,9 @@ async fn the_replay_record_tells_every_move_in_words_with_dice_and_verdicts() {
     assert!(text(&en).contains("rolled"), "{}", text(&en));
     assert!(text(&fr).contains("au dé"), "{}", text(&fr));
     assert!(
-        moves.iter().any(|m| !m["dice"].as_array().unwrap().is_empty()),
+        moves
+            .iter()
+            .any(|m| !m["dice"].as_array().unwrap().is_empty()),
         "the dice of the moves"
     );
     assert_eq!(en["seed_commitment"].as_str().unwrap().len(), 64);
@@ -136,7 +175,13 @@ async fn the_page_is_served_alone_and_signs_in_with_a_single_use_ticket() {
     let players = players(&app).await;
     let id = app.started_game("mush", &players, json!({}), None).await;
     let page = app
-        .request("GET", &format!("/games/{id}"), None, None, &[("accept-language", "fr")])
+        .request(
+            "GET",
+            &format!("/games/{id}"),
+            None,
+            None,
+            &[("accept-language", "fr")],
+        )
         .await;
     assert_eq!(page.status, 200);
     assert!(page.content_type.starts_with("text/html"));
@@ -164,7 +209,10 @@ async fn the_page_is_served_alone_and_signs_in_with_a_single_use_ticket() {
     let token = session["access_token"].as_str().unwrap();
     assert!(session["expires_in"].as_u64().unwrap() <= 900);
     let record = app.get(&format!("/v1/games/{id}/replay"), token).await.ok();
-    assert_eq!(record["your_seat"], 2, "the page reads as the ticket's user");
+    assert_eq!(
+        record["your_seat"], 2,
+        "the page reads as the ticket's user"
+    );
     app.request("POST", &path, None, None, &[])
         .await
         .problem(401);
@@ -179,12 +227,22 @@ async fn a_dispute_shows_the_move_before_and_after_to_its_readers_only() {
     let id = app
         .started_game("whisky_race", &players, json!({}), None)
         .await;
-    app.command(&id, &players[0], json!({"type": "submit_malt_choice", "amount": 4}))
-        .await
-        .ok();
-    let seq = app.game(&id, &players[0]).await["version"].as_u64().unwrap();
+    app.command(
+        &id,
+        &players[0],
+        json!({"type": "submit_malt_choice", "amount": 4}),
+    )
+    .await
+    .ok();
+    let seq = app.game(&id, &players[0]).await["version"]
+        .as_u64()
+        .unwrap();
     let dispute = app
-        .post(&format!("/v1/games/{id}/disputes"), &players[0].token, &json!({"seq": seq, "reason": "why?"}))
+        .post(
+            &format!("/v1/games/{id}/disputes"),
+            &players[0].token,
+            &json!({"seq": seq, "reason": "why?"}),
+        )
         .await
         .ok();
     let did = dispute["id"].as_str().unwrap();
@@ -200,9 +258,12 @@ async fn a_dispute_shows_the_move_before_and_after_to_its_readers_only() {
     assert_svg(&seen_by_ben);
     assert!(!seen_by_ben.text.contains("sealed 4"));
     app.get(&side("after"), &stranger.token).await.problem(403);
-    app.get(&format!("/v1/disputes/{did}/board.svg?side=middle"), &arbiter.token)
-        .await
-        .problem(400);
+    app.get(
+        &format!("/v1/disputes/{did}/board.svg?side=middle"),
+        &arbiter.token,
+    )
+    .await
+    .problem(400);
 }
 
 fn strings(value: &Value, out: &mut HashSet<String>) {
@@ -239,7 +300,9 @@ async fn no_picture_or_record_shows_another_seats_secret() {
         let mut version = 0;
         let mut checked = 0;
         for round in 0..60 {
-            let head = app.game(&id, &players[0]).await["version"].as_u64().unwrap();
+            let head = app.game(&id, &players[0]).await["version"]
+                .as_u64()
+                .unwrap();
             let logs: Vec<HashSet<String>> = {
                 let mut logs = Vec::new();
                 for p in &players {
@@ -258,7 +321,10 @@ async fn no_picture_or_record_shows_another_seats_secret() {
                 .filter(|s| logs.iter().all(|l| l.contains(*s)))
                 .cloned()
                 .collect::<HashSet<String>>();
-            viewers.push((&spectator, everything.difference(&public).cloned().collect()));
+            viewers.push((
+                &spectator,
+                everything.difference(&public).cloned().collect(),
+            ));
             for (viewer, secrets) in &viewers {
                 let mut texts = vec![app.get(&format!("/games/{id}"), &viewer.token).await.text];
                 for at in version..=head {
@@ -267,7 +333,12 @@ async fn no_picture_or_record_shows_another_seats_secret() {
                     texts.push(picture.text);
                 }
                 if round % 10 == 0 {
-                    texts.push(app.get(&format!("/v1/games/{id}/replay"), &viewer.token).await.ok().to_string());
+                    texts.push(
+                        app.get(&format!("/v1/games/{id}/replay"), &viewer.token)
+                            .await
+                            .ok()
+                            .to_string(),
+                    );
                 }
                 for text in &texts {
                     for secret in secrets {

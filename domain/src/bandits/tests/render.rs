@@ -24,6 +24,10 @@ fn board_svg_is_generated_from_the_board_data() {
 fn pictures_match_the_golden_files() {
     let game = crate::Erased::<crate::bandits::Bandits>::new();
     let positions = crate::draw::golden::positions(&game, 3, 12, &[30, 300]);
-    assert_eq!(positions.len(), 2, "the game ended before the last position");
+    assert_eq!(
+        positions.len(),
+        2,
+        "the game ended before the last position"
+    );
     crate::draw::golden::check("src/bandits/tests/golden", &positions);
 }

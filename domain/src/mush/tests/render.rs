@@ -55,6 +55,10 @@ fn board_json_is_the_spec_copy_and_rest_options_match() {
 fn pictures_match_the_golden_files() {
     let game = crate::Erased::<crate::mush::Mush>::new();
     let positions = crate::draw::golden::positions(&game, 3, 13, &[40, 300]);
-    assert_eq!(positions.len(), 2, "the game ended before the last position");
+    assert_eq!(
+        positions.len(),
+        2,
+        "the game ended before the last position"
+    );
     crate::draw::golden::check("src/mush/tests/golden", &positions);
 }

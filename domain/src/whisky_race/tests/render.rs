@@ -7,6 +7,10 @@
 fn pictures_match_the_golden_files() {
     let game = crate::Erased::<crate::whisky_race::WhiskyRace>::new();
     let positions = crate::draw::golden::positions(&game, 3, 11, &[40, 400]);
-    assert_eq!(positions.len(), 2, "the game ended before the last position");
+    assert_eq!(
+        positions.len(),
+        2,
+        "the game ended before the last position"
+    );
     crate::draw::golden::check("src/whisky_race/tests/golden", &positions);
 }
