@@ -298,12 +298,15 @@ pub fn describe_entry(kind: &str, payload: &serde_json::Value, lang: Lang) -> St
     }
 }
 
-/// A field as words: text, a number, or a list of them; `None` for anything else.
+/// A field as words: text, a number, a dash for nothing, or a list of them; `None` for anything
+/// else.
 fn field_text(value: &serde_json::Value) -> Option<String> {
     use serde_json::Value;
     match value {
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),
+        // A field left empty (the Englishman has no arrival number).
+        Value::Null => Some("—".into()),
         Value::Array(items) => items
             .iter()
             .map(field_text)

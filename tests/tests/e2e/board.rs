@@ -263,7 +263,7 @@ async fn a_dispute_shows_the_move_before_and_after_to_its_readers_only() {
         &arbiter.token,
     )
     .await
-    .problem(400);
+    .problem(422);
 }
 
 fn strings(value: &Value, out: &mut HashSet<String>) {
