@@ -8,7 +8,7 @@
 //! attributes (`data-seat`, `data-space` …): `tests/drills/replay-chromium.sh` counts them in the
 //! page against the state.
 
-use crate::engine::{Prompt, Seat};
+use crate::engine::{Prompt, Seat, Viewer};
 use std::fmt::Write as _;
 
 /// Text with `&`, `<`, `>`, `"` and `'` escaped (attribute values and text nodes alike), and
@@ -279,6 +279,36 @@ pub fn seat_name(seat: Seat, me: Option<Seat>) -> String {
     }
 }
 
+/// How a sealed secret the picture shows is marked: `yours only` for the viewer's own, `secret`
+/// for another seat's (only an arbiter's or a finished game's picture shows those).
+pub fn own_or_secret(seat: Seat, me: Option<Seat>) -> &'static str {
+    if me == Some(seat) {
+        "yours only"
+    } else {
+        "secret"
+    }
+}
+
+/// Whom a picture is drawn for, as its title says: `seat 2`, `a spectator`, `everyone`.
+pub fn viewer_name(viewer: Viewer) -> String {
+    match viewer {
+        Viewer::Seat(seat) => seat_name(seat, None),
+        Viewer::Spectator => "a spectator".into(),
+        Viewer::Omniscient => "everyone".into(),
+    }
+}
+
+/// The group of status lines (whose turn it is, what the game waits for) from `(x, y)` down.
+pub fn status_group(svg: &mut Svg, (x, y): (f64, f64), size: f64, lines: &[String]) {
+    svg.group(
+        "status",
+        "whose turn it is and what the game waits for",
+        |svg| {
+            svg.lines(x, y, size, lines);
+        },
+    );
+}
+
 /// A command kind as words: `submit_malt_choice` → `submit malt choice`.
 pub fn words(tag: &str) -> String {
     tag.replace('_', " ")
@@ -430,7 +460,12 @@ mod tests {
         assert!(
             text.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 480 82\"")
         );
-        assert!(!text.contains(" width=\"480\""), "no fixed size: {text}");
+        // The root element has no pixel size (the background rectangle has its user units).
+        let root = text.lines().next().unwrap_or_default();
+        assert!(
+            !root.contains(" width=") && !root.contains(" height="),
+            "no fixed size: {root}"
+        );
         assert!(text.contains("<title>counter: no board picture</title>"));
         assert!(text.contains("Nobody has to act."));
     }

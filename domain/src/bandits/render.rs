@@ -2,7 +2,7 @@
 //! is computed, not stored: the ring on a circle, each tram line as a chord toward the centre,
 //! lanes and villages outside the ring by their fork, prisons by their probation officer.
 
-use super::board::{Colour, EdgeType, Kind, Node, Zone, board};
+use super::board::{Colour, EdgeType, Kind, Node, NodeInfo, Zone, board};
 use std::fmt::Write;
 
 const CX: f64 = 500.0;
@@ -20,6 +20,30 @@ fn polar(r: f64, angle: f64) -> (f64, f64) {
 
 fn ring_angle(pos: u8) -> f64 {
     std::f64::consts::TAU * f64::from(pos) / 72.0 - std::f64::consts::FRAC_PI_2
+}
+
+/// The edges a picture draws, as (from, to, type): a two-way edge once (from its lower end),
+/// no backward tram step.
+fn drawn_edges() -> impl Iterator<Item = (usize, usize, EdgeType)> {
+    board()
+        .out
+        .iter()
+        .enumerate()
+        .flat_map(|(i, outs)| outs.iter().map(move |&(to, ty, _)| (i, to.idx(), ty)))
+        .filter(|&(i, to, ty)| {
+            !(matches!(ty, EdgeType::TramBack)
+                || (matches!(ty, EdgeType::Yellow | EdgeType::Village | EdgeType::Pile) && to < i))
+        })
+}
+
+/// A node's outline: its lane's, village's or prison's colour, its tram line's, the lawyer's.
+fn node_stroke(n: &NodeInfo) -> &'static str {
+    match n.zone {
+        Zone::Lane | Zone::Village | Zone::Prison => n.colour.map_or("#000", colour_hex),
+        Zone::Huntington => n.line.map_or("#000", colour_hex),
+        _ if n.lawyer_space => "#6d28d9",
+        _ => "#333",
+    }
 }
 
 /// Position of every node.
@@ -103,30 +127,22 @@ pub fn render() -> String {
         s,
         r##"<rect x="-80" y="-80" width="1160" height="1160" fill="#fafaf5"/>"##
     );
-    for (i, outs) in b.out.iter().enumerate() {
-        for &(to, ty, _) in outs {
-            if matches!(ty, EdgeType::TramBack)
-                || (matches!(ty, EdgeType::Yellow | EdgeType::Village | EdgeType::Pile)
-                    && to.idx() < i)
-            {
-                continue;
-            }
-            let (stroke, width, dash) = match ty {
-                EdgeType::Ring => ("#444", 2.0, ""),
-                EdgeType::HuntEntry | EdgeType::Tram => ("#777", 2.0, ""),
-                EdgeType::Yellow => ("#eab308", 4.0, ""),
-                EdgeType::HuntExit => ("#dc2626", 3.0, ""),
-                EdgeType::Pile => ("#d6d3d1", 1.0, "4 4"),
-                EdgeType::Release => ("#525252", 1.5, "3 3"),
-                _ => ("#999", 1.5, ""),
-            };
-            let (a, c) = (xy[i], xy[to.idx()]);
-            let _ = writeln!(
-                s,
-                r#"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{stroke}" stroke-width="{width}" stroke-dasharray="{dash}"/>"#,
-                a.0, a.1, c.0, c.1
-            );
-        }
+    for (i, to, ty) in drawn_edges() {
+        let (stroke, width, dash) = match ty {
+            EdgeType::Ring => ("#444", 2.0, ""),
+            EdgeType::HuntEntry | EdgeType::Tram => ("#777", 2.0, ""),
+            EdgeType::Yellow => ("#eab308", 4.0, ""),
+            EdgeType::HuntExit => ("#dc2626", 3.0, ""),
+            EdgeType::Pile => ("#d6d3d1", 1.0, "4 4"),
+            EdgeType::Release => ("#525252", 1.5, "3 3"),
+            _ => ("#999", 1.5, ""),
+        };
+        let (a, c) = (xy[i], xy[to]);
+        let _ = writeln!(
+            s,
+            r#"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{stroke}" stroke-width="{width}" stroke-dasharray="{dash}"/>"#,
+            a.0, a.1, c.0, c.1
+        );
     }
     for (dep, st) in &b.rails {
         let (a, c) = (xy[dep.idx()], xy[st.idx()]);
@@ -139,12 +155,7 @@ pub fn render() -> String {
     for (i, n) in b.nodes.iter().enumerate() {
         let (x, y) = xy[i];
         let fill = kind_fill(n.kind, n.colour);
-        let stroke = match n.zone {
-            Zone::Lane | Zone::Village | Zone::Prison => n.colour.map_or("#000", colour_hex),
-            Zone::Huntington => n.line.map_or("#000", colour_hex),
-            _ if n.lawyer_space => "#6d28d9",
-            _ => "#333",
-        };
+        let stroke = node_stroke(n);
         let r = if n.zone == Zone::Village { 9.0 } else { 11.0 };
         let _ = writeln!(
             s,
@@ -174,7 +185,7 @@ pub fn render() -> String {
 
 use super::event::Event;
 use super::view::View;
-use crate::draw::{Shape, Svg, seat_name, waiting_lines};
+use crate::draw::{Shape, Svg, seat_name, status_group, viewer_name, waiting_lines};
 use crate::engine::{Prompt, Seat, Viewer};
 
 /// The picture spans the board's box (-80..1080) and the panel below it.
@@ -193,21 +204,11 @@ pub fn draw(v: &View, prompts: &[Prompt], viewer: Viewer) -> String {
     let title = format!(
         "Même les bandits veulent rentrer chez eux, turn {}, as {} sees it",
         v.turn,
-        match viewer {
-            Viewer::Seat(seat) => seat_name(seat, None),
-            Viewer::Spectator => "a spectator".into(),
-            Viewer::Omniscient => "everyone".into(),
-        }
+        viewer_name(viewer)
     );
     let mut svg = Svg::new(BOARD, height, &title, "#fafaf5");
     svg.add(Shape::text(20.0, 30.0, 24.0, format!("Bandits — turn {}", v.turn)).bold());
-    svg.group(
-        "status",
-        "whose turn it is and what the game waits for",
-        |svg| {
-            svg.lines(20.0, 58.0, 19.0, &status);
-        },
-    );
+    status_group(&mut svg, (20.0, 58.0), 19.0, &status);
     // The board keeps its own coordinates, moved under the header.
     let shift = format!(
         "translate({},{})",
@@ -242,23 +243,15 @@ pub fn draw(v: &View, prompts: &[Prompt], viewer: Viewer) -> String {
 fn board_under(svg: &mut Svg) {
     let b = board();
     let xy = layout();
-    for (i, outs) in b.out.iter().enumerate() {
-        for &(to, ty, _) in outs {
-            if matches!(ty, EdgeType::TramBack)
-                || (matches!(ty, EdgeType::Yellow | EdgeType::Village | EdgeType::Pile)
-                    && to.idx() < i)
-            {
-                continue;
-            }
-            let (stroke, width) = match ty {
-                EdgeType::Ring => ("#444", 2.0),
-                EdgeType::Yellow => ("#eab308", 4.0),
-                EdgeType::HuntExit => ("#dc2626", 3.0),
-                EdgeType::Pile | EdgeType::Release => ("#bbb", 1.0),
-                _ => ("#888", 1.5),
-            };
-            svg.add(Shape::line(xy[i], xy[to.idx()]).stroke(stroke, width));
-        }
+    for (i, to, ty) in drawn_edges() {
+        let (stroke, width) = match ty {
+            EdgeType::Ring => ("#444", 2.0),
+            EdgeType::Yellow => ("#eab308", 4.0),
+            EdgeType::HuntExit => ("#dc2626", 3.0),
+            EdgeType::Pile | EdgeType::Release => ("#bbb", 1.0),
+            _ => ("#888", 1.5),
+        };
+        svg.add(Shape::line(xy[i], xy[to]).stroke(stroke, width));
     }
     for (dep, st) in &b.rails {
         let (a, c) = (xy[dep.idx()], xy[st.idx()]);
@@ -277,12 +270,7 @@ fn board_under(svg: &mut Svg) {
     }
     for (i, n) in b.nodes.iter().enumerate() {
         let (x, y) = xy[i];
-        let stroke = match n.zone {
-            Zone::Lane | Zone::Village | Zone::Prison => n.colour.map_or("#000", colour_hex),
-            Zone::Huntington => n.line.map_or("#000", colour_hex),
-            _ if n.lawyer_space => "#6d28d9",
-            _ => "#333",
-        };
+        let stroke = node_stroke(n);
         let r = if n.zone == Zone::Village { 9.0 } else { 11.0 };
         svg.add(
             Shape::circle(x, y, r)

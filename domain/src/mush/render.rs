@@ -226,7 +226,9 @@ fn segment_name(seg: SegmentId) -> &'static str {
 
 use super::event::Event;
 use super::view::View;
-use crate::draw::{Shape, Svg, seat_colour, seat_name, waiting_lines};
+use crate::draw::{
+    Shape, Svg, own_or_secret, seat_colour, seat_name, status_group, viewer_name, waiting_lines,
+};
 use crate::engine::{Prompt, Seat, Viewer};
 
 const ROW: f64 = 190.0;
@@ -290,11 +292,7 @@ pub fn draw(v: &View, prompts: &[Prompt], viewer: Viewer) -> String {
         "Mush, round {}, {}, as {} sees it",
         v.round,
         phase_words(v),
-        match viewer {
-            Viewer::Seat(seat) => seat_name(seat, None),
-            Viewer::Spectator => "a spectator".into(),
-            Viewer::Omniscient => "everyone".into(),
-        }
+        viewer_name(viewer)
     );
     let width = rows.width.max(760.0);
     let mut svg = Svg::new(width, height, &title, "#ffffff");
@@ -307,13 +305,7 @@ pub fn draw(v: &View, prompts: &[Prompt], viewer: Viewer) -> String {
         )
         .bold(),
     );
-    svg.group(
-        "status",
-        "whose turn it is and what the game waits for",
-        |svg| {
-            svg.lines(20.0, 52.0, 15.0, &status);
-        },
-    );
+    status_group(&mut svg, (20.0, 52.0), 15.0, &status);
     svg.group(
         "board",
         "the trail, one segment per row, west to east",
@@ -532,7 +524,9 @@ fn team_lines(v: &View, me: Option<Seat>) -> Vec<Vec<String>> {
         .iter()
         .map(|p| {
             let bid = match (p.bid, p.has_bid) {
-                (Some(amount), _) => format!(", bid {amount} sealed (yours only)"),
+                (Some(amount), _) => {
+                    format!(", bid {amount} sealed ({})", own_or_secret(p.seat, me))
+                }
                 (None, true) => ", bid sealed (hidden)".into(),
                 _ => format!(", last bid {}", p.last_bid),
             };

@@ -159,7 +159,9 @@ pub fn standard_svg() -> String {
 // ---------------------------------------------------------------------------------------------
 
 use super::view::{PlayerView, View};
-use crate::draw::{Shape, Svg, seat_colour, seat_name, waiting_lines};
+use crate::draw::{
+    Shape, Svg, own_or_secret, seat_colour, seat_name, status_group, viewer_name, waiting_lines,
+};
 use crate::engine::{Prompt, Seat, Viewer};
 
 /// Where pawn `k` of a space stands: a small ring inside the space's circle.
@@ -194,11 +196,7 @@ pub fn draw(v: &View, prompts: &[Prompt], viewer: Viewer) -> String {
         "Scottish Highland Whisky Race, round {}, {}, as {} sees it",
         v.round,
         v.phase.replace('_', " "),
-        match viewer {
-            Viewer::Seat(seat) => seat_name(seat, None),
-            Viewer::Spectator => "a spectator".into(),
-            Viewer::Omniscient => "everyone".into(),
-        }
+        viewer_name(viewer)
     );
     let mut svg = Svg::new(960.0, height, &title, "#f4efe3");
     svg.add(
@@ -214,13 +212,7 @@ pub fn draw(v: &View, prompts: &[Prompt], viewer: Viewer) -> String {
         )
         .bold(),
     );
-    svg.group(
-        "status",
-        "whose turn it is and what the game waits for",
-        |svg| {
-            svg.lines(20.0, 52.0, 15.0, &status);
-        },
-    );
+    status_group(&mut svg, (20.0, 52.0), 15.0, &status);
     svg.group("board", "the track", |svg| track(svg, v, board_top));
     svg.group("players", "each seat's counts", |svg| {
         let mut y = panel_top + 18.0;
@@ -371,7 +363,9 @@ fn player_lines(v: &View, me: Option<Seat>) -> Vec<Vec<String>> {
                 p.chosen
             );
             match (p.sealed_amount, p.submitted, p.revealed) {
-                (Some(amount), _, _) => first += &format!(", sealed {amount} (yours only)"),
+                (Some(amount), _, _) => {
+                    first += &format!(", sealed {amount} ({})", own_or_secret(p.seat, me));
+                }
                 (None, true, _) => first += ", sealed (hidden)",
                 (None, false, Some(revealed)) => first += &format!(", revealed {revealed}"),
                 _ => {}
