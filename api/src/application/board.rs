@@ -79,8 +79,7 @@ impl GameService {
         Ok(Some(Picture { at, finished, svg }))
     }
 
-    /// The picture at version `at` for `viewer`: the newest snapshot at or before it and the log
-    /// folded up to it, as the replay of `state?at=` does.
+    /// The picture at version `at` for `viewer`, from the state `state?at=` views.
     pub(super) async fn draw_at(
         &self,
         id: GameId,
@@ -89,15 +88,7 @@ impl GameService {
         at: u64,
         head: u64,
     ) -> Result<String> {
-        if at > head {
-            return Err(StoreError::Invalid(
-                says("errors.version_beyond_head")
-                    .arg("at", at)
-                    .arg("head", head),
-            ));
-        }
-        let (version, mut state) = self.restore(id, game, at).await?;
-        self.fold(id, &mut state, version, at).await?;
+        let state = self.state_at(id, game, at, head).await?;
         guarded(|| state.draw(viewer))
     }
 

@@ -2,6 +2,7 @@
 //! pictures of a disputed move, and the leak checker over every picture and record of every
 //! viewer at every version of a game of each kind.
 
+use crate::trust::strings;
 use homestretch_tests::{Player, TestApp, spawn_app};
 use serde_json::{Value, json};
 use std::collections::HashSet;
@@ -19,6 +20,21 @@ fn board(id: &str, at: Option<u64>) -> String {
         Some(at) => format!("/v1/games/{id}/board.svg?at={at}"),
         None => format!("/v1/games/{id}/board.svg"),
     }
+}
+
+/// A Whisky Race game where seat 1 has sealed `amount` malt (a secret of its seat).
+async fn sealed_whisky_race(app: &TestApp, players: &[Player], amount: u64) -> String {
+    let id = app
+        .started_game("whisky_race", players, json!({}), None)
+        .await;
+    app.command(
+        &id,
+        &players[0],
+        json!({"type": "submit_malt_choice", "amount": amount}),
+    )
+    .await
+    .ok();
+    id
 }
 
 /// A picture is an SVG document with a viewBox and a title.
@@ -43,17 +59,8 @@ async fn the_picture_follows_the_viewer_the_version_and_the_etag() {
     let app = spawn_app().await;
     let players = players(&app).await;
     let stranger = app.register("dee").await;
-    let id = app
-        .started_game("whisky_race", &players, json!({}), None)
-        .await;
     // Seat 1 seals 5: its own picture shows it, nobody else's does.
-    app.command(
-        &id,
-        &players[0],
-        json!({"type": "submit_malt_choice", "amount": 5}),
-    )
-    .await
-    .ok();
+    let id = sealed_whisky_race(&app, &players, 5).await;
     let own = app.get(&board(&id, None), &players[0].token).await;
     assert_svg(&own);
     assert!(own.text.contains("sealed 5 (yours only)"), "{}", own.text);
@@ -224,16 +231,7 @@ async fn a_dispute_shows_the_move_before_and_after_to_its_readers_only() {
     let players = players(&app).await;
     let arbiter = app.admin("judge").await;
     let stranger = app.register("dee").await;
-    let id = app
-        .started_game("whisky_race", &players, json!({}), None)
-        .await;
-    app.command(
-        &id,
-        &players[0],
-        json!({"type": "submit_malt_choice", "amount": 4}),
-    )
-    .await
-    .ok();
+    let id = sealed_whisky_race(&app, &players, 4).await;
     let seq = app.game(&id, &players[0]).await["version"]
         .as_u64()
         .unwrap();
@@ -253,7 +251,11 @@ async fn a_dispute_shows_the_move_before_and_after_to_its_readers_only() {
     assert_svg(&after);
     assert_ne!(before.text, after.text);
     // The arbiter sees the sealed choice; the other players do not.
-    assert!(after.text.contains("sealed 4"), "{}", after.text);
+    assert!(after.text.contains("sealed 4 (secret)"), "{}", after.text);
+    assert!(
+        !after.text.contains("yours"),
+        "nothing is the arbiter's own"
+    );
     let seen_by_ben = app.get(&side("after"), &players[1].token).await;
     assert_svg(&seen_by_ben);
     assert!(!seen_by_ben.text.contains("sealed 4"));
@@ -264,17 +266,6 @@ async fn a_dispute_shows_the_move_before_and_after_to_its_readers_only() {
     )
     .await
     .problem(422);
-}
-
-fn strings(value: &Value, out: &mut HashSet<String>) {
-    match value {
-        Value::String(s) if s.len() >= 3 => {
-            out.insert(s.clone());
-        }
-        Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
-        Value::Object(map) => map.values().for_each(|v| strings(v, out)),
-        _ => {}
-    }
 }
 
 /// The strings of every event as `player` sees them.
