@@ -3,9 +3,10 @@
 # has bots play one game of each kind to its end, then opens each game's page (signed in with a
 # single-use ticket, as the app does) with every host but this one unreachable, steps to several
 # versions, counts the pawns/sleds drawn in the page against the state at that version, and
-# takes a screenshot of each (bench/out/replay/*.png: look at them). It also opens a dispute
+# takes a screenshot of each (bench/out/replay/shots/*.png: look at them). It also opens a dispute
 # and shows it to an arbiter (an admin who does not play): the move before and after, side by
-# side. It fails on a console error, a request to any other host, or a missing board element.
+# side, and has the arbiter reject it from the page. It fails on a console error, a request to
+# any other host, or a missing board element.
 # Installs Debian's chromium and, in the output folder, playwright-core from npm if missing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -88,7 +89,9 @@ async function ticket(bearer) {
 
 // The pieces a view holds, by the class that draws them (as domain/tests/pictures.rs).
 function pieces(view) {
-  if (view.units) return { pawn: view.units.reduce((n, u) => n + u.pawns.length, 0) };
+  if (view.units) {
+    return { pawn: view.units.reduce((n, u) => n + u.pawns.length, 0), hunter: view.hunter == null ? 0 : 1 };
+  }
   if (view.avalanches) return { sled: view.players.length, avalanche: view.avalanches.length };
   return { pawn: view.players.length, englishman: 1 };
 }
@@ -153,6 +156,10 @@ async function stepTo(page, version) {
     const words = await page.locator("#moves li .words li").count();
     if (words < record.moves.length) fail(`${kind}: ${words} sentences for ${record.moves.length} moves`);
     if ((await page.locator("#moves .open-dispute").count()) === 0) fail(kind + ": a seated player cannot dispute");
+    // Seat 1 was handed to its bot: its moves after that name the bot as their sender.
+    if ((await page.locator("#moves li > strong", { hasText: "bot:1" }).count()) === 0) {
+      fail(kind + ": no move names seat 1's bot as its sender");
+    }
     await page.screenshot({ path: `${out}/${kind}-page.png`, fullPage: true });
     await page.close();
   }
@@ -166,7 +173,18 @@ async function stepTo(page, version) {
   const before = await page.locator("#before svg").innerHTML();
   const after = await page.locator("#after svg").innerHTML();
   if (before === after) fail("dispute: the pictures before and after the move are the same");
+  if (!(await page.locator("#dispute-move").textContent()).trim()) fail("dispute: the move is not told");
   await page.locator("#dispute").screenshot({ path: `${out}/dispute.png` });
+  // The same at a tablet's width (docs/audit-dispute.png is this one).
+  await page.setViewportSize({ width: 820, height: 900 });
+  await page.locator("#dispute").screenshot({ path: `${out}/dispute-820.png` });
+  // The arbiter rejects it from the page, with a note.
+  await page.fill("#resolution-note", "The roll and the move match the rules.");
+  await page.click("#reject");
+  await page.waitForFunction(() => document.getElementById("dispute-title").textContent.endsWith("rejected"));
+  const resolved = await (await fetch(base + "/v1/disputes/" + dispute, { headers: { authorization: "Bearer " + judge } })).json();
+  if (resolved.status !== "rejected") fail("dispute: the arbiter's verdict was not recorded: " + resolved.status);
+  else console.log("dispute: rejected by the arbiter from the page");
   await browser.close();
   process.exit(failures.length ? 1 : 0);
 })().catch((e) => { console.log("FAIL: " + e.stack); process.exit(1); });

@@ -53,6 +53,8 @@ mod tests {
         assert!(page.contains(r#"data-game="0190a0b0-0000-7000-8000-000000000000""#));
         assert!(page.contains(r#"<html lang="fr">"#));
         assert!(page.contains("Rejouer et vérifier"));
+        // An arbiter resolves a dispute on the page.
+        assert!(page.contains(r#"<form id="resolution" hidden>"#));
         assert!(!page.contains("://"), "{page}");
         assert!(!SCRIPT.contains("://") && !STYLE.contains("://"));
     }

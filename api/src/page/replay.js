@@ -112,7 +112,7 @@
     li.dataset.last = String(move.last_seq);
     li.value = move.first_seq;
     const who = document.createElement("strong");
-    who.textContent = move.seat ? seatName(move.seat) : move.sent_by || say("server");
+    who.textContent = moveSender(move);
     li.append(who);
     if (move.dice.length) {
       li.append(" " + say("dice") + " ", dice(move.dice));
@@ -209,18 +209,60 @@
     checksList($("checks"), record.checks);
   }
 
+  function moveSender(move) {
+    let who = move.seat ? seatName(move.seat) : move.sent_by || say("server");
+    // A seat's move sent by another (its bot once handed over, the clock): say who sent it.
+    const holder = move.seat && record.seats.find((s) => s.seat === move.seat);
+    if (holder && move.sent_by && move.sent_by !== holder.name) who += " · " + move.sent_by;
+    return who;
+  }
+
+  function disputeHeading(dispute) {
+    $("dispute-title").textContent =
+      say("dispute_title", { seq: dispute.seq }) + " — " + say("status_" + dispute.status);
+    $("dispute-reason").textContent = dispute.reason + (dispute.note ? " — " + dispute.note : "");
+  }
+
+  // An arbiter (who reads the dispute without a seat in the game) resolves an open dispute here.
+  function resolutionForm(id, dispute) {
+    const form = $("resolution");
+    form.hidden = dispute.status !== "open" || record.your_seat !== null;
+    if (form.hidden) return;
+    $("resolution-note").placeholder = say("note");
+    $("resolution-note").setAttribute("aria-label", say("note"));
+    $("uphold").textContent = say("uphold");
+    $("reject").textContent = say("reject");
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      try {
+        const answer = await api("/v1/disputes/" + encodeURIComponent(id) + "/resolution", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ verdict: event.submitter.value, note: $("resolution-note").value }),
+        });
+        const resolved = await answer.json();
+        disputeHeading(resolved);
+        form.hidden = true;
+      } catch (error) {
+        message(say("error") + ": " + error.message);
+      }
+    });
+  }
+
   async function disputeView(id) {
     const answer = await api("/v1/disputes/" + encodeURIComponent(id));
     const dispute = await answer.json();
     $("dispute").hidden = false;
-    $("dispute-title").textContent = say("dispute_title", { seq: dispute.seq }) + " — " + dispute.status;
-    $("dispute-reason").textContent = dispute.reason;
+    disputeHeading(dispute);
+    const move = moveAt(dispute.seq);
+    if (move) $("dispute-move").textContent = moveSender(move) + ": " + move.words.join(" ");
     $("before-caption").textContent = say("before");
     $("after-caption").textContent = say("after");
     const base = "/v1/disputes/" + encodeURIComponent(id) + "/board.svg?side=";
     $("before").innerHTML = await picture(base + "before");
     $("after").innerHTML = await picture(base + "after");
     checksList($("dispute-checks"), dispute.audit.checks || []);
+    resolutionForm(id, dispute);
   }
 
   async function main() {
