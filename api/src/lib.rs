@@ -12,6 +12,7 @@ pub mod i18n;
 pub mod limits;
 pub mod metrics;
 pub mod openapi;
+pub mod page;
 pub mod routes;
 pub mod spec_typing;
 pub mod sse;

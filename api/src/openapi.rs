@@ -1,7 +1,9 @@
 //! The OpenAPI 3.1 document, generated from the handlers and types (no database needed).
 
 use crate::error::Problem;
-use crate::routes::{audit, auth, check, games, inbox, invites, me, ops, problems, seats, tickets};
+use crate::routes::{
+    audit, auth, board, check, games, inbox, invites, me, ops, problems, seats, tickets,
+};
 use domain::Registry;
 use std::sync::OnceLock;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -23,6 +25,7 @@ use utoipa::{Modify, OpenApi};
         seats::add_bot, seats::resign, seats::cancel_game,
         games::get_game, games::prompts, games::send_command, check::check_command, games::events, games::stream, tickets::issue, games::state_at,
         audit::export, audit::audit, audit::audit_move, audit::open_dispute, audit::get_dispute, audit::resolve_dispute,
+        board::board_svg, board::dispute_board_svg, board::replay, board::page_session, board::page,
         me::add_webhook, me::list_webhooks, me::delete_webhook, me::add_push_subscription, me::delete_push_subscription,
         me::notifications, me::notification_stream, me::vapid_public_key,
         ops::healthz, ops::readyz, ops::metrics, ops::openapi_json, ops::docs, problems::index, problems::problem,

@@ -84,6 +84,9 @@ pub trait AnyGame: Send + Sync {
     fn schemas(&self) -> GameSchemas;
     /// Plays `games` random-bot games and returns their statistics.
     fn simulate(&self, games: u64, seed: u64) -> Result<Value, String>;
+    /// The dice faces a stored event records ([`Game::dice`]); none for an event that does not
+    /// parse (a redacted or hidden one).
+    fn dice(&self, payload: &Value) -> Vec<u8>;
 }
 
 /// A game state, erased.
@@ -111,6 +114,8 @@ pub trait AnyState: Send + Sync {
     /// older one upcast to (none, one or several), in the current schema.
     fn apply_upcast(&mut self, payload: &Value, schema_version: u32) -> Result<Vec<Value>, String>;
     fn view(&self, viewer: Viewer) -> Value;
+    /// The picture of the state as `viewer` sees it ([`Game::draw`]: from the viewer's view).
+    fn draw(&self, viewer: Viewer) -> String;
     fn prompts(&self) -> Vec<Prompt>;
     fn legal(&self, seat: Seat) -> Vec<Value>;
     /// The seat's legal commands as JSON Schema families (see [`crate::choices`]).
@@ -275,6 +280,11 @@ where
             dependencies,
         }
     }
+    fn dice(&self, payload: &Value) -> Vec<u8> {
+        G::Event::deserialize(payload)
+            .map(|event| G::dice(&event))
+            .unwrap_or_default()
+    }
     fn simulate(&self, games: u64, seed: u64) -> Result<Value, String> {
         let simulation = self
             .simulation
@@ -412,6 +422,9 @@ impl<G: Game> AnyState for ErasedState<G> {
     }
     fn view(&self, viewer: Viewer) -> Value {
         serde_json::to_value(G::view(&self.0, viewer)).expect("views serialize")
+    }
+    fn draw(&self, viewer: Viewer) -> String {
+        G::draw(&G::view(&self.0, viewer), &G::prompts(&self.0), viewer)
     }
     fn prompts(&self) -> Vec<Prompt> {
         G::prompts(&self.0)

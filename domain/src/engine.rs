@@ -472,6 +472,20 @@ pub trait Game: 'static {
     /// `Some` once the game is over.
     fn outcome(state: &Self::State) -> Option<Outcome>;
 
+    /// The picture of the game as `viewer` sees it (issue 30, an SVG document drawn with
+    /// [`crate::draw`]): drawn from `view(state, viewer)` and the public prompts only, so no
+    /// hidden information can reach it. Default: the kind and what the game waits for.
+    fn draw(view: &Self::View, prompts: &[Prompt], viewer: Viewer) -> String {
+        let _ = view;
+        crate::draw::placeholder(Self::KIND, prompts, viewer.seat())
+    }
+
+    /// The dice faces `event` records, in order (the replay page shows each move's dice).
+    /// Default: none.
+    fn dice(_event: &Self::Event) -> Vec<u8> {
+        Vec::new()
+    }
+
     /// What `viewer` may see of `event` while the game is running.
     fn redact(event: &Self::Event, viewer: Viewer) -> Redacted<'_, Self::Event>;
 

@@ -114,6 +114,10 @@ pub struct Catalogue {
     pub errors: BTreeMap<String, String>,
     pub problems: BTreeMap<String, Text>,
     pub notifications: BTreeMap<String, Text>,
+    /// `moves.<kind>.<event type>`: an event of the log in words, its `{field}`s filled from
+    /// the event (issue 30, the replay page); `moves.<entry>` for the server's own entries.
+    #[serde(default)]
+    pub moves: BTreeMap<String, String>,
 }
 
 /// A title and its longer text (a problem's `title`/`detail`, a notification's title/body).
@@ -261,6 +265,54 @@ displayed_args!(u8, u16, u32, u64, usize, i8, i16, i32, i64, str, String);
 impl<T: MessageArg + ?Sized> MessageArg for &T {
     fn arg_text(&self) -> String {
         (**self).arg_text()
+    }
+}
+
+/// An entry of a game's log (`payload`, as the reader may see it) in words, in `lang` (issue
+/// 30): the catalogue's `moves.<kind>.<type>` (or `moves.<type>` for the server's own entries)
+/// with each `{field}` filled from the entry's field of that name (a list joined with commas). An
+/// entry hidden from the reader is "a hidden event"; one the catalogue lacks (a test's game) is
+/// its type and fields as written.
+pub fn describe_entry(kind: &str, payload: &serde_json::Value, lang: Lang) -> String {
+    let moves = &catalogue(lang).moves;
+    let Some(tag) = payload.get("type").and_then(serde_json::Value::as_str) else {
+        return moves.get("hidden").cloned().unwrap_or_default();
+    };
+    let fields: Vec<(&str, String)> = payload
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(name, _)| *name != "type")
+        .filter_map(|(name, value)| field_text(value).map(|text| (name.as_str(), text)))
+        .collect();
+    let params: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    match moves
+        .get(&format!("{kind}.{tag}"))
+        .or_else(|| moves.get(tag))
+    {
+        Some(template) => fill(template, lang, &params),
+        None => {
+            let listed: Vec<String> = fields.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            format!("{} ({})", tag.replace('_', " "), listed.join(", "))
+        }
+    }
+}
+
+/// A field as words: text, a number, a dash for nothing, or a list of them; `None` for anything
+/// else.
+fn field_text(value: &serde_json::Value) -> Option<String> {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        // A field left empty (the Englishman has no arrival number).
+        Value::Null => Some("—".into()),
+        Value::Array(items) => items
+            .iter()
+            .map(field_text)
+            .collect::<Option<Vec<_>>>()
+            .map(|items| items.join(", ")),
+        _ => None,
     }
 }
 

@@ -9,6 +9,7 @@ pub mod any;
 pub mod bandits;
 pub mod choices;
 pub mod decider;
+pub mod draw;
 pub mod engine;
 pub mod i18n;
 pub mod sim;

@@ -132,8 +132,10 @@ fn whisky_observation(state: &dyn AnyState, seat: Seat, seats: u8) -> String {
         })
         .collect();
     format!(
-        "{}|{}|{}|{}|{answers:?}",
+        "{}|{}|{}|{}|{}|{answers:?}",
         state.view(Viewer::Seat(seat)),
+        // Issue 30: its picture too.
+        state.draw(Viewer::Seat(seat)),
         serde_json::to_string(&state.prompts()).unwrap(),
         Value::Array(state.legal(seat)),
         // Issue 15: its families too (they bound its offers by public figures only).

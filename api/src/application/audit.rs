@@ -102,7 +102,7 @@ impl GameService {
 
 /// The sender's name as the log knows it: a seat holder's name, or the server's own actor
 /// that sent it (issue 17: the clock for a timeout, a bot for a seat a person left).
-fn sender_name(bundle: &Bundle, user: UserId) -> String {
+pub(super) fn sender_name(bundle: &Bundle, user: UserId) -> String {
     if let Some(seat) = bundle.game.seats.iter().find(|s| s.user_id == user.0) {
         return seat.name.clone();
     }

@@ -25,7 +25,7 @@ pub struct DisputeRead {
 
 /// Who reads a dispute, and so which audit they get.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Reader {
+pub(super) enum Reader {
     /// A seated player: their seat's view (everything once the game is over).
     Player,
     /// An admin with no seat in the game: everything.
@@ -105,7 +105,7 @@ impl AppState {
             .await
     }
 
-    async fn reader(&self, user: &AuthUser, game: GameId) -> ApiResult<Reader> {
+    pub(super) async fn reader(&self, user: &AuthUser, game: GameId) -> ApiResult<Reader> {
         let seated = self.games.seated(game, user.id).await?;
         // A playing admin is a player: an arbiter never sees a game it plays in with more than
         // its seat's eyes.

@@ -10,6 +10,7 @@
 
 pub mod accounts;
 mod audit;
+pub mod board;
 mod cache;
 mod check;
 mod clocks;

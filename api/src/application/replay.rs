@@ -90,6 +90,19 @@ impl GameService {
                 (loaded.game, loaded.viewer(user), loaded.version)
             })
             .await?;
+        let state = self.state_at(id, game, at, head).await?;
+        guarded(|| (at, state.view(viewer)))
+    }
+
+    /// The state at version `at` of a log whose head is `head`: the newest snapshot at or
+    /// before it and the log folded up to it (the view and the picture of `?at=` alike).
+    pub(super) async fn state_at(
+        &self,
+        id: GameId,
+        game: &'static dyn AnyGame,
+        at: u64,
+        head: u64,
+    ) -> Result<Box<dyn AnyState>> {
         if at > head {
             return Err(StoreError::Invalid(
                 says("errors.version_beyond_head")
@@ -99,7 +112,7 @@ impl GameService {
         }
         let (version, mut state) = self.restore(id, game, at).await?;
         self.fold(id, &mut state, version, at).await?;
-        guarded(|| (at, state.view(viewer)))
+        Ok(state)
     }
 
     /// Checks every stored snapshot of a game against a fold of its log: each must load and

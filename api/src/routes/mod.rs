@@ -1,5 +1,6 @@
 pub mod audit;
 pub mod auth;
+pub mod board;
 pub mod check;
 pub mod games;
 pub mod inbox;
@@ -92,6 +93,14 @@ pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
         .service(audit::open_dispute)
         .service(audit::get_dispute)
         .service(audit::resolve_dispute)
+        .service(board::board_svg)
+        .service(board::dispute_board_svg)
+        .service(board::replay)
+        .service(board::page_session)
+        // The page's assets before the page, whose `{id}` would match them.
+        .service(board::page_script)
+        .service(board::page_style)
+        .service(board::page)
         .service(ops::healthz)
         .service(ops::readyz)
         .service(ops::metrics)

@@ -247,6 +247,14 @@ impl Game for Bandits {
         view::view(state, viewer)
     }
 
+    fn draw(view: &View, prompts: &[Prompt], viewer: Viewer) -> String {
+        render::draw(view, prompts, viewer)
+    }
+
+    fn dice(event: &Event) -> Vec<u8> {
+        render::dice(event)
+    }
+
     fn prompts(state: &State) -> Vec<Prompt> {
         legal::prompts(state)
     }

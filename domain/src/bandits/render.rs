@@ -2,7 +2,7 @@
 //! is computed, not stored: the ring on a circle, each tram line as a chord toward the centre,
 //! lanes and villages outside the ring by their fork, prisons by their probation officer.
 
-use super::board::{Colour, EdgeType, Kind, Node, Zone, board};
+use super::board::{Colour, EdgeType, Kind, Node, NodeInfo, Zone, board};
 use std::fmt::Write;
 
 const CX: f64 = 500.0;
@@ -20,6 +20,30 @@ fn polar(r: f64, angle: f64) -> (f64, f64) {
 
 fn ring_angle(pos: u8) -> f64 {
     std::f64::consts::TAU * f64::from(pos) / 72.0 - std::f64::consts::FRAC_PI_2
+}
+
+/// The edges a picture draws, as (from, to, type): a two-way edge once (from its lower end),
+/// no backward tram step.
+fn drawn_edges() -> impl Iterator<Item = (usize, usize, EdgeType)> {
+    board()
+        .out
+        .iter()
+        .enumerate()
+        .flat_map(|(i, outs)| outs.iter().map(move |&(to, ty, _)| (i, to.idx(), ty)))
+        .filter(|&(i, to, ty)| {
+            !(matches!(ty, EdgeType::TramBack)
+                || (matches!(ty, EdgeType::Yellow | EdgeType::Village | EdgeType::Pile) && to < i))
+        })
+}
+
+/// A node's outline: its lane's, village's or prison's colour, its tram line's, the lawyer's.
+fn node_stroke(n: &NodeInfo) -> &'static str {
+    match n.zone {
+        Zone::Lane | Zone::Village | Zone::Prison => n.colour.map_or("#000", colour_hex),
+        Zone::Huntington => n.line.map_or("#000", colour_hex),
+        _ if n.lawyer_space => "#6d28d9",
+        _ => "#333",
+    }
 }
 
 /// Position of every node.
@@ -103,30 +127,22 @@ pub fn render() -> String {
         s,
         r##"<rect x="-80" y="-80" width="1160" height="1160" fill="#fafaf5"/>"##
     );
-    for (i, outs) in b.out.iter().enumerate() {
-        for &(to, ty, _) in outs {
-            if matches!(ty, EdgeType::TramBack)
-                || (matches!(ty, EdgeType::Yellow | EdgeType::Village | EdgeType::Pile)
-                    && to.idx() < i)
-            {
-                continue;
-            }
-            let (stroke, width, dash) = match ty {
-                EdgeType::Ring => ("#444", 2.0, ""),
-                EdgeType::HuntEntry | EdgeType::Tram => ("#777", 2.0, ""),
-                EdgeType::Yellow => ("#eab308", 4.0, ""),
-                EdgeType::HuntExit => ("#dc2626", 3.0, ""),
-                EdgeType::Pile => ("#d6d3d1", 1.0, "4 4"),
-                EdgeType::Release => ("#525252", 1.5, "3 3"),
-                _ => ("#999", 1.5, ""),
-            };
-            let (a, c) = (xy[i], xy[to.idx()]);
-            let _ = writeln!(
-                s,
-                r#"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{stroke}" stroke-width="{width}" stroke-dasharray="{dash}"/>"#,
-                a.0, a.1, c.0, c.1
-            );
-        }
+    for (i, to, ty) in drawn_edges() {
+        let (stroke, width, dash) = match ty {
+            EdgeType::Ring => ("#444", 2.0, ""),
+            EdgeType::HuntEntry | EdgeType::Tram => ("#777", 2.0, ""),
+            EdgeType::Yellow => ("#eab308", 4.0, ""),
+            EdgeType::HuntExit => ("#dc2626", 3.0, ""),
+            EdgeType::Pile => ("#d6d3d1", 1.0, "4 4"),
+            EdgeType::Release => ("#525252", 1.5, "3 3"),
+            _ => ("#999", 1.5, ""),
+        };
+        let (a, c) = (xy[i], xy[to]);
+        let _ = writeln!(
+            s,
+            r#"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{stroke}" stroke-width="{width}" stroke-dasharray="{dash}"/>"#,
+            a.0, a.1, c.0, c.1
+        );
     }
     for (dep, st) in &b.rails {
         let (a, c) = (xy[dep.idx()], xy[st.idx()]);
@@ -139,12 +155,7 @@ pub fn render() -> String {
     for (i, n) in b.nodes.iter().enumerate() {
         let (x, y) = xy[i];
         let fill = kind_fill(n.kind, n.colour);
-        let stroke = match n.zone {
-            Zone::Lane | Zone::Village | Zone::Prison => n.colour.map_or("#000", colour_hex),
-            Zone::Huntington => n.line.map_or("#000", colour_hex),
-            _ if n.lawyer_space => "#6d28d9",
-            _ => "#333",
-        };
+        let stroke = node_stroke(n);
         let r = if n.zone == Zone::Village { 9.0 } else { 11.0 };
         let _ = writeln!(
             s,
@@ -164,4 +175,261 @@ pub fn render() -> String {
     );
     s.push_str("</svg>\n");
     s
+}
+
+// ---------------------------------------------------------------------------------------------
+// A game's picture (issue 30): the board with every pawn (stacked bottom first) and the hunter,
+// whose turn it is and what the game waits for, each seat's public counts (cards in hand,
+// tickets, pawns home, free, in prison) and the viewer's own hand, from the viewer's view.
+// ---------------------------------------------------------------------------------------------
+
+use super::event::Event;
+use super::view::View;
+use crate::draw::{Shape, Svg, seat_name, status_group, viewer_name, waiting_lines};
+use crate::engine::{Prompt, Seat, Viewer};
+
+/// The picture spans the board's box (-80..1080) and the panel below it.
+const LEFT: f64 = -80.0;
+const TOP: f64 = -80.0;
+const BOARD: f64 = 1160.0;
+
+/// The picture of `v` for `viewer` (see [`crate::engine::Game::draw`]).
+pub fn draw(v: &View, prompts: &[Prompt], viewer: Viewer) -> String {
+    let me = viewer.seat();
+    let status = status_lines(v, prompts, me);
+    let seats = seat_lines(v, me);
+    let header = 30.0 + 22.0 * status.len() as f64;
+    let panel = 24.0 * seats.iter().map(Vec::len).sum::<usize>() as f64 + 40.0;
+    let height = header + BOARD + panel;
+    let title = format!(
+        "Même les bandits veulent rentrer chez eux, turn {}, as {} sees it",
+        v.turn,
+        viewer_name(viewer)
+    );
+    let mut svg = Svg::new(BOARD, height, &title, "#fafaf5");
+    svg.add(Shape::text(20.0, 30.0, 24.0, format!("Bandits — turn {}", v.turn)).bold());
+    status_group(&mut svg, (20.0, 58.0), 19.0, &status);
+    // The board keeps its own coordinates, moved under the header.
+    let shift = format!(
+        "translate({},{})",
+        crate::draw::num(-LEFT),
+        crate::draw::num(header - TOP)
+    );
+    svg.group_with("board", "the board", &[("transform", shift)], |svg| {
+        board_under(svg);
+        pieces(svg, v);
+    });
+    svg.group("players", "each seat's counts", |svg| {
+        let mut y = header + BOARD + 24.0;
+        for (i, lines) in seats.iter().enumerate() {
+            let colour = v.colours.get(i).copied().unwrap_or(Colour::Black);
+            svg.add(
+                Shape::rect(20.0, y - 16.0, 18.0, 18.0)
+                    .fill(colour_hex(colour))
+                    .stroke("#000", 1.0)
+                    .title(format!(
+                        "{} plays {}",
+                        seat_name(Seat::from_index(i), me),
+                        colour.name()
+                    )),
+            );
+            y = svg.lines(48.0, y, 19.0, lines);
+        }
+    });
+    svg.finish()
+}
+
+/// The board's edges and nodes (as in the docs picture, without its notes).
+fn board_under(svg: &mut Svg) {
+    let b = board();
+    let xy = layout();
+    for (i, to, ty) in drawn_edges() {
+        let (stroke, width) = match ty {
+            EdgeType::Ring => ("#444", 2.0),
+            EdgeType::Yellow => ("#eab308", 4.0),
+            EdgeType::HuntExit => ("#dc2626", 3.0),
+            EdgeType::Pile | EdgeType::Release => ("#bbb", 1.0),
+            _ => ("#888", 1.5),
+        };
+        svg.add(Shape::line(xy[i], xy[to]).stroke(stroke, width));
+    }
+    for (dep, st) in &b.rails {
+        let (a, c) = (xy[dep.idx()], xy[st.idx()]);
+        svg.add(
+            Shape::path(format!(
+                "M{},{} Q{CX},{CY} {},{}",
+                crate::draw::num(a.0),
+                crate::draw::num(a.1),
+                crate::draw::num(c.0),
+                crate::draw::num(c.1)
+            ))
+            .fill("none")
+            .stroke("#737373", 1.5)
+            .dashed("8 4"),
+        );
+    }
+    for (i, n) in b.nodes.iter().enumerate() {
+        let (x, y) = xy[i];
+        let stroke = node_stroke(n);
+        let r = if n.zone == Zone::Village { 9.0 } else { 11.0 };
+        svg.add(
+            Shape::circle(x, y, r)
+                .fill(kind_fill(n.kind, n.colour))
+                .stroke(stroke, 2.0)
+                .class("node")
+                .data("node", &n.id)
+                .title(format!("{} ({:?})", n.id, n.kind)),
+        );
+        let label = n.id.rsplit('.').next().unwrap_or(&n.id);
+        svg.add(Shape::text(x, y + 2.5, 7.0, label).middle());
+    }
+}
+
+/// Every pawn where it stands (a unit's pawns stacked bottom first) and the hunter.
+fn pieces(svg: &mut Svg, v: &View) {
+    let b = board();
+    let xy = layout();
+    for unit in &v.units {
+        let (x, y) = xy[unit.node.idx()];
+        let node = &b.info(unit.node).id;
+        // A prison holds its pawns side by side; elsewhere a unit is a stack, bottom first.
+        let prison = b.info(unit.node).zone == Zone::Prison;
+        for (k, pawn) in unit.pawns.iter().enumerate() {
+            let (px, py) = if prison {
+                (x - 20.0 + 10.0 * k as f64, y + 14.0)
+            } else {
+                (x + 4.0 * k as f64, y - 5.0 - 5.0 * k as f64)
+            };
+            svg.add(
+                Shape::circle(px, py, 8.0)
+                    .fill(colour_hex(pawn.colour()))
+                    .stroke(
+                        if pawn.colour() == Colour::Black {
+                            "#fff"
+                        } else {
+                            "#000"
+                        },
+                        1.5,
+                    )
+                    .class("pawn")
+                    .data("pawn", pawn)
+                    .data("node", node)
+                    .title(if prison {
+                        format!("pawn {pawn} in prison on {node}")
+                    } else if k == 0 {
+                        format!("pawn {pawn} on {node}")
+                    } else {
+                        format!("pawn {pawn} on {node}, carried on top of the pawn below")
+                    }),
+            );
+            svg.add(
+                Shape::text(px, py + 3.0, 8.0, pawn.number().to_string())
+                    .middle()
+                    .fill(if matches!(pawn.colour(), Colour::White | Colour::Orange) {
+                        "#000"
+                    } else {
+                        "#fff"
+                    }),
+            );
+        }
+    }
+    if let Some(hunter) = v.hunter {
+        let (x, y) = xy[hunter.idx()];
+        let node = &b.info(hunter).id;
+        svg.add(
+            Shape::polygon(&[(x, y - 22.0), (x - 10.0, y - 4.0), (x + 10.0, y - 4.0)])
+                .fill("#7c2d12")
+                .stroke("#000", 1.5)
+                .class("hunter")
+                .data("node", node)
+                .title(format!("the bounty hunter on {node}")),
+        );
+    }
+}
+
+/// Whose turn it is and what the game waits for.
+fn status_lines(v: &View, prompts: &[Prompt], me: Option<Seat>) -> Vec<String> {
+    if let Some(winner) = v.winner {
+        return vec![format!("Game over: {} won.", seat_name(winner, me))];
+    }
+    let mut lines = Vec::new();
+    if let Some(active) = v.active {
+        lines.push(format!("{}'s turn.", seat_name(active, me)));
+    }
+    if let Some(w) = &v.awaiting {
+        lines.push(format!(
+            "Waiting for {}: {}.",
+            seat_name(w.seat, me),
+            w.decision.replace('_', " ")
+        ));
+    }
+    lines.extend(waiting_lines(prompts, me).into_iter().take(2));
+    lines.push(format!(
+        "Support deck {} cards, destiny deck {} cards{}.",
+        v.support_deck_count,
+        v.destiny_deck_count,
+        v.interrogated
+            .map(|s| format!("; {} is interrogated", seat_name(s, me)))
+            .unwrap_or_default()
+    ));
+    lines
+}
+
+/// Each seat's public counts; the hand's cards where the viewer may see them (its own).
+fn seat_lines(v: &View, me: Option<Seat>) -> Vec<Vec<String>> {
+    v.hands
+        .iter()
+        .map(|h| {
+            let score = v.scores.iter().find(|s| s.seat == h.seat);
+            let tickets: Vec<String> = v
+                .tickets
+                .iter()
+                .filter(|t| t.owner == h.seat)
+                .map(|t| {
+                    format!(
+                        "{} on {}{}",
+                        t.card,
+                        t.pawn,
+                        if t.spent { " (spent)" } else { "" }
+                    )
+                })
+                .collect();
+            let mut lines = vec![format!(
+                "{} ({}): {} cards in hand, {} tickets; pawns home {}, free {}, in prison {}",
+                seat_name(h.seat, me),
+                h.colour.name(),
+                h.count,
+                tickets.len(),
+                score.map_or(0, |s| s.in_village),
+                score.map_or(0, |s| s.free),
+                score.map_or(0, |s| s.in_prison),
+            )];
+            if let Some(cards) = &h.cards {
+                let names: Vec<String> = cards
+                    .iter()
+                    .map(|c| format!("{c} {}", format!("{:?}", c.kind()).to_lowercase()))
+                    .collect();
+                lines.push(format!(
+                    "   hand: {}",
+                    if names.is_empty() {
+                        "empty".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                ));
+            }
+            if !tickets.is_empty() {
+                lines.push(format!("   tickets: {}", tickets.join(", ")));
+            }
+            lines
+        })
+        .collect()
+}
+
+/// The die an event records (BD: every roll is a `die_rolled`).
+pub fn dice(event: &Event) -> Vec<u8> {
+    match event {
+        Event::DieRolled { value, .. } => vec![*value],
+        _ => Vec::new(),
+    }
 }

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::board::{self, Band, BoardData, Graph, SegmentId, SpaceInfo, SpaceKind};
+use super::board::{self, Band, BoardData, Graph, SegmentId, SpaceId, SpaceInfo, SpaceKind};
 
 const DX: i32 = 46;
 const LANE_Y: [i32; 3] = [90, 170, 250];
@@ -215,5 +215,355 @@ fn segment_name(seg: SegmentId) -> &'static str {
         SegmentId::OphirAnvik => "Ophir / Anvik",
         SegmentId::Koyuk => "Koyuk",
         SegmentId::Nome => "Nome",
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A game's picture (issue 30): the game's own layout, one segment per row (tall rather than
+// wide, for a phone), with every sled and avalanche marker, whose turn it is and what the game
+// waits for, each team's public counts and the viewer's own bid, from the viewer's view.
+// ---------------------------------------------------------------------------------------------
+
+use super::event::Event;
+use super::view::View;
+use crate::draw::{
+    Shape, Svg, own_or_secret, seat_colour, seat_name, status_group, viewer_name, waiting_lines,
+};
+use crate::engine::{Prompt, Seat, Viewer};
+
+const ROW: f64 = 190.0;
+const LANES: [f64; 3] = [50.0, 100.0, 150.0];
+
+/// Where each space of the layout stands: its segment's row, its column and lane.
+struct Rows {
+    /// Left x of each segment's first column, and its row's top, by segment index.
+    origin: [(f64, f64); 5],
+    min_col: [i32; 5],
+    width: f64,
+}
+
+impl Rows {
+    fn of(data: &BoardData, graph: &Graph, top: f64) -> Rows {
+        let mut origin = [(0.0, 0.0); 5];
+        let mut min_col = [0; 5];
+        let mut width: f64 = 0.0;
+        for (row, seg) in graph.segments.iter().enumerate() {
+            let lo = cols(data, *seg).min().unwrap_or(0);
+            let hi = cols(data, *seg).max().unwrap_or(0);
+            min_col[seg.index()] = lo;
+            origin[seg.index()] = (40.0, top + ROW * row as f64);
+            width = width.max(80.0 + f64::from((hi - lo + 1) * DX));
+        }
+        Rows {
+            origin,
+            min_col,
+            width,
+        }
+    }
+
+    fn pos(&self, data: &BoardData, space: SpaceId) -> (f64, f64) {
+        let s = &data.spaces[space.index()];
+        let seg = s.segment.index();
+        let (x0, y0) = self.origin[seg];
+        let x = x0 + f64::from((i32::from(s.col) - self.min_col[seg]) * DX) + f64::from(DX) / 2.0;
+        let y = y0 + s.lane.map_or(LANES[1], |l| LANES[usize::from(l).min(2)]);
+        (x, y)
+    }
+}
+
+/// The picture of `v` for `viewer` (see [`crate::engine::Game::draw`]).
+pub fn draw(v: &View, prompts: &[Prompt], viewer: Viewer) -> String {
+    let data = board::data();
+    let layout = if v.layout.is_empty() {
+        &data.base_layout
+    } else {
+        &v.layout
+    };
+    let graph = &data.layouts[board::layout_index(layout).unwrap_or(0)];
+    let me = viewer.seat();
+    let status = status_lines(v, prompts, me);
+    let teams = team_lines(v, me);
+    let top = 40.0 + 20.0 * status.len() as f64;
+    let rows = Rows::of(data, graph, top);
+    let board_bottom = top + ROW * graph.segments.len() as f64;
+    let height =
+        board_bottom + 20.0 + 20.0 * teams.iter().map(Vec::len).sum::<usize>() as f64 + 20.0;
+    let title = format!(
+        "Mush, round {}, {}, as {} sees it",
+        v.round,
+        phase_words(v),
+        viewer_name(viewer)
+    );
+    let width = rows.width.max(760.0);
+    let mut svg = Svg::new(width, height, &title, "#ffffff");
+    svg.add(
+        Shape::text(
+            20.0,
+            28.0,
+            20.0,
+            format!("Mush — round {}, {}", v.round, phase_words(v)),
+        )
+        .bold(),
+    );
+    status_group(&mut svg, (20.0, 52.0), 15.0, &status);
+    svg.group(
+        "board",
+        "the trail, one segment per row, west to east",
+        |svg| {
+            for seg in &graph.segments {
+                let (x0, y0) = rows.origin[seg.index()];
+                let band = data.bands[seg.index()];
+                let fill = match band {
+                    Band::South => "#fdf3e1",
+                    Band::Central => "#eef5ea",
+                    Band::North => "#e6eef8",
+                };
+                svg.add(
+                    Shape::rect(x0 - 20.0, y0 + 8.0, rows.width - 40.0, ROW - 16.0)
+                        .fill(fill)
+                        .stroke("#888", 1.0)
+                        .title(format!("{} ({:?} weather band)", segment_name(*seg), band)),
+                );
+                svg.add(Shape::text(x0 - 12.0, y0 + 25.0, 13.0, segment_name(*seg)).bold());
+            }
+            trail(svg, data, graph, &rows);
+            for (i, s) in data.spaces.iter().enumerate() {
+                if graph.in_layout[i] {
+                    space_shape(svg, s, rows.pos(data, SpaceId(i as u16)));
+                }
+            }
+            pieces(svg, data, v, &rows);
+        },
+    );
+    svg.group("players", "each team's counts", |svg| {
+        let mut y = board_bottom + 24.0;
+        for (p, lines) in v.players.iter().zip(&teams) {
+            svg.add(
+                Shape::rect(20.0, y - 12.0, 14.0, 14.0)
+                    .fill(seat_colour(p.seat))
+                    .title(seat_name(p.seat, me)),
+            );
+            y = svg.lines(42.0, y, 15.0, lines);
+        }
+    });
+    svg.finish()
+}
+
+/// The layout's live links: solid tracks, dashed connectors; stubs from one segment's row to
+/// the next.
+fn trail(svg: &mut Svg, data: &BoardData, graph: &Graph, rows: &Rows) {
+    for l in &graph.links {
+        let (a, b) = (rows.pos(data, l.from), rows.pos(data, l.to));
+        let (fa, fb) = (&data.spaces[l.from.index()], &data.spaces[l.to.index()]);
+        let track = fa.lane.is_none() || fb.lane.is_none() || fa.lane == fb.lane;
+        if (a.1 - b.1).abs() < ROW / 2.0 {
+            let line = Shape::line(a, b).stroke("#444", 2.0);
+            svg.add(if track { line } else { line.dashed("5,4") });
+        } else {
+            // Across rows (one segment to the next): a stub out of the space and one into the
+            // next row's space, so the rows stay readable.
+            let into = format!("to {}", data.spaces[l.to.index()].id);
+            svg.add(
+                Shape::line(a, (a.0 + 20.0, a.1 + 6.0))
+                    .stroke("#9a9a9a", 2.0)
+                    .dashed("3,2")
+                    .title(into),
+            );
+            let from = format!("from {}", data.spaces[l.from.index()].id);
+            svg.add(
+                Shape::line((b.0 - 20.0, b.1 - 6.0), b)
+                    .stroke("#9a9a9a", 2.0)
+                    .dashed("3,2")
+                    .title(from),
+            );
+        }
+    }
+}
+
+fn space_shape(svg: &mut Svg, s: &SpaceInfo, (x, y): (f64, f64)) {
+    let name = s.name.as_deref().unwrap_or(&s.id);
+    let shape = match s.kind {
+        SpaceKind::Village => Shape::rect(x - 10.0, y - 10.0, 20.0, 20.0)
+            .fill("#d9822b")
+            .title(format!("{name}, a village")),
+        SpaceKind::Wilderness => Shape::circle(x, y, 8.0)
+            .fill("#ffffff")
+            .title(format!("{}, wilderness", s.id)),
+        SpaceKind::Difficult => {
+            Shape::polygon(&[(x, y - 11.0), (x - 10.0, y + 8.0), (x + 10.0, y + 8.0)])
+                .fill("#6b6b6b")
+                .title(format!("{}, difficult terrain", s.id))
+        }
+    };
+    svg.add(
+        shape
+            .stroke("#000", 1.0)
+            .class("space")
+            .data("space", &s.id),
+    );
+    if s.kind == SpaceKind::Village {
+        svg.add(Shape::text(x, y + 22.0, 9.0, name).middle());
+    }
+}
+
+/// Every sled on its space (several on one space side by side) and every avalanche marker on
+/// its link.
+fn pieces(svg: &mut Svg, data: &BoardData, v: &View, rows: &Rows) {
+    for link in &v.avalanches {
+        let (a, b) = (rows.pos(data, link.from), rows.pos(data, link.to));
+        let (x, y) = if (a.1 - b.1).abs() < ROW / 2.0 {
+            ((a.0 + b.0) / 2.0, (a.1 + b.1) / 2.0)
+        } else {
+            (a.0 + 14.0, a.1)
+        };
+        let id = format!("{}>{}", link.from.name(), link.to.name());
+        svg.add(
+            Shape::polygon(&[(x, y - 9.0), (x + 9.0, y), (x, y + 9.0), (x - 9.0, y)])
+                .fill("#e0f2fe")
+                .stroke("#0369a1", 2.0)
+                .class("avalanche")
+                .data("link", &id)
+                .title(format!("an avalanche on the link {id}")),
+        );
+    }
+    let mut here = std::collections::HashMap::<SpaceId, usize>::new();
+    for p in &v.players {
+        let k = here.entry(p.space).or_default();
+        let (x, y) = rows.pos(data, p.space);
+        let (x, y) = (
+            x - 12.0 + 12.0 * (*k % 3) as f64,
+            y - 20.0 - 12.0 * (*k / 3) as f64,
+        );
+        *k += 1;
+        let active = v.active == Some(p.seat);
+        svg.add(
+            Shape::rect(x - 7.0, y - 5.0, 14.0, 10.0)
+                .attr("rx", "2")
+                .fill(seat_colour(p.seat))
+                .stroke(
+                    if active { "#000" } else { "#fff" },
+                    if active { 2.5 } else { 1.0 },
+                )
+                .class("sled")
+                .data("seat", p.seat.number())
+                .data("space", p.space.name())
+                .title(format!("{}'s sled on {}", p.seat, p.space.name())),
+        );
+        svg.add(
+            Shape::text(x, y + 3.5, 8.0, p.seat.number().to_string())
+                .middle()
+                .fill("#fff"),
+        );
+    }
+}
+
+fn snake<T: serde::Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(s)) => s.replace('_', " "),
+        _ => String::new(),
+    }
+}
+
+fn phase_words(v: &View) -> String {
+    snake(&v.phase)
+}
+
+/// Whose turn it is, the current rolls and what the game waits for.
+fn status_lines(v: &View, prompts: &[Prompt], me: Option<Seat>) -> Vec<String> {
+    if let Some(winner) = v.winner {
+        return vec![format!(
+            "Game over: {} reached Nome first.",
+            seat_name(winner, me)
+        )];
+    }
+    let mut lines = Vec::new();
+    let mut first = format!("Weather roll {}", v.weather_roll);
+    if let Some(active) = v.active {
+        let m = &v.movement;
+        first += &format!(
+            "; {}'s turn: {} dice (of {}, {} removed), {} movement points",
+            seat_name(active, me),
+            m.dice,
+            m.base_dice,
+            m.reduced,
+            m.movement_points
+        );
+    }
+    lines.push(first + ".");
+    if let Some(r) = &v.reroll {
+        let faces: Vec<String> = r.faces.iter().map(u8::to_string).collect();
+        lines.push(format!(
+            "Re-roll window: {} roll {}{}, attempt {}, {} asked.",
+            r.roll.replace('_', " "),
+            r.value,
+            if faces.is_empty() {
+                String::new()
+            } else {
+                format!(" (faces {})", faces.join(" "))
+            },
+            r.attempt,
+            seat_name(r.polled, me)
+        ));
+    }
+    if let Some(r) = &v.reduction {
+        lines.push(format!(
+            "Reduction window: {} tokens pooled of {}, {} dice removed, {} asked.",
+            r.pooled,
+            r.token_cap,
+            r.reduced,
+            seat_name(r.polled, me)
+        ));
+    }
+    lines.extend(waiting_lines(prompts, me).into_iter().take(3));
+    lines
+}
+
+/// Each team's public counts and the viewer's own sealed bid.
+fn team_lines(v: &View, me: Option<Seat>) -> Vec<Vec<String>> {
+    v.players
+        .iter()
+        .map(|p| {
+            let bid = match (p.bid, p.has_bid) {
+                (Some(amount), _) => {
+                    format!(", bid {amount} sealed ({})", own_or_secret(p.seat, me))
+                }
+                (None, true) => ", bid sealed (hidden)".into(),
+                _ => format!(", last bid {}", p.last_bid),
+            };
+            let mut lines = vec![format!(
+                "{}: on {} ({} steps to Nome), {} tokens, fatigue {}, {} fresh dogs{bid}",
+                seat_name(p.seat, me),
+                p.space.name(),
+                p.steps_to_nome,
+                p.tokens,
+                p.fatigue,
+                p.fresh
+            )];
+            lines.push(format!(
+                "   training {}, weather {}, {} moves, {} rests{}",
+                p.training.map_or("-".into(), |t| snake(&t)),
+                p.weather.map_or("-".into(), |w| snake(&w)),
+                p.moves,
+                p.rests,
+                v.scores
+                    .as_ref()
+                    .and_then(|s| s.iter().find(|s| s.seat == p.seat))
+                    .map(|s| format!(", score {}", s.score))
+                    .unwrap_or_default()
+            ));
+            lines
+        })
+        .collect()
+}
+
+/// The dice an event records: first-trainer, weather, dog, terrain and avalanche rolls.
+pub fn dice(event: &Event) -> Vec<u8> {
+    match event {
+        Event::FirstTrainerRolled { values, .. } => values.clone(),
+        Event::DogDiceRolled { faces, .. } => faces.clone(),
+        Event::WeatherRolled { value, .. }
+        | Event::TerrainRolled { value, .. }
+        | Event::AvalancheRolled { value, .. } => vec![*value],
+        _ => Vec::new(),
     }
 }

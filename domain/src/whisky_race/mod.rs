@@ -117,6 +117,10 @@ impl Game for WhiskyRace {
         view::view(state, viewer)
     }
 
+    fn draw(view: &View, prompts: &[Prompt], viewer: Viewer) -> String {
+        render::draw(view, prompts, viewer)
+    }
+
     fn prompts(state: &State) -> Vec<Prompt> {
         legal::prompts(state)
     }

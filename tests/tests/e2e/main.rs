@@ -5,6 +5,7 @@ mod audit;
 mod audit_server;
 mod bandits_rules;
 mod bandits_upcast;
+mod board;
 mod choices;
 mod clocks;
 mod contract;

@@ -369,7 +369,7 @@ async fn players_for(app: &TestApp, kind: &str) -> Vec<Player> {
 }
 
 /// Strings of at least 3 characters in `value` (salts, card ids, …).
-fn strings(value: &Value, out: &mut std::collections::HashSet<String>) {
+pub(crate) fn strings(value: &Value, out: &mut std::collections::HashSet<String>) {
     match value {
         Value::String(s) if s.len() >= 3 => {
             out.insert(s.clone());

@@ -16,3 +16,18 @@ fn board_svg_is_generated_from_the_board_data() {
         "docs/rules/bandits-board.svg is stale: run with BLESS=1"
     );
 }
+
+/// Issue 30: the picture of a game at fixed positions (a seeded random game) for seat 1 and a
+/// spectator, against the committed SVG text under `tests/golden/`; rerun with
+/// `UPDATE_GOLDEN=1` after a deliberate change, and look at the files.
+#[test]
+fn pictures_match_the_golden_files() {
+    let game = crate::Erased::<crate::bandits::Bandits>::new();
+    let positions = crate::draw::golden::positions(&game, 3, 12, &[30, 300]);
+    assert_eq!(
+        positions.len(),
+        2,
+        "the game ended before the last position"
+    );
+    crate::draw::golden::check("src/bandits/tests/golden", &positions);
+}

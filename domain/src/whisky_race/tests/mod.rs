@@ -5,6 +5,7 @@ mod examples;
 mod fixture;
 mod hidden;
 mod properties;
+mod render;
 mod rules;
 mod sim;
 mod variants;
