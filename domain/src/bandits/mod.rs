@@ -267,16 +267,18 @@ impl Game for Bandits {
 
     fn outcome(state: &State) -> Option<Outcome> {
         let winner = state.winner?;
-        Some(Outcome {
-            winners: vec![winner],
-            scores: view::scores(state)
+        // BD-402: only the winner is determined; the others are not ranked (the scores are
+        // pawns home, a figure of the view, not places).
+        Some(Outcome::winners_only(
+            vec![winner],
+            view::scores(state)
                 .into_iter()
                 .map(|s| SeatScore {
                     seat: s.seat,
                     score: s.score,
                 })
                 .collect(),
-        })
+        ))
     }
 
     fn redact(event: &Event, viewer: Viewer) -> Redacted<'_, Event> {
