@@ -193,6 +193,10 @@ impl Game for WhiskyRace {
         sim::check_invariants(state)
     }
 
+    fn check_event(before: &State, event: &Event) -> Result<(), String> {
+        sim::check_event(before, event)
+    }
+
     fn heuristic(state: &State, seat: Seat) -> i64 {
         view::heuristic(state, seat)
     }

@@ -247,6 +247,9 @@ pub struct State {
     /// Banff vetoes declared by a seat holding two unused Banffs (WR-159; statistics).
     #[serde(default)]
     pub multi_banff_vetoes: u32,
+    /// Brown markers a player chose among several markers of his space (WR-162; statistics).
+    #[serde(default)]
+    pub browns_chosen: u32,
 }
 
 impl State {

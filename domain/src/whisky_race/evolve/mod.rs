@@ -463,8 +463,11 @@ fn movement_and_activation(s: &mut State, e: &Event) -> bool {
             seat,
             marker,
             action,
-            ..
+            automatic,
         } => {
+            if marker.family() == Family::Brown && !automatic {
+                s.browns_chosen += 1;
+            }
             s.decls.push(Decl {
                 seat: *seat,
                 what: Declared::Activation {
