@@ -50,6 +50,11 @@ pub enum Event {
         /// bonus and other destiny moves.
         #[serde(default)]
         all_moves_in_segments: bool,
+        /// Sur le dos may be used wherever a pawn arrives on an occupied node: ring,
+        /// Huntington, village lane, property (BD-518; schema 6). Logs of schema 1–5 are
+        /// upcast with `false`: those games keep Sur le dos on ring nodes only (BD-381).
+        #[serde(default)]
+        piggyback_anywhere: bool,
     },
     /// The support deck order, top first (hidden from everyone, BD-502).
     SupportDeckShuffled {

@@ -126,7 +126,8 @@ pub fn back_path(st: &State, pawn: Pawn, k: u8) -> Option<Vec<Node>> {
 }
 
 /// How a placement/ride onto `dest` would end for `pawn` (None: impossible), and whether it
-/// needs a Sur le dos.
+/// needs a Sur le dos: an own pawn there needs one (BD-085, BD-380), wherever it stands
+/// (BD-518; on ring nodes only in a game begun before it, BD-381).
 pub fn placement_end(st: &State, pawn: Pawn, dest: Node) -> Option<(End, bool)> {
     let owner = st.owner(pawn);
     let others: Vec<Pawn> = st.at(dest).iter().copied().filter(|&p| p != pawn).collect();
@@ -138,6 +139,9 @@ pub fn placement_end(st: &State, pawn: Pawn, dest: Node) -> Option<(End, bool)> 
         End::Opponent
     };
     let zone = board().info(dest).zone;
+    if st.piggyback_anywhere {
+        return Some((end, end == End::Own));
+    }
     if end == End::Own && zone != Zone::Ring {
         return None;
     }
