@@ -55,6 +55,12 @@ pub enum Event {
         /// upcast with `false`: those games keep Sur le dos on ring nodes only (BD-381).
         #[serde(default)]
         piggyback_anywhere: bool,
+        /// A tower falls along the way a placed bottom takes (Surveiller, Détective, Évasion's
+        /// train), each rider one space behind the one below (BD-386; schema 6). Logs of
+        /// schema 1–5 are upcast with `false`: there a placed bottom leaves its riders on its
+        /// start node.
+        #[serde(default)]
+        towers_follow_placements: bool,
     },
     /// The support deck order, top first (hidden from everyone, BD-502).
     SupportDeckShuffled {

@@ -78,10 +78,11 @@ pub fn setup_with(
         options: options.clone(),
         colours,
         order: order.clone(),
-        segmented_moves: true,       // BD-515
-        hunter_in_pieces: true,      // BD-516
-        all_moves_in_segments: true, // BD-517
-        piggyback_anywhere: true,    // BD-518
+        segmented_moves: true,          // BD-515
+        hunter_in_pieces: true,         // BD-516
+        all_moves_in_segments: true,    // BD-517
+        piggyback_anywhere: true,       // BD-518
+        towers_follow_placements: true, // BD-386 (issue 27)
     });
     cx.emit(Event::SupportDeckShuffled {
         order: support.clone(),
@@ -190,7 +191,8 @@ impl Game for Bandits {
     /// Schema 5: `game_created.all_moves_in_segments` (BD-517: every move that may be longer
     /// than 5 steps sent in segments); older logs are upcast to whole moves.
     /// Schema 6: `game_created.piggyback_anywhere` (BD-518: Sur le dos wherever a pawn arrives
-    /// on an occupied node); older logs are upcast to `false` (BD-381: ring nodes only).
+    /// on an occupied node) and `towers_follow_placements` (BD-386: a placed bottom's riders
+    /// are set down along its way); older logs are upcast to `false` for both.
     const EVENT_SCHEMA_VERSION: u32 = 6;
     const READS_RULES: &'static [&'static str] = &["bandits/1.0.0", "bandits/1.1.0"];
     type Options = Options;
@@ -209,8 +211,9 @@ impl Game for Bandits {
 
     /// BD-515 / BD-516 / BD-517: a game begun before event schema 3 keeps whole moves, one
     /// begun before schema 4 whole hunter moves, one begun before schema 5 whole turn, bonus
-    /// and other destiny moves; BD-518: one begun before schema 6 keeps Sur le dos on ring
-    /// nodes only (its log is upcast so); the audit re-runs its setup so too.
+    /// and other destiny moves; BD-518 / BD-386: one begun before schema 6 keeps Sur le dos on
+    /// ring nodes only and placed bottoms' riders on their start node (its log is upcast so);
+    /// the audit re-runs its setup so too.
     fn setup_as_of(
         options: &Options,
         seats: u8,
@@ -224,6 +227,7 @@ impl Game for Bandits {
                 hunter_in_pieces,
                 all_moves_in_segments,
                 piggyback_anywhere,
+                towers_follow_placements,
                 ..
             } = e
             {
@@ -231,6 +235,7 @@ impl Game for Bandits {
                 *hunter_in_pieces = schema_version >= 4;
                 *all_moves_in_segments = schema_version >= 5;
                 *piggyback_anywhere = schema_version >= 6;
+                *towers_follow_placements = schema_version >= 6;
             }
         }
         Ok(events)

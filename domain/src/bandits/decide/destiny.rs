@@ -94,6 +94,71 @@ pub fn nearest_express(st: &State, pawn: Pawn) -> Option<(Node, Node)> {
     None
 }
 
+/// BD-386 for a placement: the way `pawn` takes to `dest`, `[start, …, dest]` — the cards'
+/// « CHEMIN LE PLUS COURT DANS LE SENS DU DÉPLACEMENT » forward (clockwise on the ring, along
+/// its ticket's edges in Huntington: Surveiller, Détective's first option, Évasion's train),
+/// or back along `back` pointers (Détective's last lawyer space). `[start, dest]` if none.
+pub fn way_to(st: &State, pawn: Pawn, dest: Node, backward: bool) -> Vec<Node> {
+    let b = board();
+    let start = st.pos(pawn);
+    if start == dest {
+        return vec![start];
+    }
+    if backward {
+        let mut way = vec![start];
+        let mut n = start;
+        for _ in 0..200 {
+            match b.info(n).back {
+                Some(x) => {
+                    way.push(x);
+                    if x == dest {
+                        return way;
+                    }
+                    n = x;
+                }
+                None => break,
+            }
+        }
+        return vec![start, dest];
+    }
+    let tk = if st.in_huntington(pawn) {
+        st.active_ticket(pawn)
+            .map(|t| movement::Tk::of(t.card.kind()))
+            .unwrap_or(movement::Tk::None)
+    } else {
+        movement::Tk::None
+    };
+    let mut came_from: Vec<Option<Node>> = vec![None; b.nodes.len()];
+    let mut seen = vec![false; b.nodes.len()];
+    seen[start.idx()] = true;
+    let mut queue = std::collections::VecDeque::from([(start, tk)]);
+    while let Some((cur, tk)) = queue.pop_front() {
+        for &(to, _, _) in &b.out[cur.idx()] {
+            if seen[to.idx()] {
+                continue;
+            }
+            let Ok(ntk) = movement::step_rule(pawn, cur, to, tk, movement::Tk::None) else {
+                continue;
+            };
+            seen[to.idx()] = true;
+            came_from[to.idx()] = Some(cur);
+            if to == dest {
+                let mut way = vec![to];
+                let mut n = cur;
+                while n != start {
+                    way.push(n);
+                    n = came_from[n.idx()].unwrap_or(start);
+                }
+                way.push(start);
+                way.reverse();
+                return way;
+            }
+            queue.push_back((to, ntk));
+        }
+    }
+    vec![start, dest]
+}
+
 /// BD-507: how Évasion express's train goes for `pawn` from `dep` to `station`: `Some(true)`
 /// when it can ride without a card (the station is empty or holds opponents: a fight),
 /// `Some(false)` when it stops on the departure (an own pawn holds the station), `None` when
@@ -541,14 +606,14 @@ impl Cx<'_> {
                 let dest = behind_opponent(self.state(), subject)
                     .ok_or_else(|| violation("BD-310", says("no_opponent_ahead_ring_not_ring")))?;
                 self.check_placement(actor, subject, dest, piggy, "BD-310")?;
-                self.place(actor, subject, dest, piggy);
+                self.place(actor, subject, dest, piggy, false);
             }
             (DestinyKind::Detective, DestinyOption::LastLawyer) => {
                 // BD-310b
                 let dest = last_lawyer(self.state(), subject)
                     .ok_or_else(|| violation("BD-310", says("no_lawyer_space_behind")))?;
                 self.check_placement(actor, subject, dest, piggy, "BD-310")?;
-                self.place(actor, subject, dest, piggy);
+                self.place(actor, subject, dest, piggy, true);
             }
             (DestinyKind::ExpressEscape, DestinyOption::Train) => {
                 self.evasion_train(actor, subject, piggy)?
@@ -691,8 +756,14 @@ impl Cx<'_> {
             })?,
         };
         let start = self.state().pos(subject);
-        // BD-175: a bottom leaves its riders on its start node.
-        self.tower_falls(subject, &[start, dep]);
+        // BD-175: a bottom never rides with riders: its tower falls on its way to the
+        // departure (BD-386), or, in a game begun before event schema 6, on its start node.
+        let way = if self.state().towers_follow_placements {
+            way_to(self.state(), subject, dep, false)
+        } else {
+            vec![start, dep]
+        };
+        self.tower_falls(subject, &way);
         if start != dep {
             self.emit(Event::PawnPlaced {
                 pawn: subject,

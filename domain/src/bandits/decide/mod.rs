@@ -423,7 +423,7 @@ impl Cx<'_> {
             card,
             pawn: Some(pawn),
         });
-        self.place(actor, pawn, dest, piggyback_card);
+        self.place(actor, pawn, dest, piggyback_card, false);
         Ok(())
     }
 
@@ -608,8 +608,18 @@ impl Cx<'_> {
         }
     }
 
-    /// A placement (Surveiller, Détective): record `[start, dest]`.
-    pub(super) fn place(&mut self, seat: Seat, pawn: Pawn, dest: Node, piggy: Option<Card>) {
+    /// A placement (Surveiller, Détective): the arrival's record is `[start, dest]`; the
+    /// tower falls along the way the pawn takes there (`backward`: Détective's last lawyer
+    /// space), each rider one space behind the one below (BD-386: « LE PION AU-DESSUS
+    /// S'ARRÊTE 1 CASE AVANT »), or, in a game begun before event schema 6, on the start node.
+    pub(super) fn place(
+        &mut self,
+        seat: Seat,
+        pawn: Pawn,
+        dest: Node,
+        piggy: Option<Card>,
+        backward: bool,
+    ) {
         if let Some(p) = piggy {
             self.emit(Event::CardPlayed {
                 seat,
@@ -618,7 +628,12 @@ impl Cx<'_> {
             });
         }
         let start = self.state().pos(pawn);
-        self.tower_falls(pawn, &[start, dest]);
+        let way = if self.state().towers_follow_placements {
+            way_to(self.state(), pawn, dest, backward)
+        } else {
+            vec![start, dest]
+        };
+        self.tower_falls(pawn, &way);
         self.emit(Event::PawnPlaced { pawn, to: dest });
         self.fix_tickets(&[pawn]);
         if piggy.is_some() {

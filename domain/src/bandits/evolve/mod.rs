@@ -56,11 +56,13 @@ fn apply(st: &mut State, event: &Event) {
             hunter_in_pieces,
             all_moves_in_segments,
             piggyback_anywhere,
+            towers_follow_placements,
         } => {
             set_up(st, options, colours, order, *segmented_moves);
             st.hunter_in_pieces = *hunter_in_pieces;
             st.all_moves_in_segments = *all_moves_in_segments;
             st.piggyback_anywhere = *piggyback_anywhere;
+            st.towers_follow_placements = *towers_follow_placements;
         }
         Event::SupportDeckShuffled { order } => st.support_deck = order.iter().copied().collect(),
         Event::DestinyDeckShuffled { order } => st.destiny_deck = order.iter().copied().collect(),

@@ -237,3 +237,79 @@ fn bd518_sur_le_dos_onto_an_own_property_wins() {
     ));
     assert_eq!(fx.st.winner, Some(fx.seat("black")));
 }
+
+// ------------------------------------------------------------------------------- placements
+
+/// black-1 carrying green-1 on `node` (black-1 below: it was there first).
+fn tower(node: &str, anywhere: bool) -> Fx {
+    let mut fx = Fx::new();
+    fx.st.towers_follow_placements = anywhere;
+    fx.put("black-1", node).put("green-1", node);
+    assert_eq!(fx.on(node), ["black-1", "green-1"]);
+    fx
+}
+
+// BD-386 (issue 27's re-reading; the nearest rule ID): a placed bottom takes its riders along
+// — « AVANCE LE PROCHAIN TOUR AVEC LES DEUX ENSEMBLE … LE PION DU DESSOUS AVANCE LE PLUS LOIN,
+// LE PION AU-DESSUS S'ARRÊTE 1 CASE AVANT » — and the cards' way is « LE CHEMIN LE PLUS COURT
+// DANS LE SENS DU DÉPLACEMENT ». Surveiller: the rider ends one space behind its bottom, not
+// on the start node as the spec's "a placement has L = 1" had it.
+#[test]
+fn bd386_a_surveiller_placement_takes_the_riders_along() {
+    for (follow, rider_at) in [(true, "R18"), (false, "R10")] {
+        let mut fx = tower("R10", follow);
+        fx.put("red-1", "R20").give("black", "S31").dice(&[4]);
+        fx.roll("black");
+        fx.ok("black", watch("S31", "black-1"));
+        assert_eq!(fx.at("black-1"), "R19");
+        assert_eq!(fx.at("green-1"), rider_at, "follow = {follow}");
+    }
+}
+
+// BD-386: Détective's last lawyer space is reached going back; the rider stops one space
+// before its bottom in that direction.
+#[test]
+fn bd386_detective_takes_the_riders_along_both_ways() {
+    let detective = |option: DestinyOption| {
+        resolve(move |cmd| {
+            if let Command::ResolveDestiny { option: o, .. } = cmd {
+                *o = Some(option);
+            }
+        })
+    };
+    for (follow, ahead, back) in [(true, "R18", "R13"), (false, "R15", "R15")] {
+        let mut fx = tower("R15", follow);
+        fx.put("red-1", "R20");
+        fx.run_destiny("D01", Some("black-1"));
+        fx.ok("black", detective(DestinyOption::BehindOpponent));
+        assert_eq!(
+            (fx.at("black-1").as_str(), fx.at("green-1").as_str()),
+            ("R19", ahead)
+        );
+        let mut fx = tower("R15", follow);
+        fx.run_destiny("D01", Some("black-1"));
+        fx.ok("black", detective(DestinyOption::LastLawyer));
+        assert_eq!(
+            (fx.at("black-1").as_str(), fx.at("green-1").as_str()),
+            ("R12", back)
+        );
+    }
+}
+
+// BD-386 with BD-175: Évasion express's train — the bottom goes to the departure with its
+// rider, the tower falls there (a pawn never rides with riders) and the bottom rides alone.
+#[test]
+fn bd386_evasion_train_sets_the_riders_down_on_the_way_to_the_departure() {
+    for (follow, rider_at) in [(true, "R06"), (false, "R03")] {
+        let mut fx = tower("R03", follow);
+        fx.run_destiny("D10", Some("black-1"));
+        let train = resolve(|cmd| {
+            if let Command::ResolveDestiny { option, .. } = cmd {
+                *option = Some(DestinyOption::Train);
+            }
+        });
+        fx.ok("black", train);
+        assert_eq!(fx.at("black-1"), "R25");
+        assert_eq!(fx.at("green-1"), rider_at, "follow = {follow}");
+    }
+}
