@@ -172,13 +172,10 @@ pub async fn replays_as_recorded(
     checked
 }
 
-/// The loaded `bundle` exports unchanged (as `players[1]`), verifies offline and audits sound
-/// (as `players[0]`); the export's verification report.
-pub async fn exports_verifies_and_audits(
-    app: &TestApp,
-    bundle: &Bundle,
-    players: &[Player],
-) -> infra::audit::AuditReport {
+/// The loaded `bundle` exports unchanged (as `players[1]`), verifies offline — every recorded
+/// event reproduced by the rules, and the rules version it was recorded with read by this
+/// engine — and audits sound (as `players[0]`).
+pub async fn exports_verifies_and_audits(app: &TestApp, bundle: &Bundle, players: &[Player]) {
     let id = bundle.game.id;
     let export: Bundle = serde_json::from_value(
         app.get(&format!("/v1/games/{id}/export"), &players[1].token)
@@ -190,12 +187,49 @@ pub async fn exports_verifies_and_audits(
     assert_eq!(export.server_seed, bundle.server_seed);
     let report = verify_bundle(&export);
     assert!(report.sound, "{report:?}");
+    let check = |name: &str| report.checks.iter().find(|c| c.name == name).unwrap();
+    let rules = check("rules");
+    assert!(
+        rules.detail.contains("every recorded event reproduced"),
+        "{rules:?}"
+    );
+    let version = check("rules_version");
+    assert!(
+        version.passed && version.detail.contains(&bundle.game.rules_version),
+        "{version:?}"
+    );
     let audit = app
         .get(&format!("/v1/games/{id}/audit"), &players[0].token)
         .await
         .ok();
     assert_eq!(audit["sound"], true, "{audit}");
-    report
+}
+
+/// The finished game `id`, begun by an older engine and played on by this one: its export
+/// holds events of exactly the schemas `schemas`, verifies offline and audits sound.
+pub async fn finished_mixed_log_is_sound(
+    app: &TestApp,
+    id: &str,
+    players: &[Player],
+    schemas: &[u32],
+) {
+    let export: Bundle = serde_json::from_value(
+        app.get(&format!("/v1/games/{id}/export"), &players[0].token)
+            .await
+            .ok(),
+    )
+    .unwrap();
+    assert_eq!(export.game.status, "finished");
+    let written: std::collections::BTreeSet<u32> =
+        export.events.iter().map(|e| e.schema_version).collect();
+    assert_eq!(written, schemas.iter().copied().collect());
+    let report = verify_bundle(&export);
+    assert!(report.sound, "{report:?}");
+    let audit = app
+        .get(&format!("/v1/games/{id}/audit"), &players[1].token)
+        .await
+        .ok();
+    assert_eq!(audit["sound"], true, "{audit}");
 }
 
 /// `bundle` with event `seq` edited by `edit`, re-hashed from there on so that the chain

@@ -27,27 +27,44 @@ async fn send(app: &TestApp, game: &str, player: &Player, command: Value) -> Val
     answer.body
 }
 
+/// The first seat `game` waits for, and its legal commands; `None` once the game is over.
+async fn turn<'a>(
+    app: &TestApp,
+    game: &str,
+    players: &'a [Player],
+) -> Option<(&'a Player, Vec<Value>)> {
+    let prompts = app
+        .get(&format!("/v1/games/{game}/prompts"), &players[0].token)
+        .await
+        .ok();
+    let seat = prompts["prompts"].as_array().unwrap().first()?["seat"].as_u64()?;
+    let player = &players[seat as usize - 1];
+    let legal = app
+        .get(&format!("/v1/games/{game}/prompts"), &player.token)
+        .await
+        .ok()["legal"]
+        .as_array()
+        .unwrap()
+        .clone();
+    Some((player, legal))
+}
+
 /// Plays `game` to its end: the first waited-for seat sends one of its legal commands, a game
-/// move rather than a trade (trades only when nothing else is legal). Returns the commands sent.
-async fn play_out(app: &TestApp, game: &str, players: &[Player], seed: u64) -> usize {
+/// move rather than a trade (trades only when nothing else is legal); `each` sees every legal
+/// list first. Returns the commands sent.
+async fn play_out(
+    app: &TestApp,
+    game: &str,
+    players: &[Player],
+    seed: u64,
+    each: impl Fn(&[Value]),
+) -> usize {
     let mut next = chooser(seed);
     for sent in 0..20_000 {
-        let prompts = app
-            .get(&format!("/v1/games/{game}/prompts"), &players[0].token)
-            .await
-            .ok();
-        let Some(first) = prompts["prompts"].as_array().unwrap().first() else {
+        let Some((player, legal)) = turn(app, game, players).await else {
             return sent;
         };
-        let seat = first["seat"].as_u64().unwrap() as usize;
-        let player = &players[seat - 1];
-        let legal = app
-            .get(&format!("/v1/games/{game}/prompts"), &player.token)
-            .await
-            .ok()["legal"]
-            .as_array()
-            .unwrap()
-            .clone();
+        each(&legal);
         let moves: Vec<&Value> = legal
             .iter()
             .filter(|c| !c["type"].as_str().unwrap().ends_with("_trade"))
@@ -60,6 +77,14 @@ async fn play_out(app: &TestApp, game: &str, players: &[Player], seed: u64) -> u
         send(app, game, player, command).await;
     }
     panic!("the game did not end");
+}
+
+/// The round's malt choices of seats 1, 2, 3.
+async fn plan(app: &TestApp, game: &str, players: &[Player], amounts: [u32; 3]) {
+    for (player, amount) in players.iter().zip(amounts) {
+        let choice = json!({"type": "submit_malt_choice", "amount": amount});
+        send(app, game, player, choice).await;
+    }
 }
 
 async fn save(
@@ -101,30 +126,14 @@ async fn record_old_ruling_fixtures() {
     let id = app
         .started_game("whisky_race", &p, json!({}), Some("wr161-2"))
         .await;
-    for (player, amount) in p.iter().zip([3, 1, 6]) {
-        send(
-            &app,
-            &id,
-            player,
-            json!({"type": "submit_malt_choice", "amount": amount}),
-        )
-        .await;
-    }
+    plan(&app, &id, &p, [3, 1, 6]).await;
     let order = [3usize, 1, 2];
     for seat in order {
         send(&app, &id, &p[seat - 1], json!({"type": "finish_movement"})).await;
         send(&app, &id, &p[seat - 1], json!({"type": "end_turn"})).await;
     }
     send(&app, &id, &p[2], json!({"type": "pay_tax"})).await;
-    for (player, amount) in p.iter().zip([6, 2, 1]) {
-        send(
-            &app,
-            &id,
-            player,
-            json!({"type": "submit_malt_choice", "amount": amount}),
-        )
-        .await;
-    }
+    plan(&app, &id, &p, [6, 2, 1]).await;
     send(
         &app,
         &id,
@@ -144,7 +153,7 @@ async fn record_old_ruling_fixtures() {
         types.contains(&"checkpoint_taken") && types.contains(&"activation_pending"),
         "WR-161: the checkpoint applied and the other marker is offered: {types:?}"
     );
-    let sent = play_out(&app, &id, &p, 27).await;
+    let sent = play_out(&app, &id, &p, 27, |_| ()).await;
     save(
         &app,
         &id,
@@ -279,21 +288,7 @@ async fn wr161_log_replays_exports_verifies_and_audits_as_recorded() {
         at["view"]["players"][0]["checkpoints"],
         json!(["checkpoint_1#1"])
     );
-    let report = legacy::exports_verifies_and_audits(&app, &bundle, &players).await;
-    let rules = report.checks.iter().find(|c| c.name == "rules").unwrap();
-    assert!(
-        rules.detail.contains("every recorded event reproduced"),
-        "{rules:?}"
-    );
-    let version = report
-        .checks
-        .iter()
-        .find(|c| c.name == "rules_version")
-        .unwrap();
-    assert!(
-        version.passed && version.detail.contains("whisky_race/1.1.0"),
-        "{version:?}"
-    );
+    legacy::exports_verifies_and_audits(&app, &bundle, &players).await;
     // The command-line verifier agrees, from a file (removed afterwards).
     let file = std::env::temp_dir().join(format!("wr161-{id}.json"));
     std::fs::write(&file, serde_json::to_string(&bundle).unwrap()).unwrap();
@@ -346,24 +341,8 @@ async fn a_whisky_race_game_begun_under_wr161_goes_on_under_wr161() {
         .map(|c| &c["marker"])
         .collect();
     assert!(!offered.is_empty() && offered.iter().all(|m| **m == "coleraine#2"));
-    play_out(&app, &id, &players, 5).await;
-    let export: infra::audit::Bundle = serde_json::from_value(
-        app.get(&format!("/v1/games/{id}/export"), &players[0].token)
-            .await
-            .ok(),
-    )
-    .unwrap();
-    assert_eq!(export.game.status, "finished");
-    let schemas: std::collections::BTreeSet<u32> =
-        export.events.iter().map(|e| e.schema_version).collect();
-    assert_eq!(schemas, [1, 2].into());
-    let report = verify_bundle(&export);
-    assert!(report.sound, "{report:?}");
-    let audit = app
-        .get(&format!("/v1/games/{id}/audit"), &players[1].token)
-        .await
-        .ok();
-    assert_eq!(audit["sound"], true, "{audit}");
+    play_out(&app, &id, &players, 5, |_| ()).await;
+    legacy::finished_mixed_log_is_sound(&app, &id, &players, &[1, 2]).await;
 }
 
 // ------------------------------------------------------------------------------- Bandits
@@ -392,16 +371,7 @@ async fn bd381_schema5_log_replays_exports_verifies_and_audits_as_recorded() {
     })
     .await;
     assert!(checked > 30, "{checked}");
-    let report = legacy::exports_verifies_and_audits(&app, &bundle, &players).await;
-    let version = report
-        .checks
-        .iter()
-        .find(|c| c.name == "rules_version")
-        .unwrap();
-    assert!(
-        version.passed && version.detail.contains("bandits/1.1.0"),
-        "{version:?}"
-    );
+    legacy::exports_verifies_and_audits(&app, &bundle, &players).await;
 }
 
 /// The end node of a `move_pawn` or `move_segment` command, and whether it names a Sur le dos.
@@ -449,43 +419,11 @@ async fn a_bandits_game_begun_under_schema5_keeps_sur_le_dos_on_the_ring() {
     // As before BD-518: a property takes no second pawn, Sur le dos or not (BD-215, which
     // names BD-381 for villages).
     assert_eq!(refused.problem(422)["rule"], "BD-215", "{}", refused.text);
-    let mut next = chooser(18);
-    for _ in 0..10_000 {
-        let prompts = app
-            .get(&format!("/v1/games/{id}/prompts"), &players[0].token)
-            .await
-            .ok();
-        let Some(seat) = prompts["prompts"][0]["seat"].as_u64() else {
-            break;
-        };
-        let player = &players[seat as usize - 1];
-        let legal = app
-            .get(&format!("/v1/games/{id}/prompts"), &player.token)
-            .await
-            .ok()["legal"]
-            .as_array()
-            .unwrap()
-            .clone();
-        assert!(off_ring(&legal).is_empty(), "BD-381 kept");
-        send(&app, &id, player, legal[next(legal.len())].clone()).await;
-    }
-    let export: infra::audit::Bundle = serde_json::from_value(
-        app.get(&format!("/v1/games/{id}/export"), &players[0].token)
-            .await
-            .ok(),
-    )
-    .unwrap();
-    assert_eq!(export.game.status, "finished");
-    let schemas: std::collections::BTreeSet<u32> =
-        export.events.iter().map(|e| e.schema_version).collect();
-    assert_eq!(schemas, [5, 6].into());
-    let report = verify_bundle(&export);
-    assert!(report.sound, "{report:?}");
-    let audit = app
-        .get(&format!("/v1/games/{id}/audit"), &players[1].token)
-        .await
-        .ok();
-    assert_eq!(audit["sound"], true, "{audit}");
+    play_out(&app, &id, &players, 18, |legal| {
+        assert!(off_ring(legal).is_empty(), "BD-381 kept")
+    })
+    .await;
+    legacy::finished_mixed_log_is_sound(&app, &id, &players, &[5, 6]).await;
 }
 
 /// Replays `bundle` in the domain: the first command index (by first seq) before which the
