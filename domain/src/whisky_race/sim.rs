@@ -271,8 +271,18 @@ impl Tally {
 /// Plays `games` games with random bots (every third game seats one greedy bot), cycling
 /// through 3..=6 players and the 8 option combinations, checking invariants at every step.
 pub fn simulate(games: u64, seed: u64) -> Result<serde_json::Value, SimFailure> {
+    simulate_part(0..games, seed)
+}
+
+/// The games `part` of [`simulate`]'s sequence (game `g` is the same game in every run of the
+/// same seed), so that a long run can be played in parts.
+pub fn simulate_part(
+    part: std::ops::Range<u64>,
+    seed: u64,
+) -> Result<serde_json::Value, SimFailure> {
     let mut tally = Tally::default();
-    for g in 0..games {
+    let (from, games) = (part.start, part.end.saturating_sub(part.start));
+    for g in part {
         let game_seed = seed.wrapping_mul(1_000_003).wrapping_add(g);
         let seats = 3 + (g % 4) as u8;
         let combo = (g / 4) % 8;
@@ -289,5 +299,7 @@ pub fn simulate(games: u64, seed: u64) -> Result<serde_json::Value, SimFailure> 
         let played = play_game::<WhiskyRace>(&options, seats, &bots, game_seed, 200_000)?;
         tally.record(&played, seats, greedy_seat);
     }
-    Ok(tally.report(games, seed))
+    let mut report = tally.report(games, seed);
+    report["first_game"] = json!(from);
+    Ok(report)
 }

@@ -25,15 +25,21 @@ fn simulation_of_a_few_hundred_games() {
 }
 
 /// The 10,000-game runs quoted in the docs (seed 1 unless `SIM_SEED` says otherwise):
-/// `SIM_SEED=1 cargo test -p domain --release simulation_ten_thousand -- --ignored --nocapture`.
+/// `SIM_SEED=1 cargo test -p domain --release simulation_ten_thousand -- --ignored --nocapture`;
+/// `SIM_FROM=a SIM_TO=b` plays only games a..b of that sequence (a long run in parts).
 #[test]
 #[ignore]
 fn simulation_ten_thousand() {
-    let seed = std::env::var("SIM_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1);
-    let stats = simulate(10_000, seed).unwrap_or_else(|f| panic!("{f}"));
+    let var = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(default)
+    };
+    let seed = var("SIM_SEED", 1);
+    let part = var("SIM_FROM", 0)..var("SIM_TO", 10_000);
+    let stats =
+        crate::whisky_race::sim::simulate_part(part, seed).unwrap_or_else(|f| panic!("{f}"));
     println!(
         "{}",
         serde_json::to_string_pretty(&stats).unwrap_or_default()
