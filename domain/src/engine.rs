@@ -489,16 +489,27 @@ pub trait Game: 'static {
     ) -> Result<Vec<Self::Event>, RuleViolation>;
 
     /// The setup of a game begun under event schema `schema_version`, as the audit re-runs an
-    /// older log: [`Game::setup`], unless the game's setup records a protocol chosen by its
-    /// schema (Bandits BD-515: moves in segments from schema 3; older games keep whole moves).
+    /// older log: [`Game::setup`], each event then set as that schema had it
+    /// ([`Game::as_of_schema`]).
     fn setup_as_of(
         options: &Self::Options,
         seats: u8,
         rng: &mut dyn Rng,
         schema_version: u32,
     ) -> Result<Vec<Self::Event>, RuleViolation> {
-        let _ = schema_version;
-        Self::setup(options, seats, rng)
+        let mut events = Self::setup(options, seats, rng)?;
+        for event in &mut events {
+            Self::as_of_schema(event, schema_version);
+        }
+        Ok(events)
+    }
+
+    /// A setup event as a game begun under event schema `schema_version` recorded it: where
+    /// the setup records the rules or protocol chosen by its schema (Bandits BD-515: moves in
+    /// segments from schema 3; Whisky Race WR-162 from schema 2), the older choice, as the
+    /// older log is upcast. Default: unchanged.
+    fn as_of_schema(event: &mut Self::Event, schema_version: u32) {
+        let _ = (event, schema_version);
     }
 
     /// Validate `command` from `actor` against `state`; the events it produces, or the rule

@@ -214,31 +214,22 @@ impl Game for Bandits {
     /// and other destiny moves; BD-518 / BD-386: one begun before schema 6 keeps Sur le dos on
     /// ring nodes only and placed bottoms' riders on their start node (its log is upcast so);
     /// the audit re-runs its setup so too.
-    fn setup_as_of(
-        options: &Options,
-        seats: u8,
-        rng: &mut dyn Rng,
-        schema_version: u32,
-    ) -> Result<Vec<Event>, RuleViolation> {
-        let mut events = Self::setup(options, seats, rng)?;
-        for e in &mut events {
-            if let Event::GameCreated {
-                segmented_moves,
-                hunter_in_pieces,
-                all_moves_in_segments,
-                piggyback_anywhere,
-                towers_follow_placements,
-                ..
-            } = e
-            {
-                *segmented_moves = schema_version >= 3;
-                *hunter_in_pieces = schema_version >= 4;
-                *all_moves_in_segments = schema_version >= 5;
-                *piggyback_anywhere = schema_version >= 6;
-                *towers_follow_placements = schema_version >= 6;
-            }
+    fn as_of_schema(event: &mut Event, schema_version: u32) {
+        if let Event::GameCreated {
+            segmented_moves,
+            hunter_in_pieces,
+            all_moves_in_segments,
+            piggyback_anywhere,
+            towers_follow_placements,
+            ..
+        } = event
+        {
+            *segmented_moves = schema_version >= 3;
+            *hunter_in_pieces = schema_version >= 4;
+            *all_moves_in_segments = schema_version >= 5;
+            *piggyback_anywhere = schema_version >= 6;
+            *towers_follow_placements = schema_version >= 6;
         }
-        Ok(events)
     }
 
     fn decide(

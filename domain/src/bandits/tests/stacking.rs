@@ -313,3 +313,47 @@ fn bd386_evasion_train_sets_the_riders_down_on_the_way_to_the_departure() {
         assert_eq!(fx.at("green-1"), rider_at, "follow = {follow}");
     }
 }
+
+// ------------------------------------------------------------------------------- old games
+
+// BD-518 / BD-386 are event schema 6: a game begun before keeps BD-381 and its riders on the
+// start node after a placement — its `game_created` is upcast so and its setup re-runs so.
+#[test]
+fn bd518_a_game_begun_before_schema_6_keeps_the_old_stacking_rules() {
+    use crate::engine::{Game, ScriptedRng};
+    let options = Options::default();
+    let flags = |e: &Event| match e {
+        Event::GameCreated {
+            piggyback_anywhere,
+            towers_follow_placements,
+            ..
+        } => (*piggyback_anywhere, *towers_follow_placements),
+        _ => panic!("not game_created"),
+    };
+    let mut rng = ScriptedRng::new([]);
+    assert_eq!(
+        flags(&Bandits::setup(&options, 2, &mut rng).unwrap()[0]),
+        (true, true)
+    );
+    for schema in 1..=6 {
+        let mut rng = ScriptedRng::new([]);
+        let created = &Bandits::setup_as_of(&options, 2, &mut rng, schema).unwrap()[0];
+        assert_eq!(
+            flags(created),
+            (schema >= 6, schema >= 6),
+            "schema {schema}"
+        );
+    }
+    let mut recorded =
+        serde_json::to_value(&Bandits::setup(&options, 2, &mut rng).unwrap()[0]).unwrap();
+    let fields = recorded.as_object_mut().unwrap();
+    fields.remove("piggyback_anywhere");
+    fields.remove("towers_follow_placements");
+    let upcast = Bandits::upcast(&State::default(), 5, recorded).unwrap();
+    assert_eq!(upcast[0]["piggyback_anywhere"], false);
+    assert_eq!(upcast[0]["towers_follow_placements"], false);
+    assert_eq!(
+        upcast[0]["all_moves_in_segments"], true,
+        "schema 5's own flag is kept"
+    );
+}
