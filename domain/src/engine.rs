@@ -215,7 +215,7 @@ pub struct SeatScore {
     pub score: i64,
 }
 
-/// A seat's place in a game that ranks every seat ([`Outcome::places`]).
+/// A seat's place in a game that ranks every seat (`Outcome.places`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct SeatPlace {
     pub seat: Seat,
