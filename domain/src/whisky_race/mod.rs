@@ -109,22 +109,13 @@ impl Game for WhiskyRace {
 
     /// WR-162: a game begun before event schema 2 keeps WR-161 (its log is upcast so); the
     /// audit re-runs its setup so too.
-    fn setup_as_of(
-        options: &Options,
-        seats: u8,
-        rng: &mut dyn Rng,
-        schema_version: u32,
-    ) -> Result<Vec<Event>, RuleViolation> {
-        let mut events = Self::setup(options, seats, rng)?;
-        for e in &mut events {
-            if let Event::GameStarted {
-                single_activation, ..
-            } = e
-            {
-                *single_activation = schema_version >= 2;
-            }
+    fn as_of_schema(event: &mut Event, schema_version: u32) {
+        if let Event::GameStarted {
+            single_activation, ..
+        } = event
+        {
+            *single_activation = schema_version >= 2;
         }
-        Ok(events)
     }
 
     /// Schema 1 → 2: `game_started` gains `single_activation: false` (WR-161 kept); every
