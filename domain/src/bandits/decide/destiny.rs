@@ -66,6 +66,17 @@ pub fn nearest_express(st: &State, pawn: Pawn) -> Option<(Node, Node)> {
     if let Some(station) = b.info(start).station {
         return Some((start, station));
     }
+    let way = forward_way(st, pawn, |n| b.info(n).station.is_some())?;
+    let dep = *way.last()?;
+    Some((dep, b.info(dep).station?))
+}
+
+/// Breadth-first from `pawn`'s node along the steps it may take playing no card (its ticket's
+/// edges in Huntington, clockwise on the ring): the way `[start, …, n]` to the first node `n`
+/// that `found` accepts (ties go to the first found in the board's edge order).
+fn forward_way(st: &State, pawn: Pawn, found: impl Fn(Node) -> bool) -> Option<Vec<Node>> {
+    let b = board();
+    let start = st.pos(pawn);
     let tk = if st.in_huntington(pawn) {
         st.active_ticket(pawn)
             .map(|t| movement::Tk::of(t.card.kind()))
@@ -73,6 +84,7 @@ pub fn nearest_express(st: &State, pawn: Pawn) -> Option<(Node, Node)> {
     } else {
         movement::Tk::None
     };
+    let mut came_from: Vec<Option<Node>> = vec![None; b.nodes.len()];
     let mut seen = vec![false; b.nodes.len()];
     seen[start.idx()] = true;
     let mut queue = std::collections::VecDeque::from([(start, tk)]);
@@ -85,8 +97,17 @@ pub fn nearest_express(st: &State, pawn: Pawn) -> Option<(Node, Node)> {
                 continue;
             };
             seen[to.idx()] = true;
-            if let Some(station) = b.info(to).station {
-                return Some((to, station));
+            came_from[to.idx()] = Some(cur);
+            if found(to) {
+                let mut way = vec![to];
+                let mut n = cur;
+                while n != start {
+                    way.push(n);
+                    n = came_from[n.idx()]?;
+                }
+                way.push(start);
+                way.reverse();
+                return Some(way);
             }
             queue.push_back((to, ntk));
         }
@@ -121,42 +142,7 @@ pub fn way_to(st: &State, pawn: Pawn, dest: Node, backward: bool) -> Vec<Node> {
         }
         return vec![start, dest];
     }
-    let tk = if st.in_huntington(pawn) {
-        st.active_ticket(pawn)
-            .map(|t| movement::Tk::of(t.card.kind()))
-            .unwrap_or(movement::Tk::None)
-    } else {
-        movement::Tk::None
-    };
-    let mut came_from: Vec<Option<Node>> = vec![None; b.nodes.len()];
-    let mut seen = vec![false; b.nodes.len()];
-    seen[start.idx()] = true;
-    let mut queue = std::collections::VecDeque::from([(start, tk)]);
-    while let Some((cur, tk)) = queue.pop_front() {
-        for &(to, _, _) in &b.out[cur.idx()] {
-            if seen[to.idx()] {
-                continue;
-            }
-            let Ok(ntk) = movement::step_rule(pawn, cur, to, tk, movement::Tk::None) else {
-                continue;
-            };
-            seen[to.idx()] = true;
-            came_from[to.idx()] = Some(cur);
-            if to == dest {
-                let mut way = vec![to];
-                let mut n = cur;
-                while n != start {
-                    way.push(n);
-                    n = came_from[n.idx()].unwrap_or(start);
-                }
-                way.push(start);
-                way.reverse();
-                return way;
-            }
-            queue.push_back((to, ntk));
-        }
-    }
-    vec![start, dest]
+    forward_way(st, pawn, |n| n == dest).unwrap_or_else(|| vec![start, dest])
 }
 
 /// BD-507: how Évasion express's train goes for `pawn` from `dep` to `station`: `Some(true)`
