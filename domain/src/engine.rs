@@ -190,19 +190,92 @@ impl Prompt {
     }
 }
 
-/// The result of a finished game.
+/// The result of a finished game: who won, every seat's score, and — only in a game that
+/// ranks every seat — every seat's place. Nothing outside the game may rank the seats itself
+/// (issue 27: a place guessed from scores told Mush's losers they came second).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Outcome {
     /// Winning seats; more than one means a shared victory (draw).
     pub winners: Vec<Seat>,
-    /// Final score of every seat, in seat order (games without points use rank-based scores).
+    /// Final score of every seat, in seat order: the game's own points where it has them
+    /// (Whisky Race VP); otherwise a figure of the game's view (Bandits: pawns home; Mush: 1
+    /// for the winner, 0 for the others), never a ranking.
     pub scores: Vec<SeatScore>,
+    /// Every seat's place, in seat order (1 = first; tied seats share a place and the places
+    /// after them are skipped), present only when the game ranks every seat (Whisky Race).
+    /// Absent when the game determines only its winners (Bandits BD-402, Mush MU-152): the
+    /// others did not win and have no place.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub places: Option<Vec<SeatPlace>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct SeatScore {
     pub seat: Seat,
     pub score: i64,
+}
+
+/// A seat's place in a game that ranks every seat (`Outcome.places`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct SeatPlace {
+    pub seat: Seat,
+    #[schema(minimum = 1)]
+    pub place: u8,
+}
+
+impl Outcome {
+    /// A game that determines only its winners: no seat is given a place.
+    pub fn winners_only(winners: Vec<Seat>, scores: Vec<SeatScore>) -> Outcome {
+        Outcome {
+            winners,
+            scores,
+            places: None,
+        }
+    }
+
+    /// A game that ranks every seat by its score, its winners first: a winner's place is 1,
+    /// another seat's is one more than the seats that won or scored strictly more (standard
+    /// competition ranking, "1-2-2-4").
+    pub fn ranked_by_score(winners: Vec<Seat>, scores: Vec<SeatScore>) -> Outcome {
+        let places = scores
+            .iter()
+            .map(|me| {
+                let place = if winners.contains(&me.seat) {
+                    1
+                } else {
+                    let ahead = scores
+                        .iter()
+                        .filter(|o| o.seat != me.seat)
+                        .filter(|o| winners.contains(&o.seat) || o.score > me.score)
+                        .count();
+                    1 + ahead
+                };
+                SeatPlace {
+                    seat: me.seat,
+                    place: u8::try_from(place).unwrap_or(u8::MAX),
+                }
+            })
+            .collect();
+        Outcome {
+            winners,
+            scores,
+            places: Some(places),
+        }
+    }
+
+    /// True when `seat` is one of the winners.
+    pub fn won(&self, seat: Seat) -> bool {
+        self.winners.contains(&seat)
+    }
+
+    /// `seat`'s place, when the game ranks every seat; `None` otherwise.
+    pub fn place_of(&self, seat: Seat) -> Option<u8> {
+        self.places
+            .as_ref()?
+            .iter()
+            .find(|p| p.seat == seat)
+            .map(|p| p.place)
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -416,16 +489,27 @@ pub trait Game: 'static {
     ) -> Result<Vec<Self::Event>, RuleViolation>;
 
     /// The setup of a game begun under event schema `schema_version`, as the audit re-runs an
-    /// older log: [`Game::setup`], unless the game's setup records a protocol chosen by its
-    /// schema (Bandits BD-515: moves in segments from schema 3; older games keep whole moves).
+    /// older log: [`Game::setup`], each event then set as that schema had it
+    /// ([`Game::as_of_schema`]).
     fn setup_as_of(
         options: &Self::Options,
         seats: u8,
         rng: &mut dyn Rng,
         schema_version: u32,
     ) -> Result<Vec<Self::Event>, RuleViolation> {
-        let _ = schema_version;
-        Self::setup(options, seats, rng)
+        let mut events = Self::setup(options, seats, rng)?;
+        for event in &mut events {
+            Self::as_of_schema(event, schema_version);
+        }
+        Ok(events)
+    }
+
+    /// A setup event as a game begun under event schema `schema_version` recorded it: where
+    /// the setup records the rules or protocol chosen by its schema (Bandits BD-515: moves in
+    /// segments from schema 3; Whisky Race WR-162 from schema 2), the older choice, as the
+    /// older log is upcast. Default: unchanged.
+    fn as_of_schema(event: &mut Self::Event, schema_version: u32) {
+        let _ = (event, schema_version);
     }
 
     /// Validate `command` from `actor` against `state`; the events it produces, or the rule

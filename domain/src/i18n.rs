@@ -131,6 +131,10 @@ pub struct Text {
     /// for a player the game does not rank: only its winner has a place).
     #[serde(default)]
     pub otherwise: Option<String>,
+    /// Bodies chosen by the `result` argument when one of `detail`'s arguments is not given
+    /// (`game_finished` in a game that ranks only its winners: `won`, `not_won`; issue 27).
+    #[serde(default)]
+    pub cases: BTreeMap<String, String>,
     /// A problem type's page (`/problems/{slug}`): what it means and what a client does about
     /// it. `code` spans are shown as code.
     #[serde(default)]
@@ -138,14 +142,23 @@ pub struct Text {
 }
 
 impl Text {
-    /// `detail`, or `otherwise` when `params` lack one of `detail`'s arguments.
+    /// `detail`; when `params` lack one of its arguments, the case named by the `result`
+    /// argument, else `otherwise`.
     fn body_for(&self, params: &[(&str, &str)]) -> &str {
         let complete = placeholders(&self.detail)
             .iter()
             .all(|name| params.iter().any(|(key, _)| key == name));
-        match &self.otherwise {
-            Some(otherwise) if !complete => otherwise,
-            _ => &self.detail,
+        if complete {
+            return &self.detail;
+        }
+        let case = params
+            .iter()
+            .find(|(key, _)| *key == "result")
+            .and_then(|(_, result)| self.cases.get(*result));
+        match (case, &self.otherwise) {
+            (Some(case), _) => case,
+            (None, Some(otherwise)) => otherwise,
+            (None, None) => &self.detail,
         }
     }
 }
@@ -328,8 +341,8 @@ pub fn notification_text(kind: &str, lang: Lang) -> Option<&'static Text> {
 
 /// The body of a notification of type `kind` in `lang`, with its `{name}` arguments filled
 /// from `params` (e.g. `[("game", "…"), ("place", "2")]`; `game_finished` without `place`, for
-/// a player a game does not rank, says only that the game is over). An unknown kind gives the
-/// kind itself.
+/// a player a game does not rank, says whether he won by its `result`, `won` or `not_won`, and
+/// without either only that the game is over). An unknown kind gives the kind itself.
 pub fn notification(kind: &str, lang: Lang, params: &[(&str, &str)]) -> String {
     match notification_text(kind, lang) {
         Some(text) => fill(text.body_for(params), lang, params),
@@ -338,8 +351,8 @@ pub fn notification(kind: &str, lang: Lang, params: &[(&str, &str)]) -> String {
 }
 
 /// A notification's JSON told in `lang`: its `title` and `body` from the catalogue, filled
-/// from the payload's own fields (`game_kind`, `seat`, `place`), so the text says nothing the
-/// payload does not (issue 18: the recipient's stored preference picks `lang`).
+/// from the payload's own fields (`game_kind`, `seat`, `place`, `result`), so the text says
+/// nothing the payload does not (issue 18: the recipient's stored preference picks `lang`).
 pub fn tell_notification(payload: &mut serde_json::Value, lang: Lang) {
     let Some(fields) = payload.as_object() else {
         return;
@@ -350,14 +363,21 @@ pub fn tell_notification(payload: &mut serde_json::Value, lang: Lang) {
         .unwrap_or_default()
         .to_string();
     let text = |key: &str| match fields.get(key) {
+        // A game kind is shown as words; `result` names a case of the text, kept as it is.
+        Some(serde_json::Value::String(s)) if key == "result" => Some(s.clone()),
         Some(serde_json::Value::String(s)) => Some(s.replace('_', " ")),
         Some(serde_json::Value::Number(n)) => Some(n.to_string()),
         _ => None,
     };
-    let values: Vec<(&str, String)> = [("game", "game_kind"), ("seat", "seat"), ("place", "place")]
-        .into_iter()
-        .filter_map(|(name, key)| text(key).map(|v| (name, v)))
-        .collect();
+    let values: Vec<(&str, String)> = [
+        ("game", "game_kind"),
+        ("seat", "seat"),
+        ("place", "place"),
+        ("result", "result"),
+    ]
+    .into_iter()
+    .filter_map(|(name, key)| text(key).map(|v| (name, v)))
+    .collect();
     let params: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let title = notification_title(&kind, lang, &params);
     let body = notification(&kind, lang, &params);

@@ -2,6 +2,7 @@
 //! database per test cloned from a migrated template (dropped afterwards), and a real server
 //! on a free port, driven over real HTTP by a small typed client.
 
+pub mod legacy;
 pub mod process;
 pub mod test_game;
 pub mod venv;

@@ -142,9 +142,11 @@ impl Game for Countdown {
 
     fn outcome(state: &CountdownState) -> Option<Outcome> {
         let won = winner(state)?;
-        Some(Outcome {
-            winners: vec![Seat::from_index(won)],
-            scores: state
+        // CD-3: the first seat to reach the target wins; the others are not ranked (their
+        // steps are a score, not a place).
+        Some(Outcome::winners_only(
+            vec![Seat::from_index(won)],
+            state
                 .steps
                 .iter()
                 .enumerate()
@@ -153,7 +155,7 @@ impl Game for Countdown {
                     score: i64::from(*steps),
                 })
                 .collect(),
-        })
+        ))
     }
 
     fn redact(event: &CountdownEvent, _viewer: Viewer) -> Redacted<'_, CountdownEvent> {

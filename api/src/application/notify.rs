@@ -79,24 +79,18 @@ pub fn note(
     }
 }
 
-/// A seat's place in `outcome`: 1 for a winner, else one more than the number of seats that
-/// won or scored strictly more.
-pub fn place(outcome: &Outcome, seat: Seat) -> u64 {
-    if outcome.winners.contains(&seat) {
-        return 1;
+/// What `game_finished` tells `seat` of `outcome`, taken only from what the outcome states
+/// (issue 27): `result` (`won` or `not_won`) always, `place` only when the game ranks every
+/// seat. A game that determines only its winners (Bandits, Mush) gives no place: its other
+/// players are told they did not win, never a place made up from scores.
+pub fn finished_fields(outcome: &Outcome, seat: Seat) -> Map<String, Value> {
+    let mut fields = Map::new();
+    let result = if outcome.won(seat) { "won" } else { "not_won" };
+    fields.insert("result".into(), json!(result));
+    if let Some(place) = outcome.place_of(seat) {
+        fields.insert("place".into(), json!(place));
     }
-    let mine = outcome
-        .scores
-        .iter()
-        .find(|s| s.seat == seat)
-        .map(|s| s.score);
-    let ahead = outcome
-        .scores
-        .iter()
-        .filter(|s| s.seat != seat)
-        .filter(|s| outcome.winners.contains(&s.seat) || mine.is_some_and(|m| s.score > m))
-        .count();
-    1 + ahead as u64
+    fields
 }
 
 /// The notifications a command appended to `loaded` causes, `loaded` being the game before the
@@ -107,7 +101,8 @@ pub fn place(outcome: &Outcome, seat: Seat) -> u64 {
 /// - `your_turn` to every seat the game now waits for that it did not wait for before (or for
 ///   other command kinds), except the actor's own (they hold the command's answer and its
 ///   `next` prompts);
-/// - `game_finished` with the recipient's `place` to every seat, the actor's included.
+/// - `game_finished` to every seat, the actor's included, with the recipient's `result` and,
+///   in a game that ranks every seat, `place` ([`finished_fields`]).
 pub(super) fn after_command(
     loaded: &Loaded,
     waiting: &[(u8, Vec<String>)],
@@ -136,17 +131,16 @@ pub(super) fn after_command(
                 continue;
             };
             let winners: Vec<u8> = outcome.winners.iter().map(|s| s.number()).collect();
+            let mut fields = finished_fields(outcome, number);
+            fields.insert("version".into(), json!(version));
+            fields.insert("seat".into(), json!(seat.seat));
+            fields.insert("winners".into(), json!(winners));
             notes.push(note(
                 seat.user_id,
                 row.id,
                 kind,
                 GAME_FINISHED,
-                json!({
-                    "version": version,
-                    "seat": seat.seat,
-                    "place": place(outcome, number),
-                    "winners": winners,
-                }),
+                Value::Object(fields),
             ));
         }
         return notes;
@@ -245,28 +239,81 @@ mod tests {
         Seat::new(n).unwrap()
     }
 
+    fn scores(points: &[i64]) -> Vec<SeatScore> {
+        points
+            .iter()
+            .enumerate()
+            .map(|(i, &score)| SeatScore {
+                seat: Seat::from_index(i),
+                score,
+            })
+            .collect()
+    }
+
+    fn told(outcome: &Outcome, n: u8, lang: domain::i18n::Lang) -> (Map<String, Value>, String) {
+        let fields = finished_fields(outcome, seat(n));
+        let mut payload = json!({"type": GAME_FINISHED, "game_kind": "mush"});
+        payload.as_object_mut().unwrap().extend(fields.clone());
+        domain::i18n::tell_notification(&mut payload, lang);
+        (fields, payload["body"].as_str().unwrap().to_string())
+    }
+
+    // MU-152, BD-402: a game that ranks only its winner gives its other players no place —
+    // on main every Mush loser was told "you came 2nd" (a place guessed from 1/0 scores).
     #[test]
-    fn places_follow_winners_then_scores() {
-        let outcome = Outcome {
-            winners: vec![seat(2)],
-            scores: vec![
-                SeatScore {
-                    seat: seat(1),
-                    score: 5,
-                },
-                SeatScore {
-                    seat: seat(2),
-                    score: 9,
-                },
-                SeatScore {
-                    seat: seat(3),
-                    score: 7,
-                },
-            ],
-        };
-        assert_eq!(place(&outcome, seat(2)), 1);
-        assert_eq!(place(&outcome, seat(3)), 2);
-        assert_eq!(place(&outcome, seat(1)), 3);
+    fn mu152_a_winner_only_game_tells_the_others_they_did_not_win() {
+        use domain::i18n::Lang;
+        let outcome = Outcome::winners_only(vec![seat(2)], scores(&[0, 1, 0]));
+        let (fields, body) = told(&outcome, 1, Lang::En);
+        assert_eq!(fields.get("place"), None);
+        assert_eq!(fields["result"], "not_won");
+        assert_eq!(body, "The game mush is over: you did not win.");
+        let (_, body) = told(&outcome, 3, Lang::Fr);
+        assert_eq!(body, "La partie mush est terminée : vous n'avez pas gagné.");
+        let (fields, body) = told(&outcome, 2, Lang::En);
+        assert_eq!(
+            (fields.get("place"), &fields["result"]),
+            (None, &json!("won"))
+        );
+        assert_eq!(body, "The game mush is over: you won.");
+        let (_, body) = told(&outcome, 2, Lang::Fr);
+        assert_eq!(body, "La partie mush est terminée : vous avez gagné.");
+        // Scores that would rank the losers (Bandits' pawns home) change nothing.
+        let outcome = Outcome::winners_only(vec![seat(1)], scores(&[6, 4, 1]));
+        assert_eq!(finished_fields(&outcome, seat(2)).get("place"), None);
+    }
+
+    // A game that ranks every seat states the places; they are told as they are stated.
+    #[test]
+    fn a_ranked_game_tells_the_place_it_states() {
+        use domain::i18n::Lang;
+        // Seat 3 won the tie-break on equal points with seat 2 (WR-142).
+        let outcome = Outcome::ranked_by_score(vec![seat(3)], scores(&[5, 9, 9, 5]));
+        let places: Vec<Option<u8>> = (1..=4).map(|n| outcome.place_of(seat(n))).collect();
+        assert_eq!(places, [Some(3), Some(2), Some(1), Some(3)]);
+        let (fields, body) = told(&outcome, 2, Lang::En);
+        assert_eq!(
+            (&fields["place"], &fields["result"]),
+            (&json!(2), &json!("not_won"))
+        );
+        assert_eq!(body, "The game mush is over: you came 2nd.");
+        let (_, body) = told(&outcome, 3, Lang::Fr);
+        assert_eq!(body, "La partie mush est terminée : vous êtes 1er.");
+    }
+
+    #[test]
+    fn game_finished_cases_exist_in_both_languages() {
+        use domain::i18n::{Lang, notification_text};
+        let (en, fr) = (
+            notification_text(GAME_FINISHED, Lang::En).unwrap(),
+            notification_text(GAME_FINISHED, Lang::Fr).unwrap(),
+        );
+        let keys = |t: &domain::i18n::Text| t.cases.keys().cloned().collect::<Vec<_>>();
+        assert_eq!(keys(en), ["not_won", "won"]);
+        assert_eq!(keys(en), keys(fr));
+        for (case, text) in &en.cases {
+            assert_ne!(text, &fr.cases[case], "{case}");
+        }
     }
 
     #[test]

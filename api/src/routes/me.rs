@@ -47,8 +47,11 @@ pub struct Notification {
     pub kinds: Option<Vec<String>>,
     /// `your_turn`: when the recipient's time runs out, if the game has a clock; else null.
     pub deadline: Option<String>,
-    /// `game_finished`: the recipient's place (1 = won).
+    /// `game_finished`: the recipient's place (1 = first), only in a game that ranks every seat
+    /// (the game's `outcome.places`); absent in a game that ranks only its winners.
     pub place: Option<u64>,
+    /// `game_finished`: `won` or `not_won`.
+    pub result: Option<String>,
     /// `game_finished`: the winning seats.
     pub winners: Option<Vec<u8>>,
     /// `player_joined`: seats taken and seats in all.

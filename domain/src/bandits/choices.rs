@@ -288,15 +288,15 @@ fn watch(st: &State, seat: Seat) -> Option<Family> {
     family("play_card", "Play a Surveiller".into(), "BD-270", branches)
 }
 
-/// The Sur le dos slot of a placement of `pawn` on `dest` (BD-085, BD-380, BD-381): required
-/// onto an own pawn, optional onto opponents on the ring, impossible elsewhere; `None` when
-/// the placement itself is impossible.
+/// The Sur le dos slot of a placement of `pawn` on `dest` (BD-085, BD-380, BD-518): required
+/// onto an own pawn, optional onto opponents (on the ring only before BD-518, BD-381),
+/// impossible onto an empty node; `None` when the placement itself is impossible.
 fn placement_slot(st: &State, pawn: Pawn, dest: Node, piggies: &[Card]) -> Option<Slot> {
     let (end, needs) = placement_end(st, pawn, dest)?;
-    let ring = board().info(dest).zone == Zone::Ring;
+    let stackable = st.piggyback_anywhere || board().info(dest).zone == Zone::Ring;
     Some(if needs {
         Slot::Required(piggies.to_vec())
-    } else if end != End::Empty && ring {
+    } else if end != End::Empty && stackable {
         Slot::Optional(piggies.to_vec())
     } else {
         Slot::No
@@ -420,7 +420,7 @@ fn ride(st: &State, seat: Seat, departure: Node) -> Option<Family> {
 // ---------------------------------------------------------------------------------------------
 
 /// Every path of `pawn` for `len`, as one family: one branch per way the paths use cards
-/// (BD-190 ticket, BD-215/BD-250 Jet-packs, BD-085/BD-380/BD-381 Sur le dos), each its whole
+/// (BD-190 ticket, BD-215/BD-250 Jet-packs, BD-085/BD-380/BD-518 Sur le dos), each its whole
 /// paths (never capped, [`schema::paths`]) with the held card ids that fit (BD-514).
 pub(super) fn moves(st: &State, seat: Seat, pawn: Pawn, len: Len) -> Option<Family> {
     let candidates = movement::candidates_up_to(st, pawn, len, true, usize::MAX);
@@ -441,10 +441,12 @@ fn move_family(
     let mut groups: Vec<(Key, Vec<Vec<Node>>)> = Vec::new();
     for c in candidates {
         let last = c.path.last().copied().unwrap_or_default();
-        // 0: no Sur le dos, 1: optional (opponents on the ring), 2: required (own pawn).
+        // 0: no Sur le dos, 1: optional (opponents; on the ring only before BD-518),
+        // 2: required (own pawn).
         let piggy = match c.end {
             End::Empty => 0,
             End::Own => 2,
+            End::Opponent if st.piggyback_anywhere => 1,
             End::Opponent if board().info(last).zone == Zone::Ring => 1,
             End::Opponent => 0,
         };

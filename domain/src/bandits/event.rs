@@ -50,6 +50,17 @@ pub enum Event {
         /// bonus and other destiny moves.
         #[serde(default)]
         all_moves_in_segments: bool,
+        /// Sur le dos may be used wherever a pawn arrives on an occupied node: ring,
+        /// Huntington, village lane, property (BD-518; schema 6). Logs of schema 1–5 are
+        /// upcast with `false`: those games keep Sur le dos on ring nodes only (BD-381).
+        #[serde(default)]
+        piggyback_anywhere: bool,
+        /// A tower falls along the way a placed bottom takes (Surveiller, Détective, Évasion's
+        /// train), each rider one space behind the one below (BD-386; schema 6). Logs of
+        /// schema 1–5 are upcast with `false`: there a placed bottom leaves its riders on its
+        /// start node.
+        #[serde(default)]
+        towers_follow_placements: bool,
     },
     /// The support deck order, top first (hidden from everyone, BD-502).
     SupportDeckShuffled {

@@ -78,9 +78,11 @@ pub fn setup_with(
         options: options.clone(),
         colours,
         order: order.clone(),
-        segmented_moves: true,       // BD-515
-        hunter_in_pieces: true,      // BD-516
-        all_moves_in_segments: true, // BD-517
+        segmented_moves: true,          // BD-515
+        hunter_in_pieces: true,         // BD-516
+        all_moves_in_segments: true,    // BD-517
+        piggyback_anywhere: true,       // BD-518
+        towers_follow_placements: true, // BD-386 (issue 27)
     });
     cx.emit(Event::SupportDeckShuffled {
         order: support.clone(),
@@ -179,8 +181,8 @@ fn decks(
 
 impl Game for Bandits {
     const KIND: &'static str = "bandits";
-    /// 1.1.0: the errata BD-505 … BD-514 (docs/rules/bandits.md).
-    const RULES_VERSION: &'static str = "bandits/1.1.0";
+    /// 1.1.0: the errata BD-505 … BD-514; 1.2.0: BD-518 (docs/rules/bandits.md).
+    const RULES_VERSION: &'static str = "bandits/1.2.0";
     /// Schema 2: the control state is derived by `evolve`; no more `awaiting` events.
     /// Schema 3: `game_created.segmented_moves` (BD-515: long moves sent in segments) and
     /// `move_segment_chosen`; older logs are upcast to whole moves.
@@ -188,8 +190,11 @@ impl Game for Bandits {
     /// one `hunter_moved` each); older logs are upcast to whole hunter moves.
     /// Schema 5: `game_created.all_moves_in_segments` (BD-517: every move that may be longer
     /// than 5 steps sent in segments); older logs are upcast to whole moves.
-    const EVENT_SCHEMA_VERSION: u32 = 5;
-    const READS_RULES: &'static [&'static str] = &["bandits/1.0.0"];
+    /// Schema 6: `game_created.piggyback_anywhere` (BD-518: Sur le dos wherever a pawn arrives
+    /// on an occupied node) and `towers_follow_placements` (BD-386: a placed bottom's riders
+    /// are set down along its way); older logs are upcast to `false` for both.
+    const EVENT_SCHEMA_VERSION: u32 = 6;
+    const READS_RULES: &'static [&'static str] = &["bandits/1.0.0", "bandits/1.1.0"];
     type Options = Options;
     type State = State;
     type Command = Command;
@@ -206,28 +211,25 @@ impl Game for Bandits {
 
     /// BD-515 / BD-516 / BD-517: a game begun before event schema 3 keeps whole moves, one
     /// begun before schema 4 whole hunter moves, one begun before schema 5 whole turn, bonus
-    /// and other destiny moves (its log is upcast so); the audit re-runs its setup so too.
-    fn setup_as_of(
-        options: &Options,
-        seats: u8,
-        rng: &mut dyn Rng,
-        schema_version: u32,
-    ) -> Result<Vec<Event>, RuleViolation> {
-        let mut events = Self::setup(options, seats, rng)?;
-        for e in &mut events {
-            if let Event::GameCreated {
-                segmented_moves,
-                hunter_in_pieces,
-                all_moves_in_segments,
-                ..
-            } = e
-            {
-                *segmented_moves = schema_version >= 3;
-                *hunter_in_pieces = schema_version >= 4;
-                *all_moves_in_segments = schema_version >= 5;
-            }
+    /// and other destiny moves; BD-518 / BD-386: one begun before schema 6 keeps Sur le dos on
+    /// ring nodes only and placed bottoms' riders on their start node (its log is upcast so);
+    /// the audit re-runs its setup so too.
+    fn as_of_schema(event: &mut Event, schema_version: u32) {
+        if let Event::GameCreated {
+            segmented_moves,
+            hunter_in_pieces,
+            all_moves_in_segments,
+            piggyback_anywhere,
+            towers_follow_placements,
+            ..
+        } = event
+        {
+            *segmented_moves = schema_version >= 3;
+            *hunter_in_pieces = schema_version >= 4;
+            *all_moves_in_segments = schema_version >= 5;
+            *piggyback_anywhere = schema_version >= 6;
+            *towers_follow_placements = schema_version >= 6;
         }
-        Ok(events)
     }
 
     fn decide(
@@ -275,16 +277,18 @@ impl Game for Bandits {
 
     fn outcome(state: &State) -> Option<Outcome> {
         let winner = state.winner?;
-        Some(Outcome {
-            winners: vec![winner],
-            scores: view::scores(state)
+        // BD-402: only the winner is determined; the others are not ranked (the scores are
+        // pawns home, a figure of the view, not places).
+        Some(Outcome::winners_only(
+            vec![winner],
+            view::scores(state)
                 .into_iter()
                 .map(|s| SeatScore {
                     seat: s.seat,
                     score: s.score,
                 })
                 .collect(),
-        })
+        ))
     }
 
     fn redact(event: &Event, viewer: Viewer) -> Redacted<'_, Event> {
@@ -386,6 +390,7 @@ pub fn check_invariants(st: &State) -> Result<(), String> {
         return Ok(());
     }
     check_pawns(st)?;
+    check_tickets(st)?;
     check_support_cards(st)?;
     check_destiny_cards(st)?;
     // Hand limit (BD-231), unless the discard is pending.
@@ -441,9 +446,13 @@ fn check_pawns(st: &State) -> Result<(), String> {
     Ok(())
 }
 
-/// No two pawns share node `i` except in a stack (ring only) or mid-fight.
+/// No two pawns share node `i` except in a stack or mid-fight; before BD-518 stacks stand on
+/// ring nodes only (BD-381).
 fn check_shared_node(st: &State, i: usize, pawns: usize) -> Result<(), String> {
     let b = board();
+    if st.piggyback_anywhere {
+        return Ok(());
+    }
     if pawns >= 2 && !matches!(b.nodes[i].zone, Zone::Prison | Zone::Ring) {
         let mid_fight = st
             .ctl
@@ -456,6 +465,37 @@ fn check_shared_node(st: &State, i: usize, pawns: usize) -> Result<(), String> {
                 b.nodes[i].id
             ));
         }
+    }
+    Ok(())
+}
+
+/// A pawn stands in Huntington exactly while it has an active ticket (BD-190, BD-194): riders
+/// included (BD-518: a rider climbs on in Huntington with its own ticket, and is set down in
+/// Huntington only with it).
+fn check_tickets(st: &State) -> Result<(), String> {
+    for (i, &n) in st.pos.iter().enumerate() {
+        let p = state::Pawn(i as u8);
+        if n == NOWHERE {
+            continue;
+        }
+        let inside = board().info(n).zone == Zone::Huntington;
+        if inside != st.active_ticket(p).is_some() {
+            return Err(format!(
+                "{p} on {} with active ticket = {}",
+                board().info(n).id,
+                !inside
+            ));
+        }
+    }
+    let mut pawns: Vec<u8> = st
+        .tickets
+        .iter()
+        .filter(|t| !t.spent)
+        .map(|t| t.pawn.0)
+        .collect();
+    pawns.sort_unstable();
+    if pawns.windows(2).any(|w| w[0] == w[1]) {
+        return Err(format!("a pawn holds two active tickets: {pawns:?}"));
     }
     Ok(())
 }

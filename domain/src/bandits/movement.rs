@@ -29,9 +29,9 @@ impl Tk {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum End {
     Empty,
-    /// Opponents only: a fight, or a Sur le dos (ring only).
+    /// Opponents only: a fight, or a Sur le dos.
     Opponent,
-    /// Holds an own pawn: only with a Sur le dos (ring only).
+    /// Holds an own pawn: only with a Sur le dos.
     Own,
 }
 
@@ -139,12 +139,23 @@ fn end_kind(st: &State, pawn: Pawn, node: Node, ignore_opponents: bool) -> End {
     }
 }
 
-/// Checks the final node against BD-085, BD-215, BD-380, BD-381.
-fn check_end(end: End, node: Node, piggy: bool) -> Result<(), RuleViolation> {
+/// Checks the final node against BD-085, BD-215, BD-380, and BD-518 (BD-381 in games begun
+/// before it).
+pub fn check_end(st: &State, end: End, node: Node, piggy: bool) -> Result<(), RuleViolation> {
     let zone = board().info(node).zone;
     match end {
         End::Empty if piggy => Err(rv("BD-380", says("sur_le_dos_needs_occupied_final"))),
         End::Empty => Ok(()),
+        // BD-518: a Sur le dos makes any occupied end legal (ring, Huntington, lane, property);
+        // without one, an own pawn there makes it illegal. (Only the village's own colour ever
+        // stands on its lane and properties, so their pawns are always own pawns.)
+        _ if st.piggyback_anywhere => match (end, piggy) {
+            (End::Own, false) if zone == Zone::Village => {
+                Err(rv("BD-215", says("final_node_holds_own_pawn_only")))
+            }
+            (End::Own, false) => Err(rv("BD-085", says("final_node_holds_own_pawn_only"))),
+            _ => Ok(()),
+        },
         _ if zone == Zone::Village => Err(rv("BD-215", says("move_may_not_end_occupied_property"))),
         _ if piggy && zone != Zone::Ring => Err(rv("BD-381", says("sur_le_dos_played_ring_nodes"))),
         End::Own if !piggy => Err(rv("BD-085", says("final_node_holds_own_pawn_only"))),
@@ -260,7 +271,7 @@ pub fn check_path(
         return Err(rv("BD-251", says("jet_packs_needed_only_over_occupied")));
     }
     let end = end_kind(st, pawn, last, false);
-    check_end(end, last, cards.piggy)?;
+    check_end(st, end, last, cards.piggy)?;
     Ok(PathInfo {
         end,
         jetpacks: jets,
@@ -332,7 +343,7 @@ pub fn check_rampage(
         return Err(rv("BD-250", says("one_jet_pack_per_occupied_property")));
     }
     let end = end_kind(st, pawn, cur, true);
-    check_end(end, cur, cards.piggy)?;
+    check_end(st, end, cur, cards.piggy)?;
     Ok(PathInfo {
         end,
         jetpacks: walk.jets,
@@ -472,7 +483,7 @@ impl Walk<'_> {
             let used_ticket = self.played == Tk::None || ticket_used(path, self.start);
             if length_ok && used_ticket {
                 let end = end_kind(self.st, self.pawn, to, matches!(self.len, Len::Rampage(_)));
-                if check_end(end, to, end == End::Own).is_ok() {
+                if check_end(self.st, end, to, end == End::Own).is_ok() {
                     self.found += 1;
                     self.out.push(Candidate {
                         path: path.clone(),

@@ -68,6 +68,9 @@ struct Tally {
     wins_by_colour: std::collections::BTreeMap<String, u64>,
     hunter_turns: Vec<u64>,
     no_hunter_turns: Vec<u64>,
+    /// BD-518: Sur le dos climbs off the ring, and the games with one.
+    stacks_off_ring: u64,
+    games_stacking_off_ring: u64,
 }
 
 impl Tally {
@@ -79,6 +82,8 @@ impl Tally {
             wins_by_colour: std::collections::BTreeMap::new(),
             hunter_turns: Vec::new(),
             no_hunter_turns: Vec::new(),
+            stacks_off_ring: 0,
+            games_stacking_off_ring: 0,
         }
     }
 
@@ -92,6 +97,8 @@ impl Tally {
     ) {
         self.commands.push(g.commands as u64);
         self.events.push(g.events as u64);
+        self.stacks_off_ring += u64::from(g.state.stacks_off_ring);
+        self.games_stacking_off_ring += u64::from(g.state.stacks_off_ring > 0);
         let turns = u64::from(g.state.turn);
         let pc = &mut self.per[usize::from(seats)];
         pc.games += 1;
@@ -154,6 +161,7 @@ impl Tally {
             "turns_6_pawns_random_with_hunter": summary(self.hunter_turns),
             "turns_6_pawns_random_without_hunter": summary(self.no_hunter_turns),
             "wins_by_colour": self.wins_by_colour,
+            "sur_le_dos_off_the_ring": {"climbs": self.stacks_off_ring, "games": self.games_stacking_off_ring},
             "wins_by_seat": (0..6).map(|s| per.iter().map(|pc| pc.random_wins_by_seat[s]).sum::<u64>()).collect::<Vec<_>>(),
         })
     }

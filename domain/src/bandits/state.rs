@@ -492,6 +492,19 @@ pub struct State {
     /// destiny moves (rampage and distribute aside, BD-515).
     #[serde(default)]
     pub all_moves_in_segments: bool,
+    /// Sur le dos may be used wherever a pawn arrives on an occupied node (BD-518): every
+    /// game created with event schema 6; a game begun before keeps it on ring nodes only
+    /// (BD-381), so its recorded commands and automatic steps re-run as recorded.
+    #[serde(default)]
+    pub piggyback_anywhere: bool,
+    /// A placed bottom's tower falls along the way it takes, riders one space behind each
+    /// other (BD-386 as the French has it): every game created with event schema 6; a game
+    /// begun before leaves the riders on the start node.
+    #[serde(default)]
+    pub towers_follow_placements: bool,
+    /// Sur le dos climbs onto a node off the ring so far (BD-518; simulation statistics).
+    #[serde(default)]
+    pub stacks_off_ring: u32,
 }
 
 impl State {

@@ -1,6 +1,8 @@
 //! Reading logs written with older event schemas: schema 1 (rules `bandits/1.0.0`), and the
-//! `game_created` of schemas 1–4, whose games keep whole moves (BD-515), whole hunter
-//! moves (BD-516) and whole turn, bonus and other destiny moves (BD-517).
+//! `game_created` of schemas 1–5, whose games keep whole moves (BD-515), whole hunter
+//! moves (BD-516), whole turn, bonus and other destiny moves (BD-517), Sur le dos on ring
+//! nodes only (BD-381, before BD-518) and placed bottoms' riders left on their start node
+//! (before BD-386's reading of issue 27).
 //!
 //! Schema 1 ended every command with an `awaiting {seat, decision, control}` event: a copy of
 //! the internal control state (§5.1). Schema 2 derives that state in `evolve` from the facts
@@ -19,11 +21,13 @@ use serde_json::Value;
 
 pub fn upcast(st: &State, schema_version: u32, payload: Value) -> Result<Vec<Value>, String> {
     match schema_version {
-        5 => Ok(vec![payload]),
+        6 => Ok(vec![payload]),
         // BD-515: games begun before schema 3 keep whole moves; BD-516: games begun before
         // schema 4 keep whole hunter moves; BD-517: games begun before schema 5 keep whole
-        // turn, bonus and other destiny moves (their commands re-run).
-        1..=4 if payload.get("type").and_then(Value::as_str) == Some("game_created") => {
+        // turn, bonus and other destiny moves; BD-518 / BD-386: games begun before schema 6
+        // keep Sur le dos on ring nodes only and placed bottoms' riders on their start node
+        // (their commands re-run).
+        1..=5 if payload.get("type").and_then(Value::as_str) == Some("game_created") => {
             let mut payload = payload;
             if schema_version < 3 {
                 payload["segmented_moves"] = Value::Bool(false);
@@ -31,10 +35,14 @@ pub fn upcast(st: &State, schema_version: u32, payload: Value) -> Result<Vec<Val
             if schema_version < 4 {
                 payload["hunter_in_pieces"] = Value::Bool(false);
             }
-            payload["all_moves_in_segments"] = Value::Bool(false);
+            if schema_version < 5 {
+                payload["all_moves_in_segments"] = Value::Bool(false);
+            }
+            payload["piggyback_anywhere"] = Value::Bool(false);
+            payload["towers_follow_placements"] = Value::Bool(false);
             Ok(vec![payload])
         }
-        2..=4 => Ok(vec![payload]),
+        2..=5 => Ok(vec![payload]),
         1 if payload.get("type").and_then(Value::as_str) == Some("awaiting") => {
             awaiting_v1(st, &payload)
         }

@@ -149,16 +149,17 @@ impl Game for Mush {
 
     fn outcome(state: &State) -> Option<Outcome> {
         let winner = state.winner?;
-        Some(Outcome {
-            winners: vec![winner],
-            scores: (0..usize::from(state.seats))
+        // MU-152: only the winner is ranked; the others did not win and have no place.
+        Some(Outcome::winners_only(
+            vec![winner],
+            (0..usize::from(state.seats))
                 .map(Seat::from_index)
                 .map(|seat| SeatScore {
                     seat,
                     score: i64::from(seat == winner),
                 })
                 .collect(),
-        })
+        ))
     }
 
     fn redact(event: &Event, viewer: Viewer) -> Redacted<'_, Event> {

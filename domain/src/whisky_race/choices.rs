@@ -673,8 +673,9 @@ fn kinclaith_params(
     (!list.is_empty()).then(|| (branches(list), false))
 }
 
-/// D8, WR-058..WR-080, WR-161: one family per marker of the active player's space that he may
-/// activate, its actions as `oneOf` branches (brown markers apply themselves and have none).
+/// D8, WR-058..WR-080, WR-162: one family per marker of the active player's space that he may
+/// activate, its actions as `oneOf` branches (a brown marker: `collect`; in games begun before
+/// WR-162 brown markers apply themselves and have none, WR-161).
 fn activate_families(s: &State, seat: Seat, out: &mut Vec<Family>) {
     for marker in s.markers_at(s.pawn(seat)).collect::<Vec<_>>() {
         let list = action_branches(s, seat, marker);
@@ -714,6 +715,12 @@ fn activate_description(kind: Kind) -> &'static str {
         Kind::HolyPlace => {
             "Turn one of your used whiskies face up, buy a whisky marker lying anywhere on the board, or decline (WR-079, WR-080)."
         }
+        Kind::MaltSource2 | Kind::MaltSource3 | Kind::MaltSource4 | Kind::MaltSource5 => {
+            "Collect this malt source: its malt, then it returns to the reserve (WR-071, WR-162)."
+        }
+        Kind::Checkpoint1 | Kind::Checkpoint2 | Kind::Checkpoint3 => {
+            "Take this checkpoint, worth its value in VP at the end (WR-072, WR-162)."
+        }
         _ => "Buy this whisky marker, or decline (WR-067).",
     }
 }
@@ -734,6 +741,10 @@ fn action_branches(s: &State, seat: Seat, marker: MarkerId) -> Vec<Value> {
                 vec![("marker", schema::konst(Value::Null))],
                 &["marker"],
             ));
+        }
+        // WR-162: a brown marker chosen among several is collected, never declined.
+        (MarkerFamily::Brown, _) if accepted(Action::Collect {}) => {
+            list.push(action_branch("collect", vec![], &[]));
         }
         (MarkerFamily::Blue, Kind::Pub) => list.extend(sell_branches(s, seat, &accepted)),
         (MarkerFamily::Blue, Kind::StCulabansFeast) => {

@@ -57,6 +57,11 @@ pub enum Event {
         seats: u8,
         options: Options,
         board_id: String,
+        /// WR-162 (event schema 2): on a space with several markers the player activates
+        /// exactly one of them, brown ones included. Logs of schema 1 are upcast with `false`:
+        /// those games keep WR-161 (brown markers apply beside the chosen one).
+        #[serde(default)]
+        single_activation: bool,
     },
     /// Random setup: one drawn marker per circled space, revealed together (WR-144, R2).
     SetupMarkersPlaced { placements: Vec<Placement> },
@@ -156,11 +161,13 @@ pub enum Event {
         arrival: Option<u8>,
         triggers_end: bool,
     },
-    /// The activation check has nothing (more) to activate: the player is not alone, or no
-    /// marker is left on his space once its brown markers have applied (WR-058, WR-161).
+    /// The activation check has nothing (more) to activate: the player is not alone or his
+    /// space has no marker (WR-058); in a game begun before WR-162, no marker is left once its
+    /// brown markers have applied (WR-161).
     ActivationSkipped { seat: Seat, space: u8 },
-    /// D8 opens: the player must choose one whisky or blue marker of his space and its action
-    /// (WR-060); brown markers have already applied (WR-161).
+    /// D8 opens: the player must choose one marker of his space and its action, brown ones
+    /// included (WR-060, WR-162); in a game begun before WR-162, one whisky or blue marker,
+    /// its brown markers having already applied (WR-161).
     ActivationPending {
         seat: Seat,
         space: u8,
@@ -181,7 +188,8 @@ pub enum Event {
         price: u32,
     },
     /// A location-marker activation declared, a holy-place purchase included (WR-158); a veto
-    /// window follows (WR-062, WR-087). Brown markers are declared automatically (WR-161).
+    /// window follows (WR-062, WR-087). A brown marker alone on the space is declared
+    /// automatically (WR-061); one chosen among several is declared by the player (WR-162).
     ActivationDeclared {
         seat: Seat,
         marker: MarkerId,

@@ -26,8 +26,9 @@ pub fn activation_actions(s: &State, seat: Seat, marker: MarkerId) -> Vec<Action
     };
     match (marker.family(), marker.kind()) {
         (Family::Whisky, _) => push(Action::Buy { marker: None }),
-        // WR-161: brown markers are applied by the engine, never chosen.
-        (Family::Brown, _) => {}
+        // WR-162: a brown marker chosen among several is collected (`action_legal` refuses
+        // it in games begun before WR-162, where the engine applies brown markers, WR-161).
+        (Family::Brown, _) => push(Action::Collect {}),
         (Family::Blue, Kind::Pub) => {
             for w in s.whiskies_of(seat) {
                 push(Action::Sell {

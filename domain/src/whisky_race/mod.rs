@@ -54,7 +54,13 @@ pub struct Options {
 
 impl Game for WhiskyRace {
     const KIND: &'static str = "whisky_race";
-    const RULES_VERSION: &'static str = "whisky_race/1.1.0";
+    /// 1.2.0: WR-162 (one marker activated per space, brown ones included).
+    const RULES_VERSION: &'static str = "whisky_race/1.2.0";
+    /// Schema 2: `game_started.single_activation` (WR-162); older logs are upcast to `false`
+    /// and those games keep WR-161.
+    const EVENT_SCHEMA_VERSION: u32 = 2;
+    /// Games of 1.1.0 (the errata WR-155..WR-161) re-run under these rules, WR-161 kept.
+    const READS_RULES: &'static [&'static str] = &["whisky_race/1.1.0"];
     type Options = Options;
     type State = State;
     type Command = Command;
@@ -75,6 +81,7 @@ impl Game for WhiskyRace {
             seats,
             options: options.clone(),
             board_id: board().board_id.clone(),
+            single_activation: true, // WR-162
         });
         if options.random_setup {
             // WR-143, WR-144 (R2): one draw per circled space, ascending, revealed together.
@@ -98,6 +105,36 @@ impl Game for WhiskyRace {
         }
         decide::settle(&mut ctx);
         Ok(ctx.into_events())
+    }
+
+    /// WR-162: a game begun before event schema 2 keeps WR-161 (its log is upcast so); the
+    /// audit re-runs its setup so too.
+    fn as_of_schema(event: &mut Event, schema_version: u32) {
+        if let Event::GameStarted {
+            single_activation, ..
+        } = event
+        {
+            *single_activation = schema_version >= 2;
+        }
+    }
+
+    /// Schema 1 → 2: `game_started` gains `single_activation: false` (WR-161 kept); every
+    /// other event has the same shape.
+    fn upcast(
+        _state: &State,
+        schema_version: u32,
+        mut payload: serde_json::Value,
+    ) -> Result<Vec<serde_json::Value>, String> {
+        match schema_version {
+            2 => Ok(vec![payload]),
+            1 => {
+                if payload.get("type").and_then(serde_json::Value::as_str) == Some("game_started") {
+                    payload["single_activation"] = serde_json::Value::Bool(false);
+                }
+                Ok(vec![payload])
+            }
+            other => Err(format!("no upcaster from whisky race event schema {other}")),
+        }
     }
 
     fn decide(
@@ -149,6 +186,10 @@ impl Game for WhiskyRace {
 
     fn check_invariants(state: &State) -> Result<(), String> {
         sim::check_invariants(state)
+    }
+
+    fn check_event(before: &State, event: &Event) -> Result<(), String> {
+        sim::check_event(before, event)
     }
 
     fn heuristic(state: &State, seat: Seat) -> i64 {

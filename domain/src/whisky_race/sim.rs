@@ -105,6 +105,24 @@ fn check_pending_trades(s: &State) -> Result<(), String> {
     Ok(())
 }
 
+/// WR-064, WR-162: markers are activated only at the turn's activation check; under WR-162
+/// the first declaration spends it, so a turn activates one marker at most (before WR-162,
+/// brown markers were declared first, the check staying open, WR-161).
+pub fn check_event(before: &State, event: &super::Event) -> Result<(), String> {
+    if let super::Event::ActivationDeclared { seat, marker, .. } = event {
+        let step = before.turn.as_ref().map(|t| t.step);
+        if !matches!(
+            step,
+            Some(TurnStep::ActivationCheck) | Some(TurnStep::Activation)
+        ) {
+            return Err(format!(
+                "{seat} activates {marker} outside the activation check ({step:?})"
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn percentile(sorted: &[u64], p: f64) -> u64 {
     if sorted.is_empty() {
         return 0;
@@ -147,6 +165,8 @@ struct Tally {
     vetoes: u64,
     multi_banff_vetoes: u64,
     multi_banff_games: u64,
+    browns_chosen: u64,
+    browns_chosen_games: u64,
 }
 
 impl Tally {
@@ -167,6 +187,8 @@ impl Tally {
         self.vetoes += u64::from(st.vetoes);
         self.multi_banff_vetoes += u64::from(st.multi_banff_vetoes);
         self.multi_banff_games += u64::from(st.multi_banff_vetoes > 0);
+        self.browns_chosen += u64::from(st.browns_chosen);
+        self.browns_chosen_games += u64::from(st.browns_chosen > 0);
         self.seats_hist[usize::from(seats)] += 1;
         if st.trigger == Some(super::event::Trigger::Englishman) {
             self.englishman_first += 1;
@@ -238,6 +260,10 @@ impl Tally {
                 "by_a_seat_holding_two_unused_banffs": self.multi_banff_vetoes,
                 "games_with_such_a_veto": self.multi_banff_games,
             },
+            "wr162_brown_markers_chosen_among_several": {
+                "activations": self.browns_chosen,
+                "games_with_some": self.browns_chosen_games,
+            },
         })
     }
 }
@@ -245,8 +271,18 @@ impl Tally {
 /// Plays `games` games with random bots (every third game seats one greedy bot), cycling
 /// through 3..=6 players and the 8 option combinations, checking invariants at every step.
 pub fn simulate(games: u64, seed: u64) -> Result<serde_json::Value, SimFailure> {
+    simulate_part(0..games, seed)
+}
+
+/// The games `part` of [`simulate`]'s sequence (game `g` is the same game in every run of the
+/// same seed), so that a long run can be played in parts.
+pub fn simulate_part(
+    part: std::ops::Range<u64>,
+    seed: u64,
+) -> Result<serde_json::Value, SimFailure> {
     let mut tally = Tally::default();
-    for g in 0..games {
+    let (from, games) = (part.start, part.end.saturating_sub(part.start));
+    for g in part {
         let game_seed = seed.wrapping_mul(1_000_003).wrapping_add(g);
         let seats = 3 + (g % 4) as u8;
         let combo = (g / 4) % 8;
@@ -263,5 +299,7 @@ pub fn simulate(games: u64, seed: u64) -> Result<serde_json::Value, SimFailure> 
         let played = play_game::<WhiskyRace>(&options, seats, &bots, game_seed, 200_000)?;
         tally.record(&played, seats, greedy_seat);
     }
-    Ok(tally.report(games, seed))
+    let mut report = tally.report(games, seed);
+    report["first_game"] = json!(from);
+    Ok(report)
 }

@@ -182,6 +182,10 @@ pub enum Eor {
 pub struct State {
     pub seats: u8,
     pub options: Options,
+    /// WR-162: one marker of a space is activated, brown ones included (`game_started`;
+    /// false in games begun before it, which keep WR-161).
+    #[serde(default)]
+    pub single_activation: bool,
     pub phase: Phase,
     pub round: u32,
     pub pawns: Vec<u8>,
@@ -243,6 +247,9 @@ pub struct State {
     /// Banff vetoes declared by a seat holding two unused Banffs (WR-159; statistics).
     #[serde(default)]
     pub multi_banff_vetoes: u32,
+    /// Brown markers a player chose among several markers of his space (WR-162; statistics).
+    #[serde(default)]
+    pub browns_chosen: u32,
 }
 
 impl State {

@@ -376,9 +376,10 @@ pub fn outcome(s: &State) -> Option<Outcome> {
         return None;
     }
     let sheet = score_sheet(s);
-    Some(Outcome {
-        winners: sheet.winners,
-        scores: sheet
+    // WR-141, WR-142: every seat is ranked by its total, the winners (tie-break included) first.
+    Some(Outcome::ranked_by_score(
+        sheet.winners,
+        sheet
             .lines
             .iter()
             .map(|l| SeatScore {
@@ -386,7 +387,7 @@ pub fn outcome(s: &State) -> Option<Outcome> {
                 score: l.total,
             })
             .collect(),
-    })
+    ))
 }
 
 /// §4.6: sealed values are masked for everybody but their owner until the reveal event.

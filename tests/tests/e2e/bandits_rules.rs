@@ -35,6 +35,8 @@ enum Position {
     EvasionInHuntington,
     /// BD-514: two Sur le dos, Bodyguards or Surveillers of the acting seat on offer.
     TwoCardsOfAKind,
+    /// BD-518: a move ending on a pawn in Huntington with a Sur le dos on offer.
+    SurLeDosInHuntington,
 }
 
 fn reached(st: &State, seat: Seat, legal: &[Command], position: Position) -> bool {
@@ -95,6 +97,22 @@ fn reached(st: &State, seat: Seat, legal: &[Command], position: Position) -> boo
             ids.dedup();
             ids.len() >= 2
         }),
+        Position::SurLeDosInHuntington => legal.iter().any(|c| sur_le_dos_in_huntington(st, c)),
+    }
+}
+
+/// BD-518: `c` is a move onto a pawn in Huntington that names a Sur le dos.
+fn sur_le_dos_in_huntington(st: &State, c: &Command) -> bool {
+    use domain::bandits::board::{Zone, board};
+    match c {
+        Command::MovePawn {
+            path,
+            piggyback_card: Some(_),
+            ..
+        } => path
+            .last()
+            .is_some_and(|&n| board().info(n).zone == Zone::Huntington && !st.at(n).is_empty()),
+        _ => false,
     }
 }
 
@@ -141,6 +159,7 @@ fn find_positions() {
         Position::LeaveTheOfficer,
         Position::EvasionInHuntington,
         Position::TwoCardsOfAKind,
+        Position::SurLeDosInHuntington,
     ] {
         let found = (0..3000).find_map(|n| {
             let seed = format!("bandits-rules-{n}");
@@ -388,4 +407,60 @@ async fn bd514_any_card_of_the_kind_may_be_played() {
         .iter()
         .any(|e| e["data"]["type"] == "card_played" && e["data"]["card"] == highest.as_str());
     assert!(played, "{highest}: {answer}");
+}
+
+#[actix_web::test]
+async fn bd518_sur_le_dos_onto_a_pawn_in_huntington_over_http() {
+    // « L'EMPILEMENT DES PIONS EST AUTORISÉ ! PLACE TON PION SUR UN PION ADVERSE OU ALLIÉ »:
+    // the finding's position — a move ends on a pawn in Huntington and its player holds a
+    // usable Sur le dos. On main the climb was refused with BD-381 (ring nodes only).
+    let app = spawn_app().await;
+    let game = Table::at(&app, "bandits-rules-42", Position::SurLeDosInHuntington, 59).await;
+    let (player, legal) = game.turn(&app).await;
+    use domain::bandits::board::{Node, Zone, board};
+    let in_huntington = |c: &Value| {
+        c["path"]
+            .as_array()
+            .and_then(|p| p.last())
+            .and_then(Value::as_str)
+            .and_then(Node::parse)
+            .is_some_and(|n| board().info(n).zone == Zone::Huntington)
+    };
+    let climb = legal
+        .iter()
+        .find(|c| {
+            c["type"] == "move_pawn"
+                && c.get("piggyback_card").is_some_and(|v| !v.is_null())
+                && in_huntington(c)
+        })
+        .expect("legal offers the climb")
+        .clone();
+    let node = climb["path"].as_array().unwrap().last().unwrap().clone();
+    let below = game.view(&app, player).await["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["node"] == node)
+        .expect("a pawn stands there")["pawns"]
+        .clone();
+    let answer = app.command(&game.id, player, climb.clone()).await.ok();
+    let stacked = answer["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["data"]["type"] == "pawn_stacked")
+        .unwrap_or_else(|| panic!("no pawn_stacked: {answer}"));
+    assert_eq!(stacked["data"]["pawn"], climb["pawn"]);
+    assert_eq!(stacked["data"]["on"], node);
+    // The unit there: the pawns that were there, then the climber on top.
+    let unit = game.view(&app, player).await["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["node"] == node)
+        .unwrap()["pawns"]
+        .clone();
+    let mut expected = below.as_array().unwrap().clone();
+    expected.push(climb["pawn"].clone());
+    assert_eq!(unit, Value::Array(expected));
 }

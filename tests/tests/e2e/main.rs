@@ -26,6 +26,7 @@ mod play;
 mod readme;
 mod registry;
 mod reliability;
+mod rules27;
 mod store;
 mod trust;
 mod ts_client;

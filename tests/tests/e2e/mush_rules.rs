@@ -697,15 +697,14 @@ async fn mu167_the_first_trainer_roll_can_be_rerolled_over_http() {
     assert_eq!(v["training_chooser"], rolled["seat"]);
 }
 
-/// MU-168: a two-segment layout is accepted and a whole race is played on it.
-#[actix_web::test]
-async fn mu168_a_two_segment_layout_is_accepted_and_plays_over_http() {
+/// A race on the two-segment layout (MU-168) planned in the mirror: everyone moves when a dog
+/// is fresh and rests otherwise, until a sled enters Nome.
+fn two_segment_race(name: &str) -> (Value, String, Mirror) {
     let layout = vec![SegmentId::Anchorage, SegmentId::Nome];
     let options = json!({"layout": ["anchorage", "nome"]});
     let to_nome = distances_to(&layout, "NOME");
-    // Everyone races: move when a dog is fresh, rest otherwise.
     let (seed, m) = plan(
-        "mu168",
+        name,
         3,
         &options,
         5000,
@@ -725,6 +724,13 @@ async fn mu168_a_two_segment_layout_is_accepted_and_plays_over_http() {
         },
         |m| m.view()["phase"] == "game_over",
     );
+    (options, seed, m)
+}
+
+/// MU-168: a two-segment layout is accepted and a whole race is played on it.
+#[actix_web::test]
+async fn mu168_a_two_segment_layout_is_accepted_and_plays_over_http() {
+    let (options, seed, m) = two_segment_race("mu168");
     let app = spawn_app().await;
     let players = table(&app, 3).await;
     let id = start(&app, &players, options, &seed).await;
@@ -741,6 +747,65 @@ async fn mu168_a_two_segment_layout_is_accepted_and_plays_over_http() {
     assert_eq!(done["status"], "finished");
     let winner = done["view"]["winner"].as_u64().unwrap() as usize;
     assert_eq!(done["view"]["players"][winner - 1]["space"], "NOME");
+}
+
+/// MU-152 (issue 27): Mush ranks only its winner. When the race ends every player gets
+/// `game_finished` with no place — the losers are told they did not win (on main they were
+/// told they came 2nd, a place made up from scores) — in their own language.
+#[actix_web::test]
+async fn mu152_the_losers_are_told_they_did_not_win_in_english_and_french() {
+    let (options, seed, m) = two_segment_race("mu152");
+    let app = spawn_app().await;
+    let players = table(&app, 3).await;
+    // Seat 2 reads French (its stored preference), the others English.
+    app.request(
+        "PATCH",
+        "/v1/me",
+        Some(&players[1].token),
+        Some(&json!({"language": "fr"})),
+        &[],
+    )
+    .await
+    .ok();
+    let id = start(&app, &players, options, &seed).await;
+    replay(&app, &id, &players, &m).await;
+    let done = app
+        .get(&format!("/v1/games/{id}"), &players[0].token)
+        .await
+        .ok();
+    assert_eq!(done["outcome"].get("places"), None, "{}", done["outcome"]);
+    let winner = done["view"]["winner"].as_u64().unwrap();
+    let mut losers = 0;
+    for (i, player) in players.iter().enumerate() {
+        let seat = i as u64 + 1;
+        let page = app
+            .get("/v1/me/notifications?after=0&limit=500", &player.token)
+            .await
+            .ok();
+        let finished: Vec<&Value> = page["notifications"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| &n["notification"])
+            .filter(|n| n["type"] == "game_finished" && n["game_id"] == id.as_str())
+            .collect();
+        assert_eq!(finished.len(), 1, "{page}");
+        let note = finished[0];
+        assert_eq!(note.get("place"), None, "no place is made up: {note}");
+        let (result, body) = match (seat == winner, seat == 2) {
+            (true, false) => ("won", "The game mush is over: you won."),
+            (false, false) => ("not_won", "The game mush is over: you did not win."),
+            (true, true) => ("won", "La partie mush est terminée : vous avez gagné."),
+            (false, true) => (
+                "not_won",
+                "La partie mush est terminée : vous n'avez pas gagné.",
+            ),
+        };
+        assert_eq!(note["result"], result, "{note}");
+        assert_eq!(note["body"], body, "{note}");
+        losers += usize::from(seat != winner);
+    }
+    assert_eq!(losers, 2);
 }
 
 /// MU-162: commands reject unknown fields with a 422 problem, and nothing is recorded.

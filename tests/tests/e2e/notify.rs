@@ -423,28 +423,30 @@ async fn play_noting(
                 .iter()
                 .map(|w| w.as_u64().expect("seat"))
                 .collect();
-            let score = |seat: u64| {
-                outcome["scores"]
-                    .as_array()
-                    .expect("scores")
-                    .iter()
-                    .find(|s| s["seat"] == seat)
-                    .and_then(|s| s["score"].as_i64())
+            // Places only as the outcome states them (issue 27): a game that ranks only its
+            // winners (Bandits, Mush, countdown) gives none, and says won / not won.
+            let place = |seat: u64| {
+                outcome["places"].as_array().map(|places| {
+                    places
+                        .iter()
+                        .find(|p| p["seat"] == seat)
+                        .and_then(|p| p["place"].as_u64())
+                        .expect("every seat has its place")
+                })
             };
             for (i, d) in due.iter_mut().enumerate() {
                 let seat = i as u64 + 1;
-                let place = if winners.contains(&seat) {
-                    1
+                let result = if winners.contains(&seat) {
+                    "won"
                 } else {
-                    1 + (1..=n as u64)
-                        .filter(|&s| s != seat)
-                        .filter(|&s| winners.contains(&s) || score(s) > score(seat))
-                        .count()
+                    "not_won"
                 };
-                d.push((
-                    "game_finished".into(),
-                    json!({"seat": seat, "place": place, "winners": winners, "version": version}),
-                ));
+                let mut fields =
+                    json!({"seat": seat, "result": result, "winners": winners, "version": version});
+                if let Some(place) = place(seat) {
+                    fields["place"] = json!(place);
+                }
+                d.push(("game_finished".into(), fields));
             }
             return (id, due);
         }
@@ -492,7 +494,7 @@ fn allowed_keys(kind: &str) -> Vec<&'static str> {
         "player_joined" => vec!["seat", "seats_taken", "seat_count"],
         "game_started" => vec!["seat", "version"],
         "your_turn" => vec!["seat", "kinds", "version", "deadline"],
-        "game_finished" => vec!["seat", "place", "winners", "version"],
+        "game_finished" => vec!["seat", "place", "result", "winners", "version"],
         "dispute_resolved" => vec!["seat", "dispute_id", "verdict"],
         other => panic!("unexpected notification type {other}"),
     });
@@ -519,6 +521,12 @@ fn assert_exactly(got: &[Value], due: &[(String, Value)], game: &str, who: &str)
                 "{who}: {kind} carries {key}: {note}"
             );
         }
+        // A place is told only where the outcome states one (issue 27).
+        assert_eq!(
+            note.get("place").is_some(),
+            fields.get("place").is_some(),
+            "{who}: {kind}: {note}"
+        );
         for (key, value) in fields.as_object().expect("fields") {
             let mut got_value = note[key].clone();
             if key == "kinds" {

@@ -66,6 +66,17 @@ pub fn nearest_express(st: &State, pawn: Pawn) -> Option<(Node, Node)> {
     if let Some(station) = b.info(start).station {
         return Some((start, station));
     }
+    let way = forward_way(st, pawn, |n| b.info(n).station.is_some())?;
+    let dep = *way.last()?;
+    Some((dep, b.info(dep).station?))
+}
+
+/// Breadth-first from `pawn`'s node along the steps it may take playing no card (its ticket's
+/// edges in Huntington, clockwise on the ring): the way `[start, …, n]` to the first node `n`
+/// that `found` accepts (ties go to the first found in the board's edge order).
+fn forward_way(st: &State, pawn: Pawn, found: impl Fn(Node) -> bool) -> Option<Vec<Node>> {
+    let b = board();
+    let start = st.pos(pawn);
     let tk = if st.in_huntington(pawn) {
         st.active_ticket(pawn)
             .map(|t| movement::Tk::of(t.card.kind()))
@@ -73,6 +84,7 @@ pub fn nearest_express(st: &State, pawn: Pawn) -> Option<(Node, Node)> {
     } else {
         movement::Tk::None
     };
+    let mut came_from: Vec<Option<Node>> = vec![None; b.nodes.len()];
     let mut seen = vec![false; b.nodes.len()];
     seen[start.idx()] = true;
     let mut queue = std::collections::VecDeque::from([(start, tk)]);
@@ -85,13 +97,52 @@ pub fn nearest_express(st: &State, pawn: Pawn) -> Option<(Node, Node)> {
                 continue;
             };
             seen[to.idx()] = true;
-            if let Some(station) = b.info(to).station {
-                return Some((to, station));
+            came_from[to.idx()] = Some(cur);
+            if found(to) {
+                let mut way = vec![to];
+                let mut n = cur;
+                while n != start {
+                    way.push(n);
+                    n = came_from[n.idx()]?;
+                }
+                way.push(start);
+                way.reverse();
+                return Some(way);
             }
             queue.push_back((to, ntk));
         }
     }
     None
+}
+
+/// BD-386 for a placement: the way `pawn` takes to `dest`, `[start, …, dest]` — the cards'
+/// « CHEMIN LE PLUS COURT DANS LE SENS DU DÉPLACEMENT » forward (clockwise on the ring, along
+/// its ticket's edges in Huntington: Surveiller, Détective's first option, Évasion's train),
+/// or back along `back` pointers (Détective's last lawyer space). `[start, dest]` if none.
+pub fn way_to(st: &State, pawn: Pawn, dest: Node, backward: bool) -> Vec<Node> {
+    let b = board();
+    let start = st.pos(pawn);
+    if start == dest {
+        return vec![start];
+    }
+    if backward {
+        let mut way = vec![start];
+        let mut n = start;
+        for _ in 0..200 {
+            match b.info(n).back {
+                Some(x) => {
+                    way.push(x);
+                    if x == dest {
+                        return way;
+                    }
+                    n = x;
+                }
+                None => break,
+            }
+        }
+        return vec![start, dest];
+    }
+    forward_way(st, pawn, |n| n == dest).unwrap_or_else(|| vec![start, dest])
 }
 
 /// BD-507: how Évasion express's train goes for `pawn` from `dep` to `station`: `Some(true)`
@@ -126,7 +177,8 @@ pub fn back_path(st: &State, pawn: Pawn, k: u8) -> Option<Vec<Node>> {
 }
 
 /// How a placement/ride onto `dest` would end for `pawn` (None: impossible), and whether it
-/// needs a Sur le dos.
+/// needs a Sur le dos: an own pawn there needs one (BD-085, BD-380), wherever it stands
+/// (BD-518; on ring nodes only in a game begun before it, BD-381).
 pub fn placement_end(st: &State, pawn: Pawn, dest: Node) -> Option<(End, bool)> {
     let owner = st.owner(pawn);
     let others: Vec<Pawn> = st.at(dest).iter().copied().filter(|&p| p != pawn).collect();
@@ -138,6 +190,9 @@ pub fn placement_end(st: &State, pawn: Pawn, dest: Node) -> Option<(End, bool)> 
         End::Opponent
     };
     let zone = board().info(dest).zone;
+    if st.piggyback_anywhere {
+        return Some((end, end == End::Own));
+    }
     if end == End::Own && zone != Zone::Ring {
         return None;
     }
@@ -537,14 +592,14 @@ impl Cx<'_> {
                 let dest = behind_opponent(self.state(), subject)
                     .ok_or_else(|| violation("BD-310", says("no_opponent_ahead_ring_not_ring")))?;
                 self.check_placement(actor, subject, dest, piggy, "BD-310")?;
-                self.place(actor, subject, dest, piggy);
+                self.place(actor, subject, dest, piggy, false);
             }
             (DestinyKind::Detective, DestinyOption::LastLawyer) => {
                 // BD-310b
                 let dest = last_lawyer(self.state(), subject)
                     .ok_or_else(|| violation("BD-310", says("no_lawyer_space_behind")))?;
                 self.check_placement(actor, subject, dest, piggy, "BD-310")?;
-                self.place(actor, subject, dest, piggy);
+                self.place(actor, subject, dest, piggy, true);
             }
             (DestinyKind::ExpressEscape, DestinyOption::Train) => {
                 self.evasion_train(actor, subject, piggy)?
@@ -687,8 +742,14 @@ impl Cx<'_> {
             })?,
         };
         let start = self.state().pos(subject);
-        // BD-175: a bottom leaves its riders on its start node.
-        self.tower_falls(subject, &[start, dep]);
+        // BD-175: a bottom never rides with riders: its tower falls on its way to the
+        // departure (BD-386), or, in a game begun before event schema 6, on its start node.
+        let way = if self.state().towers_follow_placements {
+            way_to(self.state(), subject, dep, false)
+        } else {
+            vec![start, dep]
+        };
+        self.tower_falls(subject, &way);
         if start != dep {
             self.emit(Event::PawnPlaced {
                 pawn: subject,

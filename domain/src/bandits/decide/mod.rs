@@ -423,7 +423,7 @@ impl Cx<'_> {
             card,
             pawn: Some(pawn),
         });
-        self.place(actor, pawn, dest, piggyback_card);
+        self.place(actor, pawn, dest, piggyback_card, false);
         Ok(())
     }
 
@@ -506,8 +506,11 @@ impl Cx<'_> {
         }
         let (end, needs) = placement_end(self.state(), pawn, dest)
             .ok_or_else(|| violation("BD-381", says("sur_le_dos_played_ring_nodes")))?;
+        // BD-518: anywhere; BD-381 in a game begun before it.
         ensure(
-            piggy.is_none() || board().info(dest).zone == Zone::Ring,
+            piggy.is_none()
+                || self.state().piggyback_anywhere
+                || board().info(dest).zone == Zone::Ring,
             "BD-381",
             || says("sur_le_dos_played_ring_nodes"),
         )?;
@@ -592,14 +595,31 @@ impl Cx<'_> {
         }
     }
 
-    /// BD-380: the pawn is on top of the unit there; its arrival ends at once.
+    /// BD-380: the pawn is on top of the unit there; its arrival ends at once. On its own
+    /// property (BD-518) it is home all the same: the win check still applies (BD-400).
     fn stacked(&mut self, pawn: Pawn) {
         let on = self.state().pos(pawn);
         self.emit(Event::PawnStacked { pawn, on });
+        if let Some(seat) = self.state().owner(pawn)
+            && board().is_property_of(on, pawn.colour())
+            && self.state().all_home(seat)
+        {
+            self.emit(Event::GameWon { seat });
+        }
     }
 
-    /// A placement (Surveiller, Détective): record `[start, dest]`.
-    pub(super) fn place(&mut self, seat: Seat, pawn: Pawn, dest: Node, piggy: Option<Card>) {
+    /// A placement (Surveiller, Détective): the arrival's record is `[start, dest]`; the
+    /// tower falls along the way the pawn takes there (`backward`: Détective's last lawyer
+    /// space), each rider one space behind the one below (BD-386: « LE PION AU-DESSUS
+    /// S'ARRÊTE 1 CASE AVANT »), or, in a game begun before event schema 6, on the start node.
+    pub(super) fn place(
+        &mut self,
+        seat: Seat,
+        pawn: Pawn,
+        dest: Node,
+        piggy: Option<Card>,
+        backward: bool,
+    ) {
         if let Some(p) = piggy {
             self.emit(Event::CardPlayed {
                 seat,
@@ -608,7 +628,12 @@ impl Cx<'_> {
             });
         }
         let start = self.state().pos(pawn);
-        self.tower_falls(pawn, &[start, dest]);
+        let way = if self.state().towers_follow_placements {
+            way_to(self.state(), pawn, dest, backward)
+        } else {
+            vec![start, dest]
+        };
+        self.tower_falls(pawn, &way);
         self.emit(Event::PawnPlaced { pawn, to: dest });
         self.fix_tickets(&[pawn]);
         if piggy.is_some() {
@@ -617,8 +642,10 @@ impl Cx<'_> {
     }
 
     /// BD-386: riders are set down along the record before the bottom arrives; BD-509: a
-    /// rider is only set down where it may stand (never in Huntington, never on another
-    /// colour's lane or property), else further back.
+    /// rider is only set down where it may stand (never on another colour's lane or
+    /// property; in Huntington only with its own active ticket — a rider that climbed on in
+    /// Huntington, BD-518), else further back. A rider set down outside Huntington spends
+    /// its ticket (BD-194).
     pub(super) fn tower_falls(&mut self, pawn: Pawn, record: &[Node]) {
         let riders: Vec<Pawn> = self.state().riders(pawn).to_vec();
         if riders.is_empty() {
@@ -631,9 +658,11 @@ impl Cx<'_> {
             if l <= h {
                 continue; // stays on p0 (in order)
             }
+            let ticket = self.state().active_ticket(*r).is_some();
             let may_stand = |n: Node| match b.info(n).zone {
                 Zone::Ring => true,
                 Zone::Lane | Zone::Village => b.info(n).colour == Some(r.colour()),
+                Zone::Huntington => ticket,
                 _ => false,
             };
             let mut k = l - h;
@@ -645,6 +674,7 @@ impl Cx<'_> {
                     pawn: *r,
                     to: record[k],
                 });
+                self.fix_tickets(&[*r]);
             }
         }
     }

@@ -5,7 +5,7 @@
 
 pub mod control;
 
-use super::board::{Colour, Node, board};
+use super::board::{Colour, Node, Zone, board};
 use super::decide::{advance, hunter_path};
 use super::event::Event;
 use super::state::{HandCard, NOWHERE, Options, Pawn, Phase, State, Ticket};
@@ -55,10 +55,14 @@ fn apply(st: &mut State, event: &Event) {
             segmented_moves,
             hunter_in_pieces,
             all_moves_in_segments,
+            piggyback_anywhere,
+            towers_follow_placements,
         } => {
             set_up(st, options, colours, order, *segmented_moves);
             st.hunter_in_pieces = *hunter_in_pieces;
             st.all_moves_in_segments = *all_moves_in_segments;
+            st.piggyback_anywhere = *piggyback_anywhere;
+            st.towers_follow_placements = *towers_follow_placements;
         }
         Event::SupportDeckShuffled { order } => st.support_deck = order.iter().copied().collect(),
         Event::DestinyDeckShuffled { order } => st.destiny_deck = order.iter().copied().collect(),
@@ -80,7 +84,6 @@ fn apply(st: &mut State, event: &Event) {
         | Event::RollsGranted { .. }
         | Event::ExpressMissed { .. }
         | Event::MoveSegmentChosen { .. }
-        | Event::PawnStacked { .. }
         | Event::FightStarted { .. }
         | Event::FightEnded { .. }
         | Event::BonusForfeited { .. }
@@ -112,6 +115,11 @@ fn apply(st: &mut State, event: &Event) {
         }
         Event::PawnImprisoned { pawn } => {
             relocate(st, *pawn, board().prison[pawn.colour().index()])
+        }
+        Event::PawnStacked { on, .. } => {
+            if board().info(*on).zone != Zone::Ring {
+                st.stacks_off_ring += 1;
+            }
         }
         Event::GameWon { seat } => st.winner = Some(*seat),
     }

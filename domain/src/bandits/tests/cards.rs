@@ -168,17 +168,22 @@ fn bd382_towers_of_any_height() {
 
 #[test]
 fn bd385_placements_make_the_tower_fall_displacements_do_not() {
-    // BD-385: a Surveiller placement of a bottom leaves its riders on the start node.
-    let mut fx = Fx::new();
-    fx.give("black", "S31")
-        .put("black-1", "R40")
-        .put("red-1", "R40")
-        .put("orange-1", "R50")
-        .dice(&[3]);
-    fx.roll("black");
-    fx.ok("black", watch("S31", "black-1"));
-    assert_eq!(fx.at("black-1"), "R49");
-    assert_eq!(fx.on("R40"), vec!["red-1"]);
+    // BD-385: a Surveiller placement of a bottom makes its tower fall: its rider stops one
+    // space before it (BD-386 along the way, issue 27; `stacking::bd386_*`) — on the start
+    // node in a game begun before event schema 6.
+    for (follow, rider_at) in [(true, "R48"), (false, "R40")] {
+        let mut fx = Fx::new();
+        fx.st.towers_follow_placements = follow;
+        fx.give("black", "S31")
+            .put("black-1", "R40")
+            .put("red-1", "R40")
+            .put("orange-1", "R50")
+            .dice(&[3]);
+        fx.roll("black");
+        fx.ok("black", watch("S31", "black-1"));
+        assert_eq!(fx.at("black-1"), "R49");
+        assert_eq!(fx.on(rider_at), vec!["red-1"]);
+    }
 }
 
 #[test]

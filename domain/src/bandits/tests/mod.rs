@@ -14,3 +14,4 @@ mod properties;
 mod render;
 mod segments;
 mod sim;
+mod stacking;

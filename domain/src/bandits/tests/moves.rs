@@ -327,7 +327,8 @@ fn bd191_bd194_bd255_ticket_life() {
 
 #[test]
 fn bd197_huntington_spaces_fights_and_no_piggyback() {
-    // BD-197: wagon 2 draws a support card; fights happen; no Sur le dos inside (BD-381).
+    // BD-197: wagon 2 draws a support card; fights happen; no Sur le dos inside in a game
+    // begun before BD-518 (BD-381; `stacking::bd518_*` for games begun since).
     let mut fx = Fx::new();
     fx.give("black", "S13").put("black-1", "R01").dice(&[3]);
     fx.roll("black");
@@ -340,7 +341,9 @@ fn bd197_huntington_spaces_fights_and_no_piggyback() {
     fx.ok("black", mv("black-1", &["H.black.2"]));
     assert_eq!(fx.hand("black").len(), 1);
     let mut fx = Fx::new();
+    fx.st.piggyback_anywhere = false;
     fx.ticket("black", "S13", "black-1")
+        .ticket("red", "S14", "red-1")
         .put("black-1", "H.black.1")
         .put("red-1", "H.black.3");
     fx.give("black", "S19").dice(&[2]);

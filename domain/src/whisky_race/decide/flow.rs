@@ -351,10 +351,11 @@ pub(super) fn finish_setup(ctx: &mut Scratch<'_, WhiskyRace>) {
     ctx.emit(Event::RoundStarted { round: 1 });
 }
 
-/// WR-058..WR-063, WR-161: the single activation check of the turn. Every brown marker of the
-/// space applies automatically first, one declaration (and veto window) each; the check stays
-/// open meanwhile (a resolved or vetoed brown marker leaves the space). Then the player
-/// activates one of the other markers, if any.
+/// WR-058..WR-063, WR-162: the single activation check of the turn. A brown marker alone on
+/// the space applies automatically (WR-061); with several markers the player activates exactly
+/// one of them, of his choice, brown ones included (D8). Games begun before WR-162 keep
+/// WR-161: every brown marker applies first, one declaration (and veto window) each, the check
+/// staying open meanwhile; then the player chooses among the other markers.
 pub(super) fn activation_check(ctx: &mut Scratch<'_, WhiskyRace>, seat: Seat) {
     let s = ctx.state();
     let space = s.pawn(seat);
@@ -364,11 +365,21 @@ pub(super) fn activation_check(ctx: &mut Scratch<'_, WhiskyRace>, seat: Seat) {
         ctx.emit(Event::ActivationSkipped { seat, space });
         return;
     }
-    if let Some(brown) = markers.iter().find(|m| m.family() == Family::Brown) {
-        // WR-061, WR-161: never chosen, never declined; a veto window still follows (WR-087).
+    let automatic = match markers[..] {
+        // WR-061: a lone brown marker is never chosen, never declined.
+        [only] if only.family() == Family::Brown => Some(only),
+        // WR-161 (games begun before WR-162): brown markers first, beside the choice.
+        _ if !s.single_activation => markers
+            .iter()
+            .copied()
+            .find(|m| m.family() == Family::Brown),
+        _ => None,
+    };
+    if let Some(brown) = automatic {
+        // A veto window still follows (WR-087).
         ctx.emit(Event::ActivationDeclared {
             seat,
-            marker: *brown,
+            marker: brown,
             action: Action::Collect {},
             automatic: true,
         });

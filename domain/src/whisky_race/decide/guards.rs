@@ -587,7 +587,15 @@ pub fn action_legal(s: &State, actor: Seat, marker: MarkerId, action: &Action) -
         }
         (Family::Whisky, _, Action::Decline {}) => Ok(()),
         (Family::Whisky, _, _) => Err(violation("WR-063", says("whisky_marker_bought_declined"))),
-        // WR-061, WR-161: brown markers apply automatically; they are never chosen or declined.
+        // WR-162: a brown marker may be the one chosen among several; it then applies, and
+        // is never declined.
+        (Family::Brown, _, Action::Collect {}) if s.single_activation => Ok(()),
+        (Family::Brown, _, _) if s.single_activation => Err(violation(
+            "WR-162",
+            says("brown_marker_applies_never_declined"),
+        )),
+        // WR-061, WR-161 (games begun before WR-162): brown markers apply automatically;
+        // they are never chosen or declined.
         (Family::Brown, _, _) => Err(violation(
             "WR-161",
             says("brown_marker_applies_automatically_never_chosen"),

@@ -70,12 +70,13 @@ fn arrive(s: &mut State, piece: Piece, arrival: Option<u8>, triggers_end: bool) 
     }
 }
 
-fn start_game(s: &mut State, seats: u8, options: &super::Options) {
+fn start_game(s: &mut State, seats: u8, options: &super::Options, single_activation: bool) {
     let b = board();
     let n = usize::from(seats);
     *s = State {
         seats,
         options: options.clone(),
+        single_activation,
         phase: Phase::Setup,
         pawns: vec![b.start; n],
         englishman: b.englishman_start,
@@ -207,7 +208,12 @@ pub fn evolve(s: &mut State, e: &Event) {
 /// Setup: the game, the setup markers, lots, replacements, group bids (WR-143..WR-148).
 fn setup(s: &mut State, e: &Event) -> bool {
     match e {
-        Event::GameStarted { seats, options, .. } => start_game(s, *seats, options),
+        Event::GameStarted {
+            seats,
+            options,
+            single_activation,
+            ..
+        } => start_game(s, *seats, options, *single_activation),
         Event::SetupMarkersPlaced { placements } => {
             for p in placements {
                 set_loc(s, p.marker, Loc::Space { space: p.space });
@@ -457,8 +463,11 @@ fn movement_and_activation(s: &mut State, e: &Event) -> bool {
             seat,
             marker,
             action,
-            ..
+            automatic,
         } => {
+            if marker.family() == Family::Brown && !automatic {
+                s.browns_chosen += 1;
+            }
             s.decls.push(Decl {
                 seat: *seat,
                 what: Declared::Activation {
@@ -468,9 +477,10 @@ fn movement_and_activation(s: &mut State, e: &Event) -> bool {
                 offered: None,
                 cursor: *seat,
             });
-            // WR-064: the activation check is used up whatever happens next — except by a brown
-            // marker, which applies on top of the player's choice (WR-161).
-            if marker.family() != Family::Brown
+            // WR-064: the activation check is used up whatever happens next — WR-162: by the
+            // one marker activated, brown or not. Before WR-162, a brown marker applied on top
+            // of the player's choice (WR-161).
+            if (s.single_activation || marker.family() != Family::Brown)
                 && let Some(t) = s.turn.as_mut()
             {
                 t.step = TurnStep::PostActivation;

@@ -39,6 +39,23 @@ impl Table {
     pub fn standard(seats: u8) -> Table {
         Table::new(seats, Options::default())
     }
+    /// A standard game begun before WR-162 (event schema 1, `single_activation` false): brown
+    /// markers apply beside the chosen one (WR-161).
+    pub fn before_wr162(seats: u8) -> Table {
+        let mut rng = ScriptedRng::new([]);
+        let events =
+            WhiskyRace::setup_as_of(&Options::default(), seats, &mut rng, 1).expect("setup");
+        let mut s = State::default();
+        for e in &events {
+            WhiskyRace::evolve(&mut s, e);
+        }
+        assert!(!s.single_activation);
+        Table {
+            s,
+            log: events,
+            rng,
+        }
+    }
     /// Sends a command; returns its events or the violation.
     pub fn try_send(&mut self, who: u8, c: Command) -> Result<Vec<Event>, RuleViolation> {
         let events = WhiskyRace::decide(&self.s, seat(who), &c, &mut self.rng)?;

@@ -1045,10 +1045,10 @@ fn wr159_banffs_of_a_non_active_player() {
     t.give(1, "benromach#1", false)
         .give(2, "banff#1", false)
         .give(2, "banff#2", false);
-    t.place(11, "malt_source_2#1");
-    t.pawn(1, 10).chosen(1, 1).turns(&[1]);
+    t.place(12, "malt_source_2#1");
+    t.pawn(1, 11).chosen(1, 1).turns(&[1]);
     t.send(1, Command::FinishMovement {});
-    // The malt source's window (WR-161): seat 2 vetoes it.
+    // The lone malt source's window (WR-061, WR-087): seat 2 vetoes it.
     assert_eq!(t.s.decls.last().and_then(|d| d.offered), Some(seat(2)));
     t.send(
         2,
@@ -1056,14 +1056,7 @@ fn wr159_banffs_of_a_non_active_player() {
             banff: m("banff#1"),
         },
     );
-    // The pub's window is declined; then P's Benromach: seat 2 vetoes with banff#2.
-    t.send(
-        1,
-        Command::Activate {
-            marker: m("pub#1"),
-            action: Action::Decline {},
-        },
-    );
+    // Then P's Benromach: seat 2 vetoes with banff#2.
     t.send(1, use_w("benromach#1", UseParams::default()));
     assert_eq!(t.s.decls.last().and_then(|d| d.offered), Some(seat(2)));
     t.send(
@@ -1122,11 +1115,12 @@ fn wr159_once_per_window_and_the_active_player_limit() {
     assert_eq!(t.supply_of(1), 12, "the Benromach was vetoed");
 }
 
-// WR-161: a brown marker sharing the space with a blue or whisky marker applies automatically,
-// and the player still activates one of the others.
+// WR-161 (kept by games begun before WR-162, event schema 1): a brown marker sharing the space
+// with a blue or whisky marker applies automatically, and the player still activates one of
+// the others.
 #[test]
 fn wr161_brown_benefit_applies_beside_the_chosen_marker() {
-    let mut t = Table::standard(3);
+    let mut t = Table::before_wr162(3);
     t.strip(1).give(1, "glen_mhor#1", false);
     t.place(11, "malt_source_2#1").place(11, "benromach#2");
     t.pawn(1, 10).chosen(1, 1).supply(1, 3).turns(&[1]);
@@ -1159,11 +1153,11 @@ fn wr161_brown_benefit_applies_beside_the_chosen_marker() {
     assert_eq!(t.s.loc_of(m("benromach#2")), Loc::Space { space: 11 });
 }
 
-// WR-161: every brown marker of the space applies, each with its veto window; a vetoed one
-// does not take the player's choice away.
+// WR-161 (games begun before WR-162): every brown marker of the space applies, each with its
+// veto window; a vetoed one does not take the player's choice away.
 #[test]
 fn wr161_each_brown_marker_applies_and_can_be_vetoed_alone() {
-    let mut t = Table::standard(3);
+    let mut t = Table::before_wr162(3);
     t.strip(2).give(2, "banff#2", false);
     t.place(8, "malt_source_4#2");
     t.pawn(1, 7).chosen(1, 1).turns(&[1]);
@@ -1191,7 +1185,7 @@ fn wr161_each_brown_marker_applies_and_can_be_vetoed_alone() {
     assert_eq!(t.turn().step, TurnStep::PostActivation);
 
     // A vetoed brown marker beside a pub: the pub is still the player's to activate.
-    let mut t = Table::standard(3);
+    let mut t = Table::before_wr162(3);
     t.strip(2).give(2, "banff#2", false);
     t.place(11, "checkpoint_2#2");
     t.pawn(1, 10).chosen(1, 1).turns(&[1]);
@@ -1208,4 +1202,201 @@ fn wr161_each_brown_marker_applies_and_can_be_vetoed_alone() {
             .iter()
             .any(|c| matches!(c, Command::Activate { marker, .. } if *marker == m("pub#1")))
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errata WR-162 (ruling of 2026-11-28; replaces WR-161's "and the brown benefit applies as well")
+// ---------------------------------------------------------------------------------------------
+
+/// The `activate` commands `legal` offers seat `who`.
+fn activations(t: &Table, who: u8) -> Vec<(MarkerId, Action)> {
+    WhiskyRace::legal(&t.s, seat(who))
+        .into_iter()
+        .filter_map(|c| match c {
+            Command::Activate { marker, action } => Some((marker, action)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn activate(marker: &str, action: Action) -> Command {
+    Command::Activate {
+        marker: m(marker),
+        action,
+    }
+}
+
+// WR-162, the position: a player ends alone on 8, where the checkpoint lies beside a
+// marker drawn under the Englishman. « S'il y a plus d'un marqueur sur une case, le joueur peut
+// choisir quel marqueur activer mais il ne peut activer qu'un seul des marqueurs »: the
+// checkpoint (the whisky stays on the board) or the whisky (the checkpoint stays), never both.
+#[test]
+fn wr162_one_marker_of_several_brown_included() {
+    for take_checkpoint in [true, false] {
+        let mut t = Table::standard(3);
+        t.place(8, "coleraine#2");
+        t.pawn(1, 7).chosen(1, 1).supply(1, 5).turns(&[1]);
+        let ev = t.send(1, Command::FinishMovement {});
+        assert!(
+            !has_event(&ev, |e| matches!(e, Event::ActivationDeclared { .. })),
+            "nothing applies by itself: {ev:?}"
+        );
+        assert!(has_event(&ev, |e| matches!(
+            e,
+            Event::ActivationPending { markers, .. }
+                if markers.len() == 2 && markers.contains(&m("checkpoint_1#1"))
+        )));
+        let legal = activations(&t, 1);
+        assert!(legal.contains(&(m("checkpoint_1#1"), Action::Collect {})));
+        assert!(legal.contains(&(m("coleraine#2"), Action::Buy { marker: None })));
+        assert!(legal.contains(&(m("coleraine#2"), Action::Decline {})));
+        // A brown marker is activated, never declined.
+        assert!(!legal.contains(&(m("checkpoint_1#1"), Action::Decline {})));
+        t.reject(1, activate("checkpoint_1#1", Action::Decline {}), "WR-162");
+        let (chosen, other) = if take_checkpoint {
+            t.send(1, activate("checkpoint_1#1", Action::Collect {}));
+            assert!(t.has(1, "checkpoint_1#1"));
+            assert_eq!(t.supply_of(1), 5, "at no cost");
+            ("checkpoint_1#1", "coleraine#2")
+        } else {
+            t.send(1, activate("coleraine#2", Action::Buy { marker: None }));
+            assert!(t.has(1, "coleraine#2"));
+            assert_eq!(t.supply_of(1), 1);
+            ("coleraine#2", "checkpoint_1#1")
+        };
+        assert_eq!(t.s.loc_of(m(other)), Loc::Space { space: 8 }, "{chosen}");
+        assert_eq!(t.turn().step, TurnStep::PostActivation);
+        assert!(activations(&t, 1).is_empty());
+        let again = if take_checkpoint {
+            activate(other, Action::Buy { marker: None })
+        } else {
+            activate(other, Action::Collect {})
+        };
+        t.reject(1, again, "WR-065");
+    }
+
+    // Unable to buy the whisky, he still chooses: the checkpoint, or nothing.
+    let mut t = Table::standard(3);
+    t.place(8, "coleraine#2");
+    t.pawn(1, 7).chosen(1, 1).supply(1, 3).turns(&[1]);
+    t.send(1, Command::FinishMovement {});
+    let mut legal = activations(&t, 1);
+    legal.sort_by_key(|(marker, _)| *marker);
+    let mut want = vec![
+        (m("checkpoint_1#1"), Action::Collect {}),
+        (m("coleraine#2"), Action::Decline {}),
+    ];
+    want.sort_by_key(|(marker, _)| *marker);
+    assert_eq!(legal, want);
+    t.send(1, activate("coleraine#2", Action::Decline {}));
+    assert_eq!(t.s.loc_of(m("checkpoint_1#1")), Loc::Space { space: 8 });
+    assert!(!t.has(1, "checkpoint_1#1"));
+}
+
+// WR-162: two brown markers on one space (two checkpoints, or a malt source and a
+// checkpoint): one of them, not both; the one chosen applies at once and at no cost (« procurent
+// des avantages dont le joueur bénéficie automatiquement (et sans aucun coût) »).
+#[test]
+fn wr162_two_brown_markers_one_of_them() {
+    let mut t = Table::standard(3);
+    t.place(8, "malt_source_4#2");
+    t.pawn(1, 7).chosen(1, 1).turns(&[1]);
+    t.send(1, Command::FinishMovement {});
+    let mut legal = activations(&t, 1);
+    legal.sort_by_key(|(marker, _)| *marker);
+    let mut want = vec![
+        (m("malt_source_4#2"), Action::Collect {}),
+        (m("checkpoint_1#1"), Action::Collect {}),
+    ];
+    want.sort_by_key(|(marker, _)| *marker);
+    assert_eq!(legal, want, "exactly one of the two, no decline");
+    assert!(t.s.decls.is_empty(), "neither applied by itself");
+    t.send(1, activate("malt_source_4#2", Action::Collect {}));
+    assert_eq!(t.supply_of(1), 16);
+    assert_eq!(t.s.loc_of(m("malt_source_4#2")), Loc::Reserve);
+    assert_eq!(t.s.loc_of(m("checkpoint_1#1")), Loc::Space { space: 8 });
+    assert!(!t.has(1, "checkpoint_1#1"));
+    assert_eq!(t.turn().step, TurnStep::PostActivation);
+    t.reject(1, activate("checkpoint_1#1", Action::Collect {}), "WR-065");
+
+    // Two checkpoints: the player takes the one he chooses.
+    let mut t = Table::standard(3);
+    t.place(8, "checkpoint_1#2");
+    t.pawn(1, 7).chosen(1, 1).turns(&[1]);
+    t.send(1, Command::FinishMovement {});
+    assert_eq!(activations(&t, 1).len(), 2);
+    t.send(1, activate("checkpoint_1#2", Action::Collect {}));
+    assert!(t.has(1, "checkpoint_1#2") && !t.has(1, "checkpoint_1#1"));
+}
+
+// WR-162 with WR-064 and WR-092: a chosen brown marker that a Banff vetoes goes to the reserve,
+// and the activation is spent: the pub beside it is not activated. A lone brown marker still
+// applies by itself (WR-061).
+#[test]
+fn wr162_a_vetoed_brown_choice_spends_the_activation() {
+    let mut t = Table::standard(3);
+    t.strip(2).give(2, "banff#2", false);
+    t.place(11, "checkpoint_2#2");
+    t.pawn(1, 10).chosen(1, 1).turns(&[1]);
+    t.send(1, Command::FinishMovement {});
+    assert_eq!(
+        activations(&t, 1)
+            .iter()
+            .filter(|(mk, _)| *mk == m("checkpoint_2#2"))
+            .count(),
+        1
+    );
+    t.send(1, activate("checkpoint_2#2", Action::Collect {}));
+    assert_eq!(t.s.decls.last().and_then(|d| d.offered), Some(seat(2)));
+    t.send(
+        2,
+        Command::Veto {
+            banff: m("banff#2"),
+        },
+    );
+    assert_eq!(t.s.loc_of(m("checkpoint_2#2")), Loc::Reserve);
+    assert_eq!(t.turn().step, TurnStep::PostActivation);
+    t.reject(1, activate("pub#1", Action::Decline {}), "WR-065");
+
+    // Alone on its space, a brown marker is declared by the engine (WR-061).
+    let mut t = Table::standard(3);
+    t.pawn(1, 7).chosen(1, 1).turns(&[1]);
+    let ev = t.send(1, Command::FinishMovement {});
+    assert!(has_event(&ev, |e| matches!(
+        e,
+        Event::ActivationDeclared { automatic: true, marker, .. } if *marker == m("checkpoint_1#1")
+    )));
+    assert!(t.has(1, "checkpoint_1#1"));
+    assert_eq!(t.turn().step, TurnStep::PostActivation);
+}
+
+// WR-162: a game begun before it (event schema 1) keeps WR-161. Its `game_started` is upcast
+// with `single_activation: false`, and the audit re-runs its setup as of its schema so; a new
+// game has it true.
+#[test]
+fn wr162_games_begun_before_keep_wr161() {
+    assert_eq!(WhiskyRace::EVENT_SCHEMA_VERSION, 2);
+    let mut rng = crate::engine::ScriptedRng::new([]);
+    let new = WhiskyRace::setup(&Options::default(), 3, &mut rng).unwrap();
+    assert!(matches!(
+        new[0],
+        Event::GameStarted {
+            single_activation: true,
+            ..
+        }
+    ));
+    let old = WhiskyRace::setup_as_of(&Options::default(), 3, &mut rng, 1).unwrap();
+    let mut written = serde_json::to_value(&old[0]).unwrap();
+    assert_eq!(written["single_activation"], serde_json::json!(false));
+    // Schema 1 had no such field.
+    written.as_object_mut().unwrap().remove("single_activation");
+    let upcast = WhiskyRace::upcast(&State::default(), 1, written).unwrap();
+    assert_eq!(upcast[0]["single_activation"], serde_json::json!(false));
+    let other =
+        serde_json::json!({"type": "pawn_stepped", "seat": 1, "from": 0, "to": 1, "cost": 1});
+    assert_eq!(
+        WhiskyRace::upcast(&State::default(), 1, other.clone()).unwrap(),
+        vec![other]
+    );
+    assert!(WhiskyRace::upcast(&State::default(), 3, serde_json::json!({})).is_err());
 }

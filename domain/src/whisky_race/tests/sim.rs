@@ -12,6 +12,8 @@ fn simulation_of_a_few_hundred_games() {
     assert!(stats["planning_trades"]["trade_commands"].as_u64() > Some(0));
     assert!(stats["planning_trades"]["by_greedy_bots"].as_u64() > Some(0));
     assert!(stats["banff_vetoes"]["by_a_seat_holding_two_unused_banffs"].as_u64() > Some(0));
+    // ... and choose a brown marker among several markers of their space (WR-162).
+    assert!(stats["wr162_brown_markers_chosen_among_several"]["activations"].as_u64() > Some(0));
     assert!(
         stats["rounds"]["max"].as_u64().unwrap_or(999)
             <= u64::from(crate::whisky_race::sim::MAX_ROUNDS)
@@ -23,15 +25,21 @@ fn simulation_of_a_few_hundred_games() {
 }
 
 /// The 10,000-game runs quoted in the docs (seed 1 unless `SIM_SEED` says otherwise):
-/// `SIM_SEED=1 cargo test -p domain --release simulation_ten_thousand -- --ignored --nocapture`.
+/// `SIM_SEED=1 cargo test -p domain --release simulation_ten_thousand -- --ignored --nocapture`;
+/// `SIM_FROM=a SIM_TO=b` plays only games a..b of that sequence (a long run in parts).
 #[test]
 #[ignore]
 fn simulation_ten_thousand() {
-    let seed = std::env::var("SIM_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1);
-    let stats = simulate(10_000, seed).unwrap_or_else(|f| panic!("{f}"));
+    let var = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(default)
+    };
+    let seed = var("SIM_SEED", 1);
+    let part = var("SIM_FROM", 0)..var("SIM_TO", 10_000);
+    let stats =
+        crate::whisky_race::sim::simulate_part(part, seed).unwrap_or_else(|f| panic!("{f}"));
     println!(
         "{}",
         serde_json::to_string_pretty(&stats).unwrap_or_default()
@@ -222,4 +230,33 @@ fn evolve_throughput() {
         "{total} events per pass; {:.0} events/s",
         replayed as f64 / secs
     );
+}
+
+// WR-162: the simulations' transition check refuses an activation outside the turn's
+// activation check, so a second activation in a WR-162 turn would be caught (the first spends
+// the check); in a WR-161 game brown markers are declared while the check stays open.
+#[test]
+fn wr162_a_second_activation_in_a_turn_breaks_the_simulation_check() {
+    use crate::engine::Game;
+    use crate::whisky_race::state::TurnStep;
+    let mut t = super::fixture::Table::standard(3);
+    t.place(8, "coleraine#2");
+    t.pawn(1, 7).chosen(1, 1).turns(&[1]);
+    t.send(1, Command::FinishMovement {});
+    let declared = |marker: &str| Event::ActivationDeclared {
+        seat: super::fixture::seat(1),
+        marker: super::fixture::m(marker),
+        action: Action::Collect {},
+        automatic: false,
+    };
+    assert!(WhiskyRace::check_event(&t.s, &declared("checkpoint_1#1")).is_ok());
+    t.send(
+        1,
+        Command::Activate {
+            marker: super::fixture::m("checkpoint_1#1"),
+            action: Action::Collect {},
+        },
+    );
+    assert_eq!(t.turn().step, TurnStep::PostActivation);
+    assert!(WhiskyRace::check_event(&t.s, &declared("coleraine#2")).is_err());
 }
