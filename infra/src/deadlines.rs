@@ -10,7 +10,8 @@
 
 use crate::error::{Result, StoreError};
 use crate::ids::{GameId, UserId};
-use crate::store::Store;
+use crate::store::{GameStatus, Store};
+use domain::i18n::says;
 use sqlx::Row;
 use std::time::Duration;
 use time::OffsetDateTime;
@@ -146,48 +147,40 @@ impl Store {
         Ok(n as u32)
     }
 
-    /// Gives the lowest free seat of a lobby to a server bot playing `policy`; the seat.
-    pub async fn add_bot(&self, id: GameId, policy: &str) -> Result<u8> {
-        let mut tx = self.pool.begin().await?;
-        let row = sqlx::query("SELECT status, seat_count FROM games WHERE id = $1 FOR UPDATE")
-            .bind(id.0)
-            .fetch_optional(&mut *tx)
-            .await?
-            .ok_or_else(|| StoreError::NotFound(domain::i18n::says("errors.game_not_found")))?;
-        let status: String = row.try_get("status")?;
-        if status != "lobby" {
+    /// `host` gives the lowest free seat of a lobby to a server bot playing `policy`; the seat.
+    /// Checked and written under the game's row lock (issue 26).
+    pub async fn add_bot(&self, id: GameId, host: UserId, policy: &str) -> Result<u8> {
+        let mut locked = self.lock_game(id).await?;
+        if locked.row.host_id != host {
+            return Err(StoreError::Forbidden(says("errors.host_only_bot")));
+        }
+        let status = locked.row.status;
+        if status != GameStatus::Lobby {
             return Err(StoreError::Invalid(
-                domain::i18n::says("errors.bots_join_lobby").arg("status", &status),
+                says("errors.bots_join_lobby").arg("status", status.as_str()),
             ));
         }
-        let seat_count = row.try_get::<i16, _>("seat_count")?;
-        let taken: Vec<(i16, Uuid)> =
-            sqlx::query_as("SELECT seat, user_id FROM game_seats WHERE game_id = $1")
-                .bind(id.0)
-                .fetch_all(&mut *tx)
-                .await?;
-        let seat = (1..=seat_count)
-            .find(|s| !taken.iter().any(|(t, _)| t == s))
-            .ok_or_else(|| StoreError::Invalid(domain::i18n::says("errors.every_seat_taken")))?;
+        let seat = (1..=locked.row.seat_count)
+            .find(|s| !locked.seats.iter().any(|t| t.seat == *s))
+            .ok_or_else(|| StoreError::Invalid(says("errors.every_seat_taken")))?;
         // The seat's own bot user (`bot_user`); a lobby seated before seats had their own
         // bot may hold one at another seat: only then are the seats re-keyed.
         let misplaced =
-            |&(s, t): &(i16, Uuid)| is_server_actor(UserId(t)) && t != bot_user(s as u8).0;
-        if taken.iter().any(misplaced) {
-            rekey_bots(&mut tx, id).await?;
+            |t: &crate::store::SeatRow| is_server_actor(t.user_id) && t.user_id != bot_user(t.seat);
+        if locked.seats.iter().any(misplaced) {
+            rekey_bots(locked.conn(), id).await?;
         }
-        let user = bot_user(seat as u8);
         sqlx::query(
             "INSERT INTO game_seats (game_id, seat, user_id, client_seed, bot_policy) VALUES ($1,$2,$3,'',$4)",
         )
         .bind(id.0)
-        .bind(seat)
-        .bind(user.0)
+        .bind(i16::from(seat))
+        .bind(bot_user(seat).0)
         .bind(policy)
-        .execute(&mut *tx)
+        .execute(locked.conn())
         .await?;
-        tx.commit().await?;
-        Ok(seat as u8)
+        locked.commit().await?;
+        Ok(seat)
     }
 
     /// Leaves a lobby; later seats move down so seats stay numbered in joining order. The
@@ -221,11 +214,31 @@ impl Store {
                 "errors.seat_not_found",
             )));
         };
-        sqlx::query("UPDATE game_seats SET seat = seat - 1 WHERE game_id = $1 AND seat > $2")
+        // Moved down by deleting and inserting again: one `UPDATE … SET seat = seat - 1` meets
+        // the primary key whenever it reaches a later seat's row before the one below it (a
+        // table's rows lie in no particular order: the race test of issue 26 found it).
+        let later: Vec<(i16, Uuid, String, OffsetDateTime, Option<String>)> = sqlx::query_as(
+            "DELETE FROM game_seats WHERE game_id = $1 AND seat > $2 \
+             RETURNING seat, user_id, client_seed, joined_at, bot_policy",
+        )
+        .bind(id.0)
+        .bind(seat)
+        .fetch_all(&mut *tx)
+        .await?;
+        for (seat, user, client_seed, joined_at, policy) in later {
+            sqlx::query(
+                "INSERT INTO game_seats (game_id, seat, user_id, client_seed, joined_at, bot_policy) \
+                 VALUES ($1, $2, $3, $4, $5, $6)",
+            )
             .bind(id.0)
-            .bind(seat)
+            .bind(seat - 1)
+            .bind(user)
+            .bind(client_seed)
+            .bind(joined_at)
+            .bind(policy)
             .execute(&mut *tx)
             .await?;
+        }
         rekey_bots(&mut tx, id).await?;
         if host == user.0 {
             let next: Option<Uuid> = sqlx::query_scalar(
@@ -258,24 +271,29 @@ impl Store {
         Ok(())
     }
 
-    /// Cancels a lobby (the caller checked it is the host's).
-    pub async fn cancel_lobby(&self, id: GameId) -> Result<()> {
-        let done = sqlx::query(
-            "UPDATE games SET status = 'cancelled', updated_at = now() WHERE id = $1 AND status = 'lobby'",
-        )
-        .bind(id.0)
-        .execute(&self.pool)
-        .await?;
-        if done.rows_affected() == 0 {
-            let (_, status) = self.head(id).await?;
+    /// `host` cancels their lobby, checked under the game's row lock (issue 26): a start,
+    /// a hand-over or an expiry that got there first is seen, never overwritten.
+    pub async fn cancel_lobby(&self, id: GameId, host: UserId) -> Result<()> {
+        let mut locked = self.lock_game(id).await?;
+        if locked.row.host_id != host {
+            return Err(StoreError::Forbidden(says("errors.host_only_cancel")));
+        }
+        let status = locked.row.status;
+        if status != GameStatus::Lobby {
             return Err(StoreError::Invalid(
-                domain::i18n::says("errors.cancel_only_lobby").arg("status", status.as_str()),
+                says("errors.cancel_only_lobby").arg("status", status.as_str()),
             ));
         }
-        Ok(())
+        sqlx::query("UPDATE games SET status = 'cancelled', updated_at = now() WHERE id = $1")
+            .bind(id.0)
+            .execute(locked.conn())
+            .await?;
+        locked.commit().await
     }
 
-    /// Marks `expired` every lobby created more than `ttl` ago; how many.
+    /// Marks `expired` every lobby created more than `ttl` ago; how many. (One statement: each
+    /// row is updated under its lock and its status re-checked after any start, join or cancel
+    /// that held it, so a lobby that started meanwhile stays started.)
     pub async fn expire_lobbies(&self, ttl: Duration) -> Result<u64> {
         let done = sqlx::query(
             "UPDATE games SET status = 'expired', updated_at = now() \

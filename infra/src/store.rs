@@ -244,13 +244,26 @@ impl Store {
     }
 
     pub async fn seats(&self, id: GameId) -> Result<Vec<SeatRow>> {
-        Ok(sqlx::query_as(
-            "SELECT s.seat, s.user_id, u.name, s.client_seed, s.bot_policy AS bot FROM game_seats s JOIN users u ON u.id = s.user_id \
-             WHERE s.game_id = $1 ORDER BY s.seat",
-        )
-        .bind(id.0)
-        .fetch_all(&self.pool)
-        .await?)
+        seats_of(&self.pool, id).await
+    }
+
+    /// Begins the transaction of a lobby transition (issue 26): the game's row locked (`FOR
+    /// UPDATE`, as every append locks it), so no join, leave, cancel, start, bot, expiry or
+    /// command of any instance runs beside it, and its seats read under that lock. Dropped
+    /// without [`Locked::append`] or [`Locked::commit`], it rolls back.
+    pub async fn lock_game(&self, id: GameId) -> Result<Locked> {
+        let mut tx = self.pool.begin().await?;
+        let row = sqlx::QueryBuilder::<sqlx::Postgres>::new(format!(
+            "SELECT {GAME_COLUMNS} FROM games WHERE id = "
+        ))
+        .push_bind(id.0)
+        .push(" FOR UPDATE")
+        .build_query_as::<GameRow>()
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or_else(|| StoreError::NotFound(says("errors.game_not_found")))?;
+        let seats = seats_of(&mut *tx, id).await?;
+        Ok(Locked { tx, row, seats })
     }
 
     /// Takes the lowest free seat of a game in its lobby; `notify(seat, others)` names the
@@ -405,15 +418,7 @@ impl Store {
         user: UserId,
         command_id: Uuid,
     ) -> Result<Option<(String, u64, u64)>> {
-        let row: Option<(String, i64, i64)> = sqlx::query_as(
-            "SELECT body_hash, first_seq, last_seq FROM commands WHERE game_id = $1 AND user_id = $2 AND command_id = $3",
-        )
-        .bind(id.0)
-        .bind(user.0)
-        .bind(command_id)
-        .fetch_optional(&self.pool)
-        .await?;
-        Ok(row.map(|(hash, first, last)| (hash, first as u64, last as u64)))
+        command_of(&self.pool, id, user, command_id).await
     }
 
     /// Every accepted command of a game, in log order.
@@ -441,64 +446,134 @@ impl Store {
         // One transaction: the command's notifications commit with its events or not at all.
         append.check_entries()?;
         let mut tx = self.pool.begin().await?;
-        let events = append.events;
-        let kinds: Vec<&str> = events.iter().map(|e| e.kind.as_str()).collect();
-        let payloads: Vec<&Value> = events.iter().map(|e| &e.payload).collect();
-        let hashes: Vec<&str> = events.iter().map(|e| e.hash.as_str()).collect();
-        // One schema version per command (all its events come from one engine).
-        let schema_version = events.first().map_or(0, |e| e.schema_version);
-        // Only static fragments are interpolated; values are bound. The inbox is rewritten in
-        // the same statement (its column is not read).
-        let (result, version, first_seq, last_seq): (String, i64, i64, i64) =
-            sqlx::query_as(sqlx::AssertSqlSafe(format!(
-                "SELECT a.result, a.version, a.first_seq, a.last_seq, {} AS inbox \
-                 FROM append_command($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15) a",
-                crate::lobby::INBOX_SET
-            )))
-            .bind(append.game.0)
-            .bind(append.expected as i64)
-            .bind(append.command_id)
-            .bind(append.user.0)
-            .bind(append.seat.map(i16::from))
-            .bind(append.body_hash)
-            .bind(append.command)
-            .bind(&kinds)
-            .bind(&payloads)
-            .bind(schema_version as i32)
-            .bind(&hashes)
-            .bind(append.status.as_str())
-            .bind(&append.outcome)
-            .bind(&append.snapshot)
-            .bind(append.recorded_at)
-            .bind(&append.waiting)
-            .fetch_one(&mut *tx)
-            .await?;
-        if result == "ok" {
-            crate::outbox::enqueue(&mut tx, &append.outbox).await?;
-        }
+        let result = append_in(&mut tx, &append).await?;
         tx.commit().await?;
-        let (version, first_seq, last_seq) = (version as u64, first_seq as u64, last_seq as u64);
-        Ok(match result.as_str() {
-            "ok" => AppendResult::Appended {
-                version,
-                first_seq,
-                last_seq,
-            },
-            "duplicate" => AppendResult::Duplicate {
-                version,
-                first_seq,
-                last_seq,
-            },
-            "mismatch" => AppendResult::Mismatch,
-            "conflict" => AppendResult::Conflict { current: version },
-            "not_found" => return Err(StoreError::NotFound(says("errors.game_not_found"))),
-            other => {
-                return Err(StoreError::Corrupt(format!(
-                    "append_command answered {other}"
-                )));
-            }
-        })
+        Ok(result)
     }
+}
+
+/// The append of [`Store::append`] in the caller's transaction (committed by the caller).
+async fn append_in(tx: &mut sqlx::PgConnection, append: &Append<'_>) -> Result<AppendResult> {
+    let events = append.events;
+    let kinds: Vec<&str> = events.iter().map(|e| e.kind.as_str()).collect();
+    let payloads: Vec<&Value> = events.iter().map(|e| &e.payload).collect();
+    let hashes: Vec<&str> = events.iter().map(|e| e.hash.as_str()).collect();
+    // One schema version per command (all its events come from one engine).
+    let schema_version = events.first().map_or(0, |e| e.schema_version);
+    // Only static fragments are interpolated; values are bound. The inbox is rewritten in
+    // the same statement (its column is not read).
+    let (result, version, first_seq, last_seq): (String, i64, i64, i64) =
+        sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT a.result, a.version, a.first_seq, a.last_seq, {} AS inbox \
+             FROM append_command($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15) a",
+            crate::lobby::INBOX_SET
+        )))
+        .bind(append.game.0)
+        .bind(append.expected as i64)
+        .bind(append.command_id)
+        .bind(append.user.0)
+        .bind(append.seat.map(i16::from))
+        .bind(append.body_hash)
+        .bind(append.command)
+        .bind(&kinds)
+        .bind(&payloads)
+        .bind(schema_version as i32)
+        .bind(&hashes)
+        .bind(append.status.as_str())
+        .bind(&append.outcome)
+        .bind(&append.snapshot)
+        .bind(append.recorded_at)
+        .bind(&append.waiting)
+        .fetch_one(&mut *tx)
+        .await?;
+    if result == "ok" {
+        crate::outbox::enqueue(&mut *tx, &append.outbox).await?;
+    }
+    let (version, first_seq, last_seq) = (version as u64, first_seq as u64, last_seq as u64);
+    Ok(match result.as_str() {
+        "ok" => AppendResult::Appended {
+            version,
+            first_seq,
+            last_seq,
+        },
+        "duplicate" => AppendResult::Duplicate {
+            version,
+            first_seq,
+            last_seq,
+        },
+        "mismatch" => AppendResult::Mismatch,
+        "conflict" => AppendResult::Conflict { current: version },
+        "not_found" => return Err(StoreError::NotFound(says("errors.game_not_found"))),
+        other => {
+            return Err(StoreError::Corrupt(format!(
+                "append_command answered {other}"
+            )));
+        }
+    })
+}
+
+/// A game's row locked for one transaction ([`Store::lock_game`]), with the seats read under
+/// the lock: a lobby transition's whole view of the game.
+pub struct Locked {
+    tx: sqlx::Transaction<'static, sqlx::Postgres>,
+    pub row: GameRow,
+    pub seats: Vec<SeatRow>,
+}
+
+impl Locked {
+    /// [`Store::command`] under the lock: a repeat sent through another instance is seen here.
+    pub async fn command(
+        &mut self,
+        user: UserId,
+        command_id: Uuid,
+    ) -> Result<Option<(String, u64, u64)>> {
+        command_of(&mut *self.tx, self.row.id, user, command_id).await
+    }
+
+    /// [`Store::append`] in this transaction, then the commit: the log begins with the seats
+    /// it was decided on.
+    pub async fn append(mut self, append: Append<'_>) -> Result<AppendResult> {
+        append.check_entries()?;
+        let result = append_in(&mut self.tx, &append).await?;
+        self.tx.commit().await?;
+        Ok(result)
+    }
+
+    /// The transaction's connection, for a transition's own statements.
+    pub fn conn(&mut self) -> &mut sqlx::PgConnection {
+        &mut self.tx
+    }
+
+    pub async fn commit(self) -> Result<()> {
+        Ok(self.tx.commit().await?)
+    }
+}
+
+async fn seats_of<'c>(conn: impl sqlx::PgExecutor<'c>, id: GameId) -> Result<Vec<SeatRow>> {
+    Ok(sqlx::query_as(
+        "SELECT s.seat, s.user_id, u.name, s.client_seed, s.bot_policy AS bot FROM game_seats s JOIN users u ON u.id = s.user_id \
+         WHERE s.game_id = $1 ORDER BY s.seat",
+    )
+    .bind(id.0)
+    .fetch_all(conn)
+    .await?)
+}
+
+async fn command_of<'c>(
+    conn: impl sqlx::PgExecutor<'c>,
+    id: GameId,
+    user: UserId,
+    command_id: Uuid,
+) -> Result<Option<(String, u64, u64)>> {
+    let row: Option<(String, i64, i64)> = sqlx::query_as(
+        "SELECT body_hash, first_seq, last_seq FROM commands WHERE game_id = $1 AND user_id = $2 AND command_id = $3",
+    )
+    .bind(id.0)
+    .bind(user.0)
+    .bind(command_id)
+    .fetch_optional(conn)
+    .await?;
+    Ok(row.map(|(hash, first, last)| (hash, first as u64, last as u64)))
 }
 
 /// Inserts a new game in its lobby with its host in seat 1, in the caller's transaction.

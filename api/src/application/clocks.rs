@@ -299,6 +299,7 @@ impl GameService {
             &command,
             events,
             Some(next),
+            None,
         )
         .await?
         .ok();
@@ -356,6 +357,7 @@ impl GameService {
             &command,
             entries,
             Some(next),
+            None,
         )
         .await?
         .ok();
@@ -396,6 +398,7 @@ impl GameService {
                 &command,
                 vec![abandoned],
                 Some(unchanged),
+                None,
             )
             .await?
         {
@@ -413,19 +416,12 @@ impl GameService {
                     .arg("known", BOT_POLICIES.join(", ")),
             ));
         }
-        let row = self.store.game(id).await?;
-        if row.host_id != user {
-            return Err(StoreError::Forbidden(says("errors.host_only_bot")));
-        }
-        self.store.add_bot(id, policy).await
+        // The host is checked under the lobby's lock (a hand-over may be landing).
+        self.store.add_bot(id, user, policy).await
     }
 
     /// The host cancels their lobby: its status becomes `cancelled`.
     pub async fn cancel(&self, id: GameId, user: UserId) -> Result<()> {
-        let row = self.store.game(id).await?;
-        if row.host_id != user {
-            return Err(StoreError::Forbidden(says("errors.host_only_cancel")));
-        }
-        self.store.cancel_lobby(id).await
+        self.store.cancel_lobby(id, user).await
     }
 }

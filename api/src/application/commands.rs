@@ -126,6 +126,7 @@ impl GameService {
                     command,
                     events,
                     Some(next),
+                    None,
                 )
                 .await?;
             match appended {
@@ -219,7 +220,8 @@ impl GameService {
     /// Appends decided events and answers, in steps: the state after them (and the seed
     /// reveal at the end) → the chained entries → the append (with its inbox rows, outbox and
     /// snapshot) → the cache moved to the new head → the caller's answer. `Err(current)` on a
-    /// version conflict (nothing changed). Used by commands, the start, clocks and bots.
+    /// version conflict (nothing changed). Used by commands, the start, clocks and bots; the
+    /// start appends in the transaction that locked its lobby (`lock`, issue 26).
     #[allow(clippy::too_many_arguments)]
     pub(super) async fn append_decided(
         &self,
@@ -230,6 +232,7 @@ impl GameService {
         command: &Value,
         events: Vec<domain::EventData>,
         next: Option<Box<dyn AnyState>>,
+        lock: Option<infra::store::Locked>,
     ) -> Result<std::result::Result<CommandAnswer, u64>> {
         let (events, next, outcome) = after(loaded, events, next)?;
         let recorded_at = now_micros();
@@ -250,7 +253,11 @@ impl GameService {
             &entries,
             (next.as_ref(), outcome.as_ref()),
         )?;
-        match self.store.append(append).await? {
+        let appended = match lock {
+            Some(lock) => lock.append(append).await?,
+            None => self.store.append(append).await?,
+        };
+        match appended {
             AppendResult::Appended { version, .. } => {
                 self.counters
                     .commands_appended

@@ -55,24 +55,30 @@ impl GameService {
         Ok(id)
     }
 
-    /// Starts a full lobby: runs the game's setup as the log's first command.
+    /// Starts a full lobby: runs the game's setup as the log's first command. One
+    /// transaction from the lobby's row lock to the append (issue 26): the host, the status and
+    /// the seats are read under the lock every other lobby transition and every command takes,
+    /// so a leave, join, cancel or expiry lands wholly before (and the start sees it) or after
+    /// (and sees a started game); the cache gets the very seats the log was decided on.
     pub async fn start(&self, id: GameId, user: UserId, command_id: Uuid) -> Result<CommandAnswer> {
         let slot = self.slot(id);
         let mut guard = slot.lock().await;
-        let row = self.store.game(id).await?;
-        if row.host_id != user {
+        let mut lock = self.store.lock_game(id).await?;
+        if lock.row.host_id != user {
             return Err(StoreError::Forbidden(says("errors.host_only_start")));
         }
         // Only the host's own records answer (the host is the only one who gets this far).
-        if let Some((_, first, last)) = self.store.command(id, user, command_id).await? {
+        if let Some((_, first, last)) = lock.command(user, command_id).await? {
+            drop(lock);
             self.ensure_fresh(id, &mut guard, None).await?;
             let loaded = guard.as_ref().expect("loaded");
             return self.answer_from_log(loaded, user, first, last).await;
         }
+        let row = lock.row.clone();
         if row.status != GameStatus::Lobby {
             return Err(StoreError::Invalid(says("errors.game_already_started")));
         }
-        let seats = self.store.seats(id).await?;
+        let seats = lock.seats.clone();
         let game = self.game_of(&row.kind)?;
         if seats.len() != usize::from(row.seat_count) {
             return Err(StoreError::Invalid(
@@ -103,6 +109,7 @@ impl GameService {
                 &json!({"type": "start"}),
                 events,
                 None,
+                Some(lock),
             )
             .await?;
         match answer {

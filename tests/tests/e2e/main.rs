@@ -23,6 +23,7 @@ mod mush_rules;
 mod notify;
 mod openapi;
 mod play;
+mod races;
 mod readme;
 mod registry;
 mod reliability;
