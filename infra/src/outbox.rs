@@ -32,8 +32,8 @@ pub struct NewNotification {
 }
 
 /// Writes `notes` inside the caller's transaction `tx`: each becomes the next entry of its
-/// recipient's feed and one outbox row per registered webhook and push subscription. Nothing is
-/// visible (nor delivered) unless the caller commits.
+/// recipient's feed and one outbox row per webhook and push subscription of theirs whose queue
+/// has room. Nothing is visible (nor delivered) unless the caller commits.
 ///
 /// This is the one way to enqueue a notification: any use case that must notify (a command's
 /// append, a seat taken, a dispute resolved, an invitation to a rematch) calls it with its own
@@ -192,16 +192,15 @@ fn millis(d: Duration) -> i64 {
 /// every queue that was already waiting (round-robin), never ahead of another user's. A
 /// destination's row may be missing (deleted meanwhile, after the claim read it): `target` is
 /// then `None`. Public so that the tests and the drill read its plan.
-pub const CLAIM_SQL: &str = "WITH due AS (
-         SELECT destination FROM outbox_queues
-          WHERE due_at <= now()
-          ORDER BY due_at
-          LIMIT $1
-          FOR UPDATE SKIP LOCKED),
-     leased AS (
-         UPDATE outbox_queues q SET due_at = now() + $2 * interval '1 millisecond'
-           FROM due WHERE q.destination = due.destination
-         RETURNING q.destination),
+pub const CLAIM_SQL: &str = "WITH leased AS (
+         UPDATE outbox_queues SET due_at = now() + $2 * interval '1 millisecond'
+          WHERE destination = ANY (ARRAY(
+              SELECT destination FROM outbox_queues
+               WHERE due_at <= now()
+               ORDER BY due_at
+               LIMIT $1
+               FOR UPDATE SKIP LOCKED))
+         RETURNING destination),
      head AS (
          SELECT h.id FROM leased CROSS JOIN LATERAL (
              SELECT o.id FROM outbox o WHERE o.destination = leased.destination

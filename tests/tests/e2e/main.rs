@@ -27,6 +27,7 @@ mod registry;
 mod reliability;
 mod store;
 mod trust;
+mod trust26;
 mod ts_client;
 mod web_clients;
 mod whisky_race_rules;
