@@ -21,6 +21,7 @@ use domain::i18n::{Says, says};
 use hmac::{KeyInit, Mac};
 use infra::outbox::{Due, Outbox, Target};
 use std::net::IpAddr;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -243,7 +244,9 @@ const CLAIM_BATCH: usize = 32;
 
 /// The worker: claims and delivers due deliveries until the process ends, up to [`IN_FLIGHT`]
 /// at once, claiming again as soon as one ends (a slow destination holds its own slot only).
-/// Woken by `wake` (every committed notification, heard by the instance's listener) or every
+/// Each delivery is a task of its own on this thread: it progresses (and gives its database
+/// connection back) while the worker waits for a claim. Woken by `wake` (every committed
+/// notification, heard by the instance's listener), by a delivery that ends, or every
 /// `idle_poll`.
 pub async fn run(
     outbox: Outbox,
@@ -251,7 +254,6 @@ pub async fn run(
     vapid: Arc<Vapid>,
     wake: Arc<tokio::sync::Notify>,
 ) {
-    use futures_util::StreamExt;
     // The client connects only to the addresses each delivery's check approved (DNS pinning).
     let pins = Pins::default();
     let client = pinning::client(
@@ -260,55 +262,79 @@ pub async fn run(
         tls(),
         config.timeout,
     );
-    let mut in_flight = futures_util::stream::FuturesUnordered::new();
+    let worker = Rc::new(Worker {
+        client,
+        pins,
+        outbox,
+        config,
+        vapid,
+    });
+    let slots = Arc::new(tokio::sync::Semaphore::new(IN_FLIGHT));
+    let freed = Rc::new(tokio::sync::Notify::new());
     loop {
-        let room = IN_FLIGHT - in_flight.len();
+        let room = slots.available_permits();
         let mut more = false;
         if room > 0 {
             let asked = room.min(CLAIM_BATCH);
-            match outbox.claim(asked as u32, config.lease).await {
+            match worker.outbox.claim(asked as u32, worker.config.lease).await {
                 Ok(claimed) => {
                     // A full batch: more may be due already.
                     more = claimed.len() == asked;
                     for due in claimed {
-                        in_flight.push(deliver_and_report(
-                            &client, &pins, &outbox, &config, &vapid, due,
-                        ));
+                        let Ok(slot) = slots.clone().try_acquire_owned() else {
+                            break;
+                        };
+                        let (worker, freed) = (worker.clone(), freed.clone());
+                        actix_web::rt::spawn(async move {
+                            worker.deliver_and_report(due).await;
+                            drop(slot);
+                            freed.notify_one();
+                        });
                     }
                 }
                 Err(error) => tracing::debug!(%error, "outbox claim failed; retrying"),
             }
         }
-        if more && in_flight.len() < IN_FLIGHT {
-            continue;
-        }
-        if in_flight.is_empty() {
-            let _ = tokio::time::timeout(config.idle_poll, wake.notified()).await;
+        if more && slots.available_permits() > 0 {
             continue;
         }
         // A delivery ends (a slot frees), a notification is committed, or the poll comes.
         tokio::select! {
-            _ = in_flight.next() => {}
-            _ = wake.notified(), if in_flight.len() < IN_FLIGHT => {}
-            _ = tokio::time::sleep(config.idle_poll) => {}
+            _ = freed.notified() => {}
+            _ = wake.notified() => {}
+            _ = tokio::time::sleep(worker.config.idle_poll) => {}
         }
     }
 }
 
-async fn deliver_and_report(
-    client: &awc::Client,
-    pins: &Pins,
-    outbox: &Outbox,
-    config: &NotifyConfig,
-    vapid: &Vapid,
-    due: Due,
-) {
-    let result = match &due.target {
-        Some(target) => deliver(client, pins, config, vapid, &due, target).await,
-        // Deleted since the claim read it: nothing to deliver to.
-        None => Delivered::Gone,
-    };
-    report(outbox, config, &due, result).await;
+/// What every delivery of one worker shares.
+struct Worker {
+    client: awc::Client,
+    pins: Pins,
+    outbox: Outbox,
+    config: NotifyConfig,
+    vapid: Arc<Vapid>,
+}
+
+impl Worker {
+    async fn deliver_and_report(&self, due: Due) {
+        let result = match &due.target {
+            Some(target) => {
+                deliver(
+                    &self.client,
+                    &self.pins,
+                    &self.config,
+                    &self.vapid,
+                    &due,
+                    target,
+                )
+                .await
+            }
+            // Deleted since the claim read it: nothing to deliver to.
+            None => Delivered::Gone,
+        };
+        report(&self.outbox, &self.config, &due, result).await;
+    }
 }
 
 /// TLS for deliveries: rustls on ring, verifying against Mozilla's roots (`webpki-roots`), so

@@ -724,10 +724,7 @@ async fn bad_destinations_are_refused_naming_the_reason() {
         ("not a url", "absolute URL"),
         ("https://10.0.0.1/hook", "not allowed"),
         ("https://192.168.1.20/hook", "not allowed"),
-        (
-            "https://169.254.169.254/latest/meta-data",
-            "not allowed",
-        ),
+        ("https://169.254.169.254/latest/meta-data", "not allowed"),
         ("https://[::1]/hook", "not allowed"),
         ("https://[fd00::1]/hook", "not allowed"),
         ("https://localhost/hook", "not allowed"),

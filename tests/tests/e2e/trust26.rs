@@ -273,6 +273,24 @@ async fn one_users_backlog_never_holds_another_users_delivery() {
         before < 200,
         "{before} of ann's deliveries went out before bea's one"
     );
+    // And ann's backlog goes out whole, each delivery once, without starving the server's pool
+    // (a worker that awaited its claim while its deliveries held connections unpolled did).
+    while outbox.pending().await.unwrap() > 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "ann's backlog was not drained"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut anns: Vec<String> = arrivals
+        .paths()
+        .into_iter()
+        .filter(|p| p.starts_with("/ann/"))
+        .collect();
+    assert_eq!(anns.len(), 40 * 30);
+    anns.sort();
+    anns.dedup();
+    assert_eq!(anns.len(), 40, "every webhook of ann's got its deliveries");
 }
 
 /// The (node type, relation or index) pairs of a JSON plan.
@@ -334,7 +352,10 @@ async fn the_outbox_claim_is_index_driven() {
     let mut nodes = Vec::new();
     plan_nodes(&plan, &mut nodes);
     let has = |on: &str| nodes.iter().any(|(_, o)| o == on);
-    assert!(has("outbox_queues_due") && has("outbox_destination"), "{nodes:?}");
+    assert!(
+        has("outbox_queues_due") && has("outbox_destination"),
+        "{nodes:?}"
+    );
     for (kind, on) in &nodes {
         assert!(
             !(kind == "Seq Scan" && (on == "outbox" || on == "outbox_queues")),
@@ -601,7 +622,13 @@ async fn destination_refusals_are_the_same_whatever_the_name_resolves_to() {
         ] {
             let answer = app.post(path, &ann.token, &body).await;
             assert_eq!(answer.status, 422, "{url}: {}", answer.text);
-            for leak in ["127.0.0.1", "10.1.2.3", "resolve", "localhost", "nothing-here"] {
+            for leak in [
+                "127.0.0.1",
+                "10.1.2.3",
+                "resolve",
+                "localhost",
+                "nothing-here",
+            ] {
                 assert!(!answer.text.contains(leak), "{url}: {}", answer.text);
             }
             bodies.push((path, answer.text));
