@@ -191,12 +191,25 @@ impl FromRequest for AuthUser {
 
 /// Which sessions are revoked, cached: the check runs on every authenticated request, so a
 /// family's answer is kept for `ttl`. A revocation here updates the cache at once; one on
-/// another instance arrives by `pg_notify` (see `sse::Hub::listen`), and `ttl` bounds the delay
-/// if that notification is lost (the cache is also emptied whenever the listener reconnects).
+/// another instance arrives by `pg_notify` (see `sse::Hub::listen`) and by
+/// [`Sessions::poll_revocations`], which reads the recent revocations from the database every
+/// [`REVOCATION_POLL`] (issue 26, item 6: a lost notification delays a revocation by seconds,
+/// not by `ttl`). Every revocation learnt is announced to the open streams ([`Sessions::ended`]),
+/// which end at once.
 pub struct Sessions {
     cache: Mutex<HashMap<Uuid, (bool, Instant)>>,
     ttl: Duration,
+    revoked: tokio::sync::broadcast::Sender<Uuid>,
 }
+
+/// How often every instance reads the revocations of the last [`REVOCATION_WINDOW`].
+pub const REVOCATION_POLL: Duration = Duration::from_secs(2);
+/// How far back each poll looks (it overlaps the previous polls: a revocation that commits
+/// late, or while a poll failed, is still found).
+const REVOCATION_WINDOW: Duration = Duration::from_secs(30);
+/// An open stream also asks the (cached) session list this often, in case it missed an
+/// announcement.
+const STREAM_RECHECK: Duration = Duration::from_secs(5);
 
 /// How long a family known to be alive is believed without asking the database again.
 pub const SESSION_CACHE_TTL: Duration = Duration::from_secs(60);
@@ -206,24 +219,70 @@ impl Default for Sessions {
         Sessions {
             cache: Mutex::new(HashMap::new()),
             ttl: SESSION_CACHE_TTL,
+            revoked: tokio::sync::broadcast::channel(1024).0,
         }
     }
 }
 
 impl Sessions {
-    /// `Ok` when `family` is not revoked; 401 when it is.
-    pub async fn ensure_alive(
+    /// Resolves when session `family` is revoked (logout, a refresh token reused, any other
+    /// revocation): what ends an open stream. Woken by every revocation this instance learns
+    /// (its own, `pg_notify`, the poll), and asks the cached list every [`STREAM_RECHECK`].
+    pub fn ended(
+        self: &std::sync::Arc<Self>,
+        accounts: infra::accounts::Accounts,
+        family: Uuid,
+    ) -> impl std::future::Future<Output = ()> + 'static {
+        use tokio::sync::broadcast::error::RecvError;
+        let mut heard = self.revoked.subscribe();
+        let sessions = self.clone();
+        async move {
+            loop {
+                if let Ok(true) = sessions.revoked(&accounts, family).await {
+                    return;
+                }
+                tokio::select! {
+                    news = heard.recv() => match news {
+                        Ok(revoked) if revoked == family => return,
+                        Ok(_) | Err(RecvError::Lagged(_)) => {}
+                        // The session list outlives its streams; never reached.
+                        Err(RecvError::Closed) => std::future::pending::<()>().await,
+                    },
+                    _ = tokio::time::sleep(STREAM_RECHECK) => {}
+                }
+            }
+        }
+    }
+
+    /// Reads the revocations of the last [`REVOCATION_WINDOW`] every [`REVOCATION_POLL`], for
+    /// ever: the database, not a notification that may be lost, tells every instance.
+    pub async fn poll_revocations(self: std::sync::Arc<Self>, accounts: infra::accounts::Accounts) {
+        loop {
+            match accounts.revoked_within(REVOCATION_WINDOW).await {
+                Ok(families) => {
+                    for family in families {
+                        self.remember(family, true);
+                    }
+                }
+                Err(error) => tracing::debug!(%error, "revocation poll failed; retrying"),
+            }
+            tokio::time::sleep(REVOCATION_POLL).await;
+        }
+    }
+
+    /// Whether `family` is revoked (cached; the database when the cache does not know).
+    async fn revoked(
         &self,
         accounts: &infra::accounts::Accounts,
         family: Uuid,
-    ) -> Result<(), ApiError> {
+    ) -> Result<bool, ApiError> {
         let cached = self
             .cache
             .lock()
             .expect("sessions lock")
             .get(&family)
             .copied();
-        let revoked = match cached {
+        Ok(match cached {
             Some((revoked, at)) if revoked || at.elapsed() < self.ttl => revoked,
             _ => match accounts.family_revoked(family).await {
                 Ok(revoked) => {
@@ -235,8 +294,16 @@ impl Sessions {
                 Err(_) if cached.is_some() => false,
                 Err(error) => return Err(error.into()),
             },
-        };
-        if revoked {
+        })
+    }
+
+    /// `Ok` when `family` is not revoked; 401 when it is.
+    pub async fn ensure_alive(
+        &self,
+        accounts: &infra::accounts::Accounts,
+        family: Uuid,
+    ) -> Result<(), ApiError> {
+        if self.revoked(accounts, family).await? {
             return Err(ApiError::Unauthorized(says("errors.session_ended")));
         }
         Ok(())
@@ -244,6 +311,11 @@ impl Sessions {
 
     pub fn remember(&self, family: Uuid, revoked: bool) {
         let mut cache = self.cache.lock().expect("sessions lock");
+        let news = revoked && !cache.get(&family).is_some_and(|(known, _)| *known);
+        if news {
+            // Open streams of the family end (none listening is no error).
+            let _ = self.revoked.send(family);
+        }
         if cache.len() > 100_000 {
             let ttl = self.ttl;
             cache.retain(|_, (revoked, at)| *revoked || at.elapsed() < ttl);

@@ -336,6 +336,54 @@ pub struct LimitSettings {
         value_name = "SECONDS"
     )]
     pub keep_alive: Option<String>,
+    /// Webhooks per user (default 5).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_QUOTA_WEBHOOKS",
+        global = true,
+        value_name = "N"
+    )]
+    pub quota_webhooks: Option<String>,
+    /// Web Push subscriptions per user (default 10).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_QUOTA_PUSH_SUBSCRIPTIONS",
+        global = true,
+        value_name = "N"
+    )]
+    pub quota_push_subscriptions: Option<String>,
+    /// Deliveries waiting per webhook or push subscription (default 1000; past it, the feed only).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_QUEUE_PER_DESTINATION",
+        global = true,
+        value_name = "N"
+    )]
+    pub queue_per_destination: Option<String>,
+    /// Open disputes per user (default 10).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_QUOTA_DISPUTES",
+        global = true,
+        value_name = "N"
+    )]
+    pub quota_disputes: Option<String>,
+    /// Unused stream tickets per user (default 8).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_QUOTA_STREAM_TICKETS",
+        global = true,
+        value_name = "N"
+    )]
+    pub quota_stream_tickets: Option<String>,
+    /// Lobbies a user hosts that have not started (default 20).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_QUOTA_LOBBIES",
+        global = true,
+        value_name = "N"
+    )]
+    pub quota_lobbies: Option<String>,
 }
 
 impl LimitSettings {
@@ -359,6 +407,12 @@ impl LimitSettings {
             "HOMESTRETCH_HEADER_TIMEOUT" => &self.header_timeout,
             "HOMESTRETCH_BODY_TIMEOUT" => &self.body_timeout,
             "HOMESTRETCH_KEEP_ALIVE" => &self.keep_alive,
+            "HOMESTRETCH_QUOTA_WEBHOOKS" => &self.quota_webhooks,
+            "HOMESTRETCH_QUOTA_PUSH_SUBSCRIPTIONS" => &self.quota_push_subscriptions,
+            "HOMESTRETCH_QUEUE_PER_DESTINATION" => &self.queue_per_destination,
+            "HOMESTRETCH_QUOTA_DISPUTES" => &self.quota_disputes,
+            "HOMESTRETCH_QUOTA_STREAM_TICKETS" => &self.quota_stream_tickets,
+            "HOMESTRETCH_QUOTA_LOBBIES" => &self.quota_lobbies,
             _ => return None,
         };
         value.clone()

@@ -177,6 +177,10 @@ pub enum ApiError {
     PayloadTooLarge(Says),
     #[error("too many requests from this client; retry after {retry_after} s")]
     TooManyRequests { retry_after: u64 },
+    /// The caller holds as many of something as its quota allows (issue 26): 429 naming the
+    /// quota; deleting one makes room (no `Retry-After`: waiting does not).
+    #[error("{0}")]
+    Quota(Says),
     #[error("the server is at capacity; retry after {retry_after} s")]
     Busy { retry_after: u64 },
     #[error("{0}")]
@@ -199,6 +203,7 @@ impl ApiError {
             ApiError::Rule { .. } => ("rule-violation", "Rule violation"),
             ApiError::PayloadTooLarge(_) => ("payload-too-large", "Payload too large"),
             ApiError::TooManyRequests { .. } => ("rate-limited", "Too many requests"),
+            ApiError::Quota(_) => ("quota-exceeded", "Quota exceeded"),
             ApiError::Busy { .. } => ("at-capacity", "Server at capacity"),
             ApiError::Timeout(_) => ("request-timeout", "Request timeout"),
             ApiError::Unavailable(_) => ("unavailable", "Service unavailable"),
@@ -244,6 +249,7 @@ impl ApiError {
             | ApiError::NotFound(says)
             | ApiError::Invalid(says)
             | ApiError::PayloadTooLarge(says)
+            | ApiError::Quota(says)
             | ApiError::Timeout(says) => Some(says),
             ApiError::Rule { says, .. } => says.as_ref(),
             ApiError::Conflict { .. }
@@ -265,7 +271,7 @@ impl ResponseError for ApiError {
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::Invalid(_) | ApiError::Rule { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::TooManyRequests { .. } | ApiError::Quota(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Busy { .. } => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Timeout(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,

@@ -102,6 +102,20 @@ pub struct LimitsConfig {
     pub body_timeout: Option<Duration>,
     /// Idle time before a kept-alive connection is closed (`HOMESTRETCH_KEEP_ALIVE`, seconds).
     pub keep_alive: Option<Duration>,
+    /// Quotas (issue 26): what one user may hold at once. Webhooks per user
+    /// (`HOMESTRETCH_QUOTA_WEBHOOKS`).
+    pub webhooks_per_user: Option<usize>,
+    /// Web Push subscriptions per user (`HOMESTRETCH_QUOTA_PUSH_SUBSCRIPTIONS`).
+    pub push_subscriptions_per_user: Option<usize>,
+    /// Deliveries one destination holds waiting (`HOMESTRETCH_QUEUE_PER_DESTINATION`): past it a
+    /// notification reaches that destination's owner through the feed and streams only.
+    pub queue_per_destination: Option<usize>,
+    /// Open disputes per user (`HOMESTRETCH_QUOTA_DISPUTES`).
+    pub disputes_per_user: Option<usize>,
+    /// Unused stream tickets per user (`HOMESTRETCH_QUOTA_STREAM_TICKETS`).
+    pub stream_tickets_per_user: Option<usize>,
+    /// Lobbies a user hosts that have not started (`HOMESTRETCH_QUOTA_LOBBIES`).
+    pub lobbies_per_user: Option<usize>,
 }
 
 impl LimitsConfig {
@@ -125,6 +139,12 @@ impl LimitsConfig {
             header_timeout: Some(Duration::from_secs(5)),
             body_timeout: Some(Duration::from_secs(10)),
             keep_alive: Some(Duration::from_secs(10)),
+            webhooks_per_user: Some(5),
+            push_subscriptions_per_user: Some(10),
+            queue_per_destination: Some(1000),
+            disputes_per_user: Some(10),
+            stream_tickets_per_user: Some(8),
+            lobbies_per_user: Some(20),
         }
     }
 
@@ -147,6 +167,12 @@ impl LimitsConfig {
             header_timeout: None,
             body_timeout: None,
             keep_alive: None,
+            webhooks_per_user: None,
+            push_subscriptions_per_user: None,
+            queue_per_destination: None,
+            disputes_per_user: None,
+            stream_tickets_per_user: None,
+            lobbies_per_user: None,
         }
     }
 
@@ -200,6 +226,21 @@ impl LimitsConfig {
             &mut config.connections_per_ip,
         )?;
         count("HOMESTRETCH_MAX_CONNECTIONS", &mut config.connections_total)?;
+        count("HOMESTRETCH_QUOTA_WEBHOOKS", &mut config.webhooks_per_user)?;
+        count(
+            "HOMESTRETCH_QUOTA_PUSH_SUBSCRIPTIONS",
+            &mut config.push_subscriptions_per_user,
+        )?;
+        count(
+            "HOMESTRETCH_QUEUE_PER_DESTINATION",
+            &mut config.queue_per_destination,
+        )?;
+        count("HOMESTRETCH_QUOTA_DISPUTES", &mut config.disputes_per_user)?;
+        count(
+            "HOMESTRETCH_QUOTA_STREAM_TICKETS",
+            &mut config.stream_tickets_per_user,
+        )?;
+        count("HOMESTRETCH_QUOTA_LOBBIES", &mut config.lobbies_per_user)?;
         let seconds = |var: &str, slot: &mut Option<Duration>| -> Result<(), String> {
             if let Some(text) = lookup(var) {
                 let s: f64 = text
@@ -217,6 +258,27 @@ impl LimitsConfig {
         seconds("HOMESTRETCH_KEEP_ALIVE", &mut config.keep_alive)?;
         Ok(config)
     }
+}
+
+impl LimitsConfig {
+    /// The destination quota of webhooks (`push: false`) or push subscriptions, for the
+    /// outbox (`u32::MAX` when off).
+    pub fn destinations(&self, push: bool) -> infra::outbox::Quota {
+        let per_user = if push {
+            self.push_subscriptions_per_user
+        } else {
+            self.webhooks_per_user
+        };
+        infra::outbox::Quota {
+            per_user: cap(per_user),
+            queue: cap(self.queue_per_destination),
+        }
+    }
+}
+
+/// A count limit as a number (`u32::MAX` when off).
+pub fn cap(limit: Option<usize>) -> u32 {
+    limit.map_or(u32::MAX, |n| u32::try_from(n).unwrap_or(u32::MAX))
 }
 
 /// The key of a client's address: the address itself for IPv4, its /64 network for IPv6 (one

@@ -111,6 +111,12 @@ impl Hub {
         sessions: std::sync::Arc<crate::auth::Sessions>,
     ) {
         use infra::accounts::REVOKED_CHANNEL;
+        // Revocations come from the database too, not only from notifications (issue 26).
+        tokio::spawn(
+            sessions
+                .clone()
+                .poll_revocations(infra::accounts::Accounts::new(pool.clone())),
+        );
         loop {
             match sqlx::postgres::PgListener::connect_with(&pool).await {
                 Ok(mut listener) => {

@@ -26,14 +26,15 @@ struct Cursor {
     _slot: crate::sse::StreamSlot,
 }
 
-/// A Server-Sent Events answer streaming `body` until `until`, when the access behind it
-/// expires (the client refreshes and reconnects with `Last-Event-ID`).
+/// A Server-Sent Events answer streaming `body` until `until`: the access behind it expires
+/// (the client refreshes and reconnects with `Last-Event-ID`) or its session is revoked
+/// (`crate::routes::tickets::StreamAccess`).
 pub fn sse_response(
     body: impl Stream<Item = Result<Bytes, actix_web::Error>> + 'static,
-    until: tokio::time::Instant,
+    until: crate::routes::tickets::StreamEnd,
 ) -> actix_web::HttpResponse {
     use actix_web::http::header;
-    let body = futures_util::StreamExt::take_until(body, tokio::time::sleep_until(until));
+    let body = futures_util::StreamExt::take_until(body, until);
     actix_web::HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/event-stream"))
         .insert_header((header::CACHE_CONTROL, "no-cache"))

@@ -52,6 +52,58 @@ pub enum Revocation {
     Reuse,
 }
 
+/// The keys under which a name must be unique (issue 26, item 11), from its NFKC form: the
+/// UTS #39 confusable skeleton of the case-folded name (`Аdmin` with a Cyrillic `А`, `ａｄｍｉｎ`,
+/// `ADMIN` all give `admin`'s), and the skeleton of the name as written, lower-cased (`AIice`
+/// with a capital `I` gives `Alice`'s: case folding alone would make it `aiice`). The database
+/// keeps each unique (`users_name_skeleton`, `users_name_shape`).
+pub fn name_keys(name: &str) -> (String, String) {
+    use unicode_normalization::UnicodeNormalization;
+    use unicode_security::confusable_detection::skeleton;
+    let nfkc: String = name.nfkc().collect();
+    let folded: String = nfkc.to_lowercase().nfkc().collect();
+    let key = skeleton(&folded).collect::<String>().to_lowercase();
+    let shape = skeleton(&nfkc).collect::<String>().to_lowercase();
+    (key, shape)
+}
+
+/// Fills in the name keys of the users made before they existed (migration 0010), oldest
+/// first: a name that looks like an earlier one keeps its name and login, with keys of its own
+/// (`#` and its id: no name has a `#`), and the pair is logged for an admin to settle.
+pub async fn fill_name_keys(pool: &PgPool) -> Result<()> {
+    let users: Vec<(Uuid, String)> = sqlx::query_as(
+        "SELECT id, name FROM users WHERE name_key IS NULL OR name_shape IS NULL \
+         ORDER BY created_at, id",
+    )
+    .fetch_all(pool)
+    .await?;
+    for (id, name) in users {
+        let (key, shape) = name_keys(&name);
+        let earlier: Option<String> = sqlx::query_scalar(
+            "SELECT name FROM users WHERE (name_key = $1 OR name_shape = $2) AND id <> $3 LIMIT 1",
+        )
+        .bind(&key)
+        .bind(&shape)
+        .bind(id)
+        .fetch_optional(pool)
+        .await?;
+        let (key, shape) = match earlier {
+            None => (key, shape),
+            Some(earlier) => {
+                tracing::warn!(%id, name, earlier, "a user's name looks like an earlier one's");
+                (format!("{key}#{id}"), format!("{shape}#{id}"))
+            }
+        };
+        sqlx::query("UPDATE users SET name_key = $2, name_shape = $3 WHERE id = $1")
+            .bind(id)
+            .bind(key)
+            .bind(shape)
+            .execute(pool)
+            .await?;
+    }
+    Ok(())
+}
+
 /// Channel on which revocations are announced to every server instance (payload: family id).
 pub const REVOKED_CHANNEL: &str = "homestretch_revoked";
 
@@ -81,7 +133,8 @@ impl Accounts {
         Accounts { pool }
     }
 
-    /// Creates a user; `None` when the name is taken (case-insensitively).
+    /// Creates a user; `None` when the name is taken, or looks like one that is ([`name_keys`]:
+    /// the database refuses it, so two look-alikes registering at once cannot both succeed).
     pub async fn create(
         &self,
         name: &str,
@@ -89,14 +142,18 @@ impl Accounts {
         is_guest: bool,
     ) -> Result<Option<User>> {
         let id = UserId::new();
+        let (key, shape) = name_keys(name);
         let inserted = sqlx::query_as(
-            "INSERT INTO users (id, name, password_hash, is_guest) VALUES ($1, $2, $3, $4) \
+            "INSERT INTO users (id, name, password_hash, is_guest, name_key, name_shape) \
+             VALUES ($1, $2, $3, $4, $5, $6) \
              ON CONFLICT DO NOTHING RETURNING id, name, password_hash, is_guest, is_admin",
         )
         .bind(id.0)
         .bind(name)
         .bind(password_hash)
         .bind(is_guest)
+        .bind(key)
+        .bind(shape)
         .fetch_optional(&self.pool)
         .await?;
         Ok(inserted)
@@ -123,13 +180,17 @@ impl Accounts {
             Some(false) => return Ok(Upgrade::NotAGuest),
             Some(true) => {}
         }
+        let (key, shape) = name_keys(name);
         let updated = sqlx::query_as::<_, User>(
-            "UPDATE users SET name = $2, password_hash = $3, is_guest = false WHERE id = $1 \
+            "UPDATE users SET name = $2, password_hash = $3, is_guest = false, name_key = $4, \
+             name_shape = $5 WHERE id = $1 \
              RETURNING id, name, password_hash, is_guest, is_admin",
         )
         .bind(id.0)
         .bind(name)
         .bind(password_hash)
+        .bind(key)
+        .bind(shape)
         .fetch_one(&mut *tx)
         .await;
         let user = match updated {
@@ -319,6 +380,28 @@ impl Accounts {
         Ok(())
     }
 
+    /// How many lobbies `user` hosts that have not started (issue 26: their quota).
+    pub async fn open_lobbies(&self, user: UserId) -> Result<u64> {
+        let n: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM games WHERE host_id = $1 AND status = 'lobby'",
+        )
+        .bind(user.0)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(n as u64)
+    }
+
+    /// The sessions revoked within the last `window` (every instance polls this: issue 26).
+    pub async fn revoked_within(&self, window: std::time::Duration) -> Result<Vec<Uuid>> {
+        Ok(sqlx::query_scalar(
+            "SELECT family_id FROM revoked_families \
+             WHERE revoked_at > now() - make_interval(secs => $1)",
+        )
+        .bind(window.as_secs_f64())
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
     /// Whether session `family` was revoked.
     pub async fn family_revoked(&self, family: Uuid) -> Result<bool> {
         Ok(sqlx::query_scalar(
@@ -361,4 +444,43 @@ async fn revoke_family_in(
         .execute(&mut *tx)
         .await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::name_keys;
+
+    // The issue's look-alikes of `admin` (item 11) and a few classics share a key with the name
+    // they imitate; different names do not.
+    #[test]
+    fn look_alike_names_share_a_key_and_different_names_do_not() {
+        let clash = |a: &str, b: &str| {
+            let (ka, sa) = name_keys(a);
+            let (kb, sb) = name_keys(b);
+            ka == kb || sa == sb
+        };
+        for fake in [
+            "\u{430}dmin",                              // Cyrillic а
+            "a\u{501}min",                              // Cyrillic ԁ
+            "\u{ff41}\u{ff44}\u{ff4d}\u{ff49}\u{ff4e}", // fullwidth ａｄｍｉｎ
+            "ADMIN",
+            "Admin",
+            "\u{410}DMIN",                                   // Cyrillic А
+            "adm\u{456}n",                                   // Cyrillic і
+            "\u{1d41a}\u{1d41d}\u{1d426}\u{1d422}\u{1d427}", // mathematical bold 𝐚𝐝𝐦𝐢𝐧
+            "adrnin",                                        // rn for m
+        ] {
+            assert!(clash(fake, "admin"), "{fake} passes for admin");
+        }
+        assert!(clash("AIice", "Alice"), "a capital I passes for an l");
+        assert!(clash("paypa1", "paypal"));
+        for (a, b) in [
+            ("alice", "alicia"),
+            ("bob", "rob"),
+            ("admin", "admins"),
+            ("ann", "anne"),
+        ] {
+            assert!(!clash(a, b), "{a} and {b} are different names");
+        }
+    }
 }

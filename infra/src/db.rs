@@ -18,7 +18,11 @@ pub async fn connect(url: &str, max_connections: u32) -> Result<PgPool, sqlx::Er
 }
 
 pub async fn migrate(pool: &PgPool) -> Result<(), sqlx::migrate::MigrateError> {
-    MIGRATOR.run(pool).await
+    MIGRATOR.run(pool).await?;
+    // What SQL cannot compute: the name keys of users made before migration 0010 (issue 26).
+    crate::accounts::fill_name_keys(pool)
+        .await
+        .map_err(|e| sqlx::migrate::MigrateError::Source(Box::new(e)))
 }
 
 /// A nullable `smallint` seat column (a command's seat, an event's actor) read as a seat

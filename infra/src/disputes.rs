@@ -58,6 +58,16 @@ pub fn public_audit(audit: &Value) -> Value {
     Value::Object(public)
 }
 
+/// What filing a dispute did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Opened {
+    New(Uuid),
+    /// The filer's dispute on this move, still open.
+    Existing(Uuid),
+    /// The filer already has as many open disputes as the quota allows.
+    OverQuota,
+}
+
 #[derive(Clone)]
 pub struct Disputes {
     pool: PgPool,
@@ -79,7 +89,34 @@ impl Disputes {
         Disputes { pool }
     }
 
-    /// Opens a dispute; only [`public_audit`] of `audit` is stored.
+    /// `by`'s open dispute on move `seq` of `game`, if any.
+    pub async fn open_one(&self, game: GameId, seq: u64, by: UserId) -> Result<Option<Uuid>> {
+        Ok(sqlx::query_scalar(
+            "SELECT id FROM disputes WHERE game_id = $1 AND seq = $2 AND opened_by = $3 \
+             AND status = 'open'",
+        )
+        .bind(game.0)
+        .bind(seq as i64)
+        .bind(by.0)
+        .fetch_optional(&self.pool)
+        .await?)
+    }
+
+    /// How many disputes `by` has open.
+    pub async fn open_count(&self, by: UserId) -> Result<u64> {
+        let n: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM disputes WHERE opened_by = $1 AND status = 'open'",
+        )
+        .bind(by.0)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(n as u64)
+    }
+
+    /// Opens a dispute; only [`public_audit`] of `audit` is stored. One per (game, move, filer)
+    /// while it is open (a repeat is answered with the open one), and at most `quota` open per
+    /// filer: both checked under the filer's row lock, so concurrent filings are counted too
+    /// (and `disputes_one_open` would refuse a second one anyway).
     pub async fn open(
         &self,
         game: GameId,
@@ -87,10 +124,31 @@ impl Disputes {
         by: UserId,
         reason: &str,
         audit: &Value,
-    ) -> Result<Uuid> {
+        quota: u32,
+    ) -> Result<Opened> {
         let audit = &public_audit(audit);
-        let id = Uuid::now_v7();
         let mut tx = self.pool.begin().await?;
+        sqlx::query("SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE")
+            .bind(by.0)
+            .execute(&mut *tx)
+            .await?;
+        let (existing, open): (Option<Uuid>, i64) = sqlx::query_as(
+            "SELECT (SELECT id FROM disputes WHERE game_id = $1 AND seq = $2 AND opened_by = $3 \
+                     AND status = 'open'), \
+                    (SELECT count(*) FROM disputes WHERE opened_by = $3 AND status = 'open')",
+        )
+        .bind(game.0)
+        .bind(seq as i64)
+        .bind(by.0)
+        .fetch_one(&mut *tx)
+        .await?;
+        if let Some(id) = existing {
+            return Ok(Opened::Existing(id));
+        }
+        if open >= i64::from(quota) {
+            return Ok(Opened::OverQuota);
+        }
+        let id = Uuid::now_v7();
         sqlx::query("INSERT INTO dispute_events (dispute_id, seq, type, payload, actor) VALUES ($1, 1, 'opened', $2, $3)")
             .bind(id)
             .bind(json!({"game_id": game, "seq": seq, "reason": reason, "audit": audit}))
@@ -109,7 +167,7 @@ impl Disputes {
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
-        Ok(id)
+        Ok(Opened::New(id))
     }
 
     /// Resolves an open dispute; `outbox` (issue 18: `dispute_resolved`) is written in the

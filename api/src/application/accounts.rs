@@ -56,10 +56,6 @@ async fn blocking<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> 
         .map_err(|e| ApiError::Internal(e.to_string()))
 }
 
-fn name_taken() -> ApiError {
-    ApiError::Invalid(says("errors.name_taken"))
-}
-
 impl AppState {
     /// A new account with a password; with `upgrading` (a guest's verified token), that guest
     /// becomes the named account in place (issue 18: same user id, its seats and games stay
@@ -72,11 +68,9 @@ impl AppState {
     ) -> ApiResult<(bool, Session)> {
         let hash = blocking(move || auth::hash_password(&password.0)).await??;
         let Some(caller) = upgrading else {
-            let user = self
-                .accounts
-                .create(&name.0, Some(&hash), false)
-                .await?
-                .ok_or_else(name_taken)?;
+            let Some(user) = self.accounts.create(&name.0, Some(&hash), false).await? else {
+                return Err(self.name_refused(&name).await);
+            };
             return Ok((true, self.new_session(user).await?));
         };
         match self
@@ -88,10 +82,32 @@ impl AppState {
                 self.games.renamed(user.id, &user.name).await?;
                 Ok((false, self.new_session(user).await?))
             }
-            Upgrade::NameTaken => Err(name_taken()),
+            Upgrade::NameTaken => Err(self.name_refused(&name).await),
             Upgrade::NotAGuest => Err(ApiError::Invalid(says("errors.already_registered"))),
             Upgrade::UnknownUser => Err(ApiError::Unauthorized(says("errors.unknown_user"))),
         }
+    }
+
+    /// Why `name` could not be had: it is taken, or it looks like a name that is (issue 26:
+    /// the same skeleton under NFKC and UTS #39).
+    async fn name_refused(&self, name: &UserName) -> ApiError {
+        match self.accounts.by_name(&name.0).await {
+            Ok(None) => ApiError::Invalid(says("errors.name_look_alike")),
+            _ => ApiError::Invalid(says("errors.name_taken")),
+        }
+    }
+
+    /// Refuses a new lobby to a user who hosts `HOMESTRETCH_QUOTA_LOBBIES` lobbies that have not
+    /// started (issue 26: 429). Checked before the lobby is made: lobbies created at the same
+    /// instant may pass it together, within the per-user game rate.
+    pub async fn lobby_quota(&self, user: &AuthUser) -> ApiResult<()> {
+        let quota = crate::limits::cap(self.limits.config.lobbies_per_user);
+        if quota != u32::MAX && self.accounts.open_lobbies(user.id).await? >= u64::from(quota) {
+            return Err(ApiError::Quota(
+                says("errors.lobby_quota").arg("max", quota),
+            ));
+        }
+        Ok(())
     }
 
     /// Signs in with name and password (each attempt costs an argon2id hash, limited per

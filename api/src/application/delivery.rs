@@ -6,8 +6,14 @@
 //!
 //! Destinations are checked against server-side request forgery at registration and again at
 //! every delivery ([`check_destination`]): `https` only, and every address the host resolves
-//! to must be public, except the hosts listed in `HOMESTRETCH_ALLOW_HTTP_HOSTS`; the delivery
-//! then connects to the very addresses the check approved (DNS pinning, [`super::pinning`]).
+//! to must be global unicast ([`super::addresses`]), except the hosts listed in
+//! `HOMESTRETCH_ALLOW_HTTP_HOSTS`; the delivery then connects to the very addresses the check
+//! approved (DNS pinning, [`super::pinning`]). A refusal that depends on resolution says only
+//! "destination not allowed", the same whatever the name resolves to or whether it resolves at
+//! all (issue 26, item 8: no DNS oracle); the details go to the server's log.
+//!
+//! The worker keeps up to [`IN_FLIGHT`] deliveries going at once and claims more as each one
+//! ends, so a destination that is slow to answer holds its own delivery, never anyone else's.
 
 use super::pinning::{self, Pins};
 use super::webpush::{Vapid, encrypt};
@@ -15,6 +21,7 @@ use domain::i18n::{Says, says};
 use hmac::{KeyInit, Mac};
 use infra::outbox::{Due, Outbox, Target};
 use std::net::IpAddr;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -85,47 +92,6 @@ impl NotifyConfig {
     }
 }
 
-/// Whether `ip` is a public unicast address (not loopback, private, link-local, shared,
-/// documentation, multicast, unspecified or reserved; IPv4 inside IPv6 is judged as IPv4).
-pub fn is_public(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => {
-            let [a, b, c, _] = v4.octets();
-            !(v4.is_loopback()
-                || v4.is_private()
-                || v4.is_link_local()
-                || v4.is_unspecified()
-                || v4.is_broadcast()
-                || v4.is_multicast()
-                || v4.is_documentation()
-                || a == 0
-                || a >= 240
-                || (a == 100 && (64..128).contains(&b)) // shared address space (CGNAT)
-                || (a == 192 && b == 0 && c == 0) // IETF protocol assignments
-                || (a == 198 && (b == 18 || b == 19))) // benchmarking
-        }
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return is_public(IpAddr::V4(v4));
-            }
-            let s = v6.segments();
-            // NAT64 (64:ff9b::/96) embeds an IPv4 address.
-            if s[0] == 0x64 && s[1] == 0xff9b && s[2..6] == [0, 0, 0, 0] {
-                let [a, b] = s[6].to_be_bytes();
-                let [c, d] = s[7].to_be_bytes();
-                return is_public(IpAddr::V4(std::net::Ipv4Addr::new(a, b, c, d)));
-            }
-            !(v6.is_loopback()
-                || v6.is_unspecified()
-                || v6.is_multicast()
-                || (s[0] & 0xfe00) == 0xfc00 // unique local
-                || (s[0] & 0xffc0) == 0xfe80 // link-local
-                || (s[0] == 0x2001 && s[1] == 0x0db8) // documentation
-                || s[..6] == [0, 0, 0, 0, 0, 0]) // IPv4-compatible, deprecated
-        }
-    }
-}
-
 /// Checks a webhook URL or a push endpoint against server-side request forgery: `https`
 /// (or `http` for an allowed host), no credentials, and a host whose every address is public
 /// (an allowed host is not resolved). Called at registration and before every delivery, so a
@@ -171,12 +137,13 @@ pub async fn checked(
         });
     }
     let port = url.port_or_known_default().unwrap_or(443);
-    let addresses = resolved(&host, port, field).await?;
-    if let Some(ip) = addresses.iter().find(|ip| !is_public(**ip)) {
-        return Err(says("errors.destination_not_public")
-            .arg("field", field)
-            .arg("host", &host)
-            .arg("ip", ip.to_string()));
+    let addresses = resolved(&host, port)
+        .await
+        .map_err(|why| not_allowed(field, &host, &why))?;
+    for ip in &addresses {
+        if let Some(why) = super::addresses::special(*ip) {
+            return Err(not_allowed(field, &host, &format!("{ip}: {why}")));
+        }
     }
     Ok(Checked { url, addresses })
 }
@@ -221,8 +188,17 @@ fn parsed(
     Ok((url, host))
 }
 
-/// The addresses `host` stands for (itself when it is an IP literal), never none.
-async fn resolved(host: &str, port: u16, field: &'static str) -> Result<Vec<IpAddr>, Says> {
+/// The refusal of a destination whose addresses are not allowed or cannot be found: the same
+/// words whatever the reason (they would otherwise tell a caller what a name resolves to), the
+/// reason logged for the operator.
+fn not_allowed(field: &'static str, host: &str, why: &str) -> Says {
+    tracing::info!(field, host, why, "notification destination refused");
+    says("errors.destination_not_allowed").arg("field", field)
+}
+
+/// The addresses `host` stands for (itself when it is an IP literal), never none; `Err` says
+/// why not, for the log.
+async fn resolved(host: &str, port: u16) -> Result<Vec<IpAddr>, String> {
     let bare = host.trim_start_matches('[').trim_end_matches(']');
     let addresses: Vec<IpAddr> = match bare.parse::<IpAddr>() {
         Ok(ip) => vec![ip],
@@ -232,26 +208,13 @@ async fn resolved(host: &str, port: u16, field: &'static str) -> Result<Vec<IpAd
             tokio::net::lookup_host((bare, port)),
         )
         .await
-        .map_err(|_| {
-            says("errors.destination_resolve_timeout")
-                .arg("field", field)
-                .arg("host", host)
-                .arg("seconds", 5u32)
-        })?
-        // The resolver's words: English, and said to be.
-        .map_err(|e| {
-            says("errors.destination_resolve_failed")
-                .arg("field", field)
-                .arg("host", host)
-                .arg("detail", e.to_string())
-        })?
+        .map_err(|_| "no answer from the resolver within 5 s".to_string())?
+        .map_err(|e| format!("does not resolve: {e}"))?
         .map(|a| a.ip())
         .collect(),
     };
     if addresses.is_empty() {
-        return Err(says("errors.destination_unresolved")
-            .arg("field", field)
-            .arg("host", host));
+        return Err("resolves to no address".into());
     }
     Ok(addresses)
 }
@@ -273,8 +236,18 @@ enum Delivered {
     Failed(String),
 }
 
-/// The worker: claims and delivers due rows until the process ends. Woken by `wake` (every
-/// committed notification, heard by the instance's listener) or every `idle_poll`.
+/// Deliveries one worker keeps going at once (each to another destination).
+pub const IN_FLIGHT: usize = 64;
+
+/// The most one claim asks for.
+const CLAIM_BATCH: usize = 32;
+
+/// The worker: claims and delivers due deliveries until the process ends, up to [`IN_FLIGHT`]
+/// at once, claiming again as soon as one ends (a slow destination holds its own slot only).
+/// Each delivery is a task of its own on this thread: it progresses (and gives its database
+/// connection back) while the worker waits for a claim. Woken by `wake` (every committed
+/// notification, heard by the instance's listener), by a delivery that ends, or every
+/// `idle_poll`.
 pub async fn run(
     outbox: Outbox,
     config: NotifyConfig,
@@ -289,29 +262,78 @@ pub async fn run(
         tls(),
         config.timeout,
     );
+    let worker = Rc::new(Worker {
+        client,
+        pins,
+        outbox,
+        config,
+        vapid,
+    });
+    let slots = Arc::new(tokio::sync::Semaphore::new(IN_FLIGHT));
+    let freed = Rc::new(tokio::sync::Notify::new());
     loop {
-        let claimed = match outbox.claim(32, config.lease).await {
-            Ok(claimed) => claimed,
-            Err(error) => {
-                tracing::debug!(%error, "outbox claim failed; retrying");
-                tokio::time::sleep(config.idle_poll).await;
-                continue;
+        let room = slots.available_permits();
+        let mut more = false;
+        if room > 0 {
+            let asked = room.min(CLAIM_BATCH);
+            match worker.outbox.claim(asked as u32, worker.config.lease).await {
+                Ok(claimed) => {
+                    // A full batch: more may be due already.
+                    more = claimed.len() == asked;
+                    for due in claimed {
+                        let Ok(slot) = slots.clone().try_acquire_owned() else {
+                            break;
+                        };
+                        let (worker, freed) = (worker.clone(), freed.clone());
+                        actix_web::rt::spawn(async move {
+                            worker.deliver_and_report(due).await;
+                            drop(slot);
+                            freed.notify_one();
+                        });
+                    }
+                }
+                Err(error) => tracing::debug!(%error, "outbox claim failed; retrying"),
             }
-        };
-        if claimed.is_empty() {
-            let _ = tokio::time::timeout(config.idle_poll, wake.notified()).await;
+        }
+        if more && slots.available_permits() > 0 {
             continue;
         }
-        // A batch holds at most one row per destination (the claim keeps each destination's
-        // order), so they go out concurrently.
-        let deliveries = claimed.into_iter().map(|due| {
-            let (client, pins, outbox, config, vapid) = (&client, &pins, &outbox, &config, &vapid);
-            async move {
-                let result = deliver(client, pins, config, vapid, &due).await;
-                report(outbox, config, &due, result).await;
+        // A delivery ends (a slot frees), a notification is committed, or the poll comes.
+        tokio::select! {
+            _ = freed.notified() => {}
+            _ = wake.notified() => {}
+            _ = tokio::time::sleep(worker.config.idle_poll) => {}
+        }
+    }
+}
+
+/// What every delivery of one worker shares.
+struct Worker {
+    client: awc::Client,
+    pins: Pins,
+    outbox: Outbox,
+    config: NotifyConfig,
+    vapid: Arc<Vapid>,
+}
+
+impl Worker {
+    async fn deliver_and_report(&self, due: Due) {
+        let result = match &due.target {
+            Some(target) => {
+                deliver(
+                    &self.client,
+                    &self.pins,
+                    &self.config,
+                    &self.vapid,
+                    &due,
+                    target,
+                )
+                .await
             }
-        });
-        futures_util::future::join_all(deliveries).await;
+            // Deleted since the claim read it: nothing to deliver to.
+            None => Delivered::Gone,
+        };
+        report(&self.outbox, &self.config, &due, result).await;
     }
 }
 
@@ -334,21 +356,21 @@ pub(super) fn tls() -> Arc<rustls::ClientConfig> {
 
 async fn report(outbox: &Outbox, config: &NotifyConfig, due: &Due, result: Delivered) {
     let done = match result {
-        Delivered::Done => outbox.delivered(due.outbox_id).await,
+        Delivered::Done => outbox.delivered(due).await,
         Delivered::Gone => match &due.target {
-            Target::Push { id, .. } => outbox.expire_push(*id).await,
-            Target::Webhook { .. } => outbox.delivered(due.outbox_id).await,
+            Some(Target::Push { id, .. }) => outbox.expire_push(*id).await,
+            _ => outbox.delivered(due).await,
         },
         Delivered::Failed(error) if due.attempts >= config.max_attempts => {
             tracing::warn!(notification = %due.notification, %error, attempts = due.attempts,
                 "notification dropped after its last attempt");
-            outbox.delivered(due.outbox_id).await
+            outbox.delivered(due).await
         }
         Delivered::Failed(error) => {
             tracing::info!(notification = %due.notification, %error, attempts = due.attempts,
                 "notification delivery failed; will retry");
             let wait = config.backoff(due.attempts);
-            outbox.retry(due.outbox_id, wait, &error).await
+            outbox.retry(due, wait, &error).await
         }
     };
     if let Err(error) = done {
@@ -363,8 +385,9 @@ async fn deliver(
     config: &NotifyConfig,
     vapid: &Vapid,
     due: &Due,
+    target: &Target,
 ) -> Delivered {
-    match &due.target {
+    match target {
         Target::Webhook { url, secret, .. } => {
             match checked(url, config, "url").await {
                 Ok(checked) => checked.pin(pins),
@@ -436,30 +459,6 @@ async fn deliver(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn private_and_reserved_addresses_are_not_public() {
-        for ip in [
-            "127.0.0.1",
-            "10.1.2.3",
-            "172.16.0.1",
-            "192.168.1.1",
-            "169.254.169.254",
-            "100.64.0.1",
-            "0.0.0.0",
-            "::1",
-            "::",
-            "fe80::1",
-            "fd00::1",
-            "::ffff:127.0.0.1",
-            "64:ff9b::a00:1",
-        ] {
-            assert!(!is_public(ip.parse().unwrap()), "{ip}");
-        }
-        for ip in ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"] {
-            assert!(is_public(ip.parse().unwrap()), "{ip}");
-        }
-    }
 
     #[test]
     fn signature_is_hmac_of_timestamp_dot_body() {

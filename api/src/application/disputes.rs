@@ -8,7 +8,7 @@ use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
-pub use infra::disputes::{Dispute, Disputes};
+pub use infra::disputes::{Dispute, Disputes, Opened};
 
 impl GameService {
     /// The disputes, in the same database as the games.
@@ -38,14 +38,16 @@ pub(super) enum Reader {
 const TEXT_MAX: usize = 2000;
 
 impl AppState {
-    /// Opens a dispute on the move that produced event `seq` (seated players only).
+    /// Opens a dispute on the move that produced event `seq` (seated players only). A player's
+    /// dispute on a move that is still open is answered again (`Ok((false, _))`), and a player
+    /// has at most `quota` disputes open (issue 26: 429 past it).
     pub async fn open_dispute(
         &self,
         user: &AuthUser,
         game: GameId,
         seq: u64,
         reason: &str,
-    ) -> ApiResult<DisputeRead> {
+    ) -> ApiResult<(bool, DisputeRead)> {
         let reason = reason.trim();
         if reason.is_empty() || reason.chars().count() > TEXT_MAX {
             return Err(ApiError::Invalid(
@@ -55,13 +57,36 @@ impl AppState {
         if self.reader(user, game).await? != Reader::Player {
             return Err(ApiError::Forbidden(says("errors.dispute_players_only")));
         }
-        let audit = self.games.audit_move(game, user.id, seq).await?;
-        // Only the reader-independent part of the audit is stored (`disputes::public_audit`).
-        let audit = serde_json::to_value(&audit).map_err(|e| ApiError::Internal(e.to_string()))?;
         let disputes = self.games.disputes();
-        let id = disputes.open(game, seq, user.id, reason, &audit).await?;
-        self.read_as(user, Reader::Player, disputes.get(id).await?)
-            .await
+        let quota = crate::limits::cap(self.limits.config.disputes_per_user);
+        let over_quota = || ApiError::Quota(says("errors.dispute_quota").arg("max", quota));
+        // The cheap checks first: a repeat or a filer over quota costs no audit. (Both are
+        // checked again under the filer's lock when the dispute is written.)
+        let opened = match disputes.open_one(game, seq, user.id).await? {
+            Some(id) => Opened::Existing(id),
+            None if disputes.open_count(user.id).await? >= u64::from(quota) => {
+                return Err(over_quota());
+            }
+            None => {
+                let audit = self.games.audit_move(game, user.id, seq).await?;
+                // Only the reader-independent part of the audit is stored
+                // (`disputes::public_audit`).
+                let audit =
+                    serde_json::to_value(&audit).map_err(|e| ApiError::Internal(e.to_string()))?;
+                disputes
+                    .open(game, seq, user.id, reason, &audit, quota)
+                    .await?
+            }
+        };
+        let (created, id) = match opened {
+            Opened::New(id) => (true, id),
+            Opened::Existing(id) => (false, id),
+            Opened::OverQuota => return Err(over_quota()),
+        };
+        let read = self
+            .read_as(user, Reader::Player, disputes.get(id).await?)
+            .await?;
+        Ok((created, read))
     }
 
     /// A dispute, for the game's players and admins.

@@ -9,6 +9,7 @@
 //! check the head version before serving.
 
 pub mod accounts;
+pub mod addresses;
 mod audit;
 pub mod board;
 mod cache;

@@ -170,10 +170,13 @@ impl From<DisputeRead> for DisputeOut {
 }
 
 /// Open a dispute on a move (seated players only); it carries the automatic audit of that move.
+/// A player has one open dispute per move: filing again answers that one (200, its own
+/// reason); and at most `HOMESTRETCH_QUOTA_DISPUTES` (10) open disputes in all (429 past it).
 #[utoipa::path(post, path = "/v1/games/{id}/disputes", tag = "replay", request_body = OpenDispute,
     params(("id" = uuid::Uuid, Path)), security(("bearer" = [])),
-    responses((status = 201, body = DisputeOut), (status = 403, body = Problem), (status = 404, body = Problem),
-              (status = 422, body = Problem)))]
+    responses((status = 201, body = DisputeOut), (status = 200, body = DisputeOut, description = "the caller's open dispute on this move, filed before"),
+              (status = 403, body = Problem), (status = 404, body = Problem),
+              (status = 422, body = Problem), (status = 429, body = Problem, description = "the caller has as many open disputes as its quota allows")))]
 #[post("/v1/games/{id}/disputes")]
 pub async fn open_dispute(
     state: web::Data<AppState>,
@@ -181,10 +184,15 @@ pub async fn open_dispute(
     GamePath(id): GamePath,
     body: web::Json<OpenDispute>,
 ) -> ApiResult<HttpResponse> {
-    let read = state
+    let (created, read) = state
         .open_dispute(&user, id, body.seq, &body.reason)
         .await?;
-    Ok(HttpResponse::Created()
+    let mut answer = if created {
+        HttpResponse::Created()
+    } else {
+        HttpResponse::Ok()
+    };
+    Ok(answer
         .insert_header(("location", format!("/v1/disputes/{}", read.dispute.id)))
         .json(DisputeOut::from(read)))
 }

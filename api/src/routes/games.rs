@@ -499,10 +499,12 @@ impl CreateGameRequest {
     }
 }
 
-/// Create a game (the caller takes seat 1 and is the host).
+/// Create a game (the caller takes seat 1 and is the host). At most
+/// `HOMESTRETCH_QUOTA_LOBBIES` (20) lobbies hosted that have not started, per user.
 #[utoipa::path(post, path = "/v1/games", tag = "games", request_body = CreateGameRequest, security(("bearer" = [])),
     responses((status = 201, body = GameSummary), (status = 401, body = Problem), (status = 403, body = Problem),
-              (status = 422, body = Problem)))]
+              (status = 422, body = Problem),
+              (status = 429, body = Problem, description = "too many games created lately, or as many lobbies hosted as the quota allows")))]
 #[post("/v1/games")]
 pub async fn create_game(
     state: web::Data<AppState>,
@@ -510,6 +512,7 @@ pub async fn create_game(
     body: web::Json<CreateGameRequest>,
 ) -> ApiResult<HttpResponse> {
     let create = body.into_inner().into_create()?;
+    state.lobby_quota(&user).await?;
     // Only an admin may fix the seed (checked by the use case).
     let is_admin = create.rng_seed.is_some() && state.is_admin(&user).await?;
     let id = state.games.create(user.id, create, is_admin).await?;

@@ -14,6 +14,7 @@ use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 use domain::i18n::says;
 use futures_util::Stream;
 use infra::UserId;
+use infra::outbox::Registered;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -173,10 +174,15 @@ pub struct Feed {
 
 /// Registers a webhook: every notification of the caller is `POST`ed to `url` as JSON, signed
 /// `Homestretch-Signature: t=<unix s>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`.
-/// The same URL again replaces its secret.
+/// The same URL again replaces its secret (200). At most `HOMESTRETCH_QUOTA_WEBHOOKS` (5) per
+/// account; each holds at most `HOMESTRETCH_QUEUE_PER_DESTINATION` (1000) undelivered
+/// notifications (the feed has them all).
 #[utoipa::path(post, path = "/v1/me/webhooks", tag = "notifications", request_body = NewWebhook,
     security(("bearer" = [])),
-    responses((status = 201, body = WebhookOut), (status = 401, body = Problem), (status = 422, body = Problem)))]
+    responses((status = 201, body = WebhookOut), (status = 200, body = WebhookOut, description = "the caller's webhook to this URL, its secret replaced"),
+              (status = 401, body = Problem),
+              (status = 422, body = Problem, description = "a bad secret, or a destination that is not an https URL of a public host"),
+              (status = 429, body = Problem, description = "the caller has as many webhooks as its quota allows")))]
 #[post("/v1/me/webhooks")]
 pub async fn add_webhook(
     state: web::Data<AppState>,
@@ -194,11 +200,17 @@ pub async fn add_webhook(
     let url = crate::application::delivery::check_destination(&body.url, &state.notify, "url")
         .await
         .map_err(ApiError::Invalid)?;
-    let hook = state
+    let quota = state.limits.config.destinations(false);
+    match state
         .outbox
-        .add_webhook(user.id, url.as_str(), &body.secret)
-        .await?;
-    Ok(HttpResponse::Created().json(WebhookOut::from(hook)))
+        .add_webhook(user.id, url.as_str(), &body.secret, quota)
+        .await?
+    {
+        Registered::Done(hook, created) => Ok(created_or_ok(created).json(WebhookOut::from(hook))),
+        Registered::OverQuota => Err(ApiError::Quota(
+            says("errors.webhook_quota").arg("max", quota.per_user),
+        )),
+    }
 }
 
 /// The caller's webhooks (their secrets are never shown again).
@@ -232,10 +244,16 @@ pub async fn delete_webhook(
 
 /// Subscribes a browser to Web Push (the body is its `PushSubscription.toJSON()`): every
 /// notification of the caller is pushed to `endpoint`, encrypted (RFC 8291) and signed with the
-/// server's VAPID key (RFC 8292, `GET /v1/push/vapid-public-key`).
+/// server's VAPID key (RFC 8292, `GET /v1/push/vapid-public-key`). The subscription is the
+/// caller's: the same endpoint again updates its keys (200); another account subscribing the
+/// same endpoint (another user signed in on that browser) gets a subscription of its own and
+/// never touches this one. At most `HOMESTRETCH_QUOTA_PUSH_SUBSCRIPTIONS` (10) per account.
 #[utoipa::path(post, path = "/v1/me/push-subscriptions", tag = "notifications",
     request_body = NewPushSubscription, security(("bearer" = [])),
-    responses((status = 201, body = PushSubscriptionOut), (status = 401, body = Problem), (status = 422, body = Problem)))]
+    responses((status = 201, body = PushSubscriptionOut), (status = 200, body = PushSubscriptionOut, description = "the caller's subscription to this endpoint, its keys updated"),
+              (status = 401, body = Problem),
+              (status = 422, body = Problem, description = "bad keys, or a destination that is not an https URL of a public host"),
+              (status = 429, body = Problem, description = "the caller has as many push subscriptions as its quota allows")))]
 #[post("/v1/me/push-subscriptions")]
 pub async fn add_push_subscription(
     state: web::Data<AppState>,
@@ -247,14 +265,30 @@ pub async fn add_push_subscription(
         crate::application::delivery::check_destination(&body.endpoint, &state.notify, "endpoint")
             .await
             .map_err(ApiError::Invalid)?;
-    let sub = state
+    let quota = state.limits.config.destinations(true);
+    let keys = &body.keys;
+    match state
         .outbox
-        .add_push(user.id, url.as_str(), &body.keys.p256dh, &body.keys.auth)
-        .await?;
-    Ok(HttpResponse::Created().json(PushSubscriptionOut {
-        id: sub.id,
-        endpoint: sub.endpoint,
-    }))
+        .add_push(user.id, url.as_str(), &keys.p256dh, &keys.auth, quota)
+        .await?
+    {
+        Registered::Done(sub, created) => Ok(created_or_ok(created).json(PushSubscriptionOut {
+            id: sub.id,
+            endpoint: sub.endpoint,
+        })),
+        Registered::OverQuota => Err(ApiError::Quota(
+            says("errors.push_subscription_quota").arg("max", quota.per_user),
+        )),
+    }
+}
+
+/// 201 for a destination just made, 200 for the caller's own one updated in place.
+fn created_or_ok(created: bool) -> actix_web::HttpResponseBuilder {
+    if created {
+        HttpResponse::Created()
+    } else {
+        HttpResponse::Ok()
+    }
 }
 
 /// Unsubscribes the caller's browser at `endpoint`.

@@ -22,6 +22,7 @@ pub const PROBLEMS: &[(&str, u16)] = &[
     ("invalid-request", 422),
     ("rule-violation", 422),
     ("rate-limited", 429),
+    ("quota-exceeded", 429),
     ("internal", 500),
     ("unavailable", 503),
     ("at-capacity", 503),

@@ -30,6 +30,7 @@ mod reliability;
 mod rules27;
 mod store;
 mod trust;
+mod trust26;
 mod ts_client;
 mod web_clients;
 mod whisky_race_rules;
