@@ -83,7 +83,8 @@ impl GameService {
         Ok(())
     }
 
-    /// Replay: `user`'s view of the state at version `at`.
+    /// Replay: `user`'s view of the state at version `at`. The fold runs on a heavy thread;
+    /// the view is kept per version and viewer (it is a pure fold of the log up to `at`).
     pub async fn view_at(&self, id: GameId, user: UserId, at: u64) -> Result<(u64, Value)> {
         let (game, viewer, head) = self
             .with_game(id, |loaded| {
@@ -97,9 +98,33 @@ impl GameService {
                     .arg("head", head),
             ));
         }
-        let (version, mut state) = self.restore(id, game, at).await?;
-        self.fold(id, &mut state, version, at).await?;
-        guarded(|| (at, state.view(viewer)))
+        let make = async {
+            let (version, mut state) = self.restore(id, game, at).await?;
+            let mut events = Vec::new();
+            while version + (events.len() as u64) < at {
+                let after = version + events.len() as u64;
+                let batch = self.store.events(id, after, Some(at), 1000).await?;
+                if batch.is_empty() {
+                    break;
+                }
+                events.extend(batch);
+            }
+            let view = self
+                .heavy
+                .run(move || {
+                    replay(state.as_mut(), &events)?;
+                    Ok(state.view(viewer))
+                })
+                .await?;
+            let bytes = serde_json::to_vec(&view).map_or(0, |json| json.len());
+            Ok(heavy::Kept::weighed(
+                heavy::Answer::View(Arc::new(view)),
+                bytes,
+            ))
+        };
+        let key = heavy::Key::View(id, at, viewer);
+        let (answer, _) = self.heavy.answer(key, make).await?;
+        Ok((at, Value::clone(&*answer.view()?)))
     }
 
     /// Checks every stored snapshot of a game against a fold of its log: each must load and
