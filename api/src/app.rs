@@ -3,7 +3,7 @@
 use crate::application::GameService;
 use crate::auth::{JwtKeys, Sessions, Verified};
 use crate::error::{ApiError, PROBLEM_JSON, Problem};
-use crate::limits::{Counts, IpKey, Limits, LimitsConfig, Refusal};
+use crate::limits::{Counts, HeavySlot, IpKey, Limits, LimitsConfig, Refusal};
 use crate::metrics::Metrics;
 use crate::routes;
 use crate::sse::Hub;
@@ -55,10 +55,10 @@ pub struct ServerConfig {
 struct RequestId(String);
 
 pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
-    let games = Arc::new(GameService::new(
-        Store::new(pool.clone()),
-        config.registry.clone(),
-    ));
+    let games = Arc::new(
+        GameService::new(Store::new(pool.clone()), config.registry.clone())
+            .with_heavy(config.limits.heavy_threads, config.limits.heavy_cache_mb),
+    );
     let hub = Arc::new(Hub::default());
     let sessions = Arc::new(Sessions::default());
     tokio::spawn(
@@ -276,9 +276,11 @@ where
     let route = req.match_pattern().unwrap_or_else(|| "unmatched".into());
     let span = tracing::info_span!("request", id = %request_id, %method, %route);
     let state = req.app_data::<web::Data<AppState>>().cloned();
-    let refused = state
-        .as_ref()
-        .and_then(|s| gate(&req, s, &method, &route).err());
+    let (refused, heavy) = match state.as_ref().map(|s| gate(&req, s, &method, &route)) {
+        Some(Err(refused)) => (Some(refused), None),
+        Some(Ok(heavy)) => (None, heavy),
+        None => (None, None),
+    };
     let body_timed_out = match (&refused, &state) {
         (None, Some(state)) => state
             .limits
@@ -296,6 +298,8 @@ where
             Either::Left(refused) => refused.await,
             Either::Right(call) => call.await?.map_into_boxed_body(),
         };
+        // A heavy request holds its caller's slot until its answer is made.
+        drop(heavy);
         let res = if body_timed_out.is_some_and(|fired| fired.get()) {
             // Whatever the extractor made of the cut body, the answer is a 408 (and the
             // connection closes: `ApiError::Timeout`).
@@ -367,13 +371,14 @@ fn served(
 }
 
 /// Checks a request against the limits before it reaches a handler, verifying its bearer
-/// token once (the extractor reads the result back). `Err((error, close the connection))`.
+/// token once (the extractor reads the result back). `Err((error, close the connection))`;
+/// a heavy request is admitted with the slot it holds until answered.
 fn gate(
     req: &ServiceRequest,
     state: &AppState,
     method: &str,
     route: &str,
-) -> Result<(), (ApiError, bool)> {
+) -> Result<Option<HeavySlot>, (ApiError, bool)> {
     if let Some(slot) = req.conn_data::<ConnSlot>()
         && let Some(refusal) = slot.refused
     {
@@ -395,7 +400,14 @@ fn gate(
             .request_from_user(user.0)
             .map_err(|r| (r.into(), false))?;
     }
-    route_limit(limits, method, route, ip, user).map_err(|r| (r.into(), false))
+    route_limit(limits, method, route, ip, user).map_err(|r| (r.into(), false))?;
+    if !crate::limits::is_heavy(method, route) {
+        return Ok(None);
+    }
+    limits
+        .heavy(ip, user.map(|u| u.0))
+        .map(Some)
+        .map_err(|r| (r.into(), false))
 }
 
 /// The limits of the routes that create something (issue 11, item 7), checked before the body

@@ -86,6 +86,18 @@ pub struct LimitsConfig {
     pub join_codes_per_ip: Option<Rate>,
     /// Invite-code lookups per user (`HOMESTRETCH_RATE_JOIN_CODES_USER`).
     pub join_codes_per_user: Option<Rate>,
+    /// Heavy requests (audits, exports, replays, dispute audits: [`is_heavy`]) one user may
+    /// have in flight at once (`HOMESTRETCH_HEAVY_PER_USER`); past it, 429 (issue 26, item 2).
+    pub heavy_per_user: Option<usize>,
+    /// Heavy requests in flight per IP (`HOMESTRETCH_HEAVY_PER_IP`).
+    pub heavy_per_ip: Option<usize>,
+    /// Threads that run heavy work (`HOMESTRETCH_HEAVY_THREADS`): below the core count, so
+    /// heavy work never takes every core. A setting, not a limit: `HOMESTRETCH_LIMITS=off`
+    /// keeps it.
+    pub heavy_threads: usize,
+    /// MiB of heavy answers kept, per version (`HOMESTRETCH_HEAVY_CACHE_MB`; 0 = no cache).
+    /// Kept by `HOMESTRETCH_LIMITS=off` too.
+    pub heavy_cache_mb: Option<usize>,
     /// Open event streams per user (`HOMESTRETCH_STREAMS_PER_USER`).
     pub streams_per_user: Option<usize>,
     /// Open event streams per IP (`HOMESTRETCH_STREAMS_PER_IP`).
@@ -131,6 +143,10 @@ impl LimitsConfig {
             games_per_user: Some(Rate::per_minute(10)),
             join_codes_per_ip: Some(Rate::per_minute(30)),
             join_codes_per_user: Some(Rate::per_minute(10)),
+            heavy_per_user: Some(2),
+            heavy_per_ip: Some(4),
+            heavy_threads: default_heavy_threads(),
+            heavy_cache_mb: Some(64),
             streams_per_user: Some(16),
             streams_per_ip: Some(64),
             streams_total: Some(4096),
@@ -159,6 +175,10 @@ impl LimitsConfig {
             games_per_user: None,
             join_codes_per_ip: None,
             join_codes_per_user: None,
+            heavy_per_user: None,
+            heavy_per_ip: None,
+            heavy_threads: default_heavy_threads(),
+            heavy_cache_mb: Some(64),
             streams_per_user: None,
             streams_per_ip: None,
             streams_total: None,
@@ -218,6 +238,13 @@ impl LimitsConfig {
             }
             Ok(())
         };
+        count("HOMESTRETCH_HEAVY_PER_USER", &mut config.heavy_per_user)?;
+        count("HOMESTRETCH_HEAVY_PER_IP", &mut config.heavy_per_ip)?;
+        let mut threads = Some(config.heavy_threads);
+        count("HOMESTRETCH_HEAVY_THREADS", &mut threads)?;
+        config.heavy_threads = threads.unwrap_or_else(default_heavy_threads);
+        count("HOMESTRETCH_HEAVY_CACHE_MB", &mut config.heavy_cache_mb)?;
+
         count("HOMESTRETCH_STREAMS_PER_USER", &mut config.streams_per_user)?;
         count("HOMESTRETCH_STREAMS_PER_IP", &mut config.streams_per_ip)?;
         count("HOMESTRETCH_STREAMS_TOTAL", &mut config.streams_total)?;
@@ -412,6 +439,9 @@ pub struct Limits {
     games_user: Option<Keyed<uuid::Uuid>>,
     join_codes_ip: Option<Keyed<IpKey>>,
     join_codes_user: Option<Keyed<uuid::Uuid>>,
+    /// Heavy requests in flight, per user and per IP.
+    heavy_users: Counts<uuid::Uuid>,
+    heavy_ips: Counts<IpKey>,
 }
 
 fn keyed<K: Hash + Eq + Clone>(rate: Option<Rate>) -> Option<Keyed<K>> {
@@ -438,6 +468,8 @@ impl Limits {
             games_user: keyed(config.games_per_user),
             join_codes_ip: keyed(config.join_codes_per_ip),
             join_codes_user: keyed(config.join_codes_per_user),
+            heavy_users: Counts::default(),
+            heavy_ips: Counts::default(),
             config,
         }
     }
@@ -501,6 +533,77 @@ impl Limits {
     }
 }
 
+// Heavy routes (issue 26, item 2): a few audits, exports or replays at once per caller.
+
+/// The routes that re-read or re-run a whole game: audits (of a game, of a move, in a
+/// dispute), exports and replays (`/state?at=`).
+pub fn is_heavy(method: &str, route: &str) -> bool {
+    matches!(
+        (method, route),
+        (
+            "GET",
+            "/v1/games/{id}/audit"
+                | "/v1/games/{id}/audit/{seq}"
+                | "/v1/games/{id}/export"
+                | "/v1/games/{id}/state"
+                | "/v1/disputes/{id}"
+        ) | (
+            "POST",
+            "/v1/games/{id}/disputes" | "/v1/disputes/{id}/resolution"
+        )
+    )
+}
+
+/// One less than the cores (at least one): heavy work never takes every core.
+pub fn default_heavy_threads() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get().saturating_sub(1))
+        .unwrap_or(1)
+        .max(1)
+}
+
+/// A heavy request's place in its user's and its IP's counts, given back when it is answered.
+pub struct HeavySlot {
+    limits: std::sync::Arc<Limits>,
+    ip: IpKey,
+    user: Option<uuid::Uuid>,
+}
+
+impl Drop for HeavySlot {
+    fn drop(&mut self) {
+        if let Some(user) = &self.user {
+            self.limits.heavy_users.release(user);
+        }
+        self.limits.heavy_ips.release(&self.ip);
+    }
+}
+
+impl Limits {
+    /// Admits a heavy request of `user` (when signed in) from `ip`, or refuses it with 429
+    /// when either already has its share in flight.
+    pub fn heavy(
+        self: &std::sync::Arc<Self>,
+        ip: IpKey,
+        user: Option<uuid::Uuid>,
+    ) -> Result<HeavySlot, Refusal> {
+        if let Some(user) = &user {
+            self.heavy_users
+                .acquire(user, self.config.heavy_per_user, None)?;
+        }
+        if let Err(refusal) = self.heavy_ips.acquire(&ip, self.config.heavy_per_ip, None) {
+            if let Some(user) = &user {
+                self.heavy_users.release(user);
+            }
+            return Err(refusal);
+        }
+        Ok(HeavySlot {
+            limits: self.clone(),
+            ip,
+            user,
+        })
+    }
+}
+
 /// The client key of a request: its peer address (the server faces clients directly; behind a
 /// proxy, the proxy must apply these limits).
 pub fn client_ip(req: &actix_web::HttpRequest) -> IpKey {
@@ -548,8 +651,18 @@ mod tests {
             ("HOMESTRETCH_RATE_ACCOUNTS_IP", "3/min"),
             ("HOMESTRETCH_STREAMS_PER_IP", "0"),
             ("HOMESTRETCH_BODY_TIMEOUT", "2.5"),
+            ("HOMESTRETCH_HEAVY_PER_IP", "0"),
+            ("HOMESTRETCH_HEAVY_THREADS", "3"),
+            ("HOMESTRETCH_HEAVY_CACHE_MB", "0"),
         ]))
         .unwrap();
+        assert_eq!(custom.heavy_per_ip, None);
+        assert_eq!(custom.heavy_per_user, Some(2));
+        assert_eq!(custom.heavy_threads, 3);
+        assert_eq!(custom.heavy_cache_mb, None);
+        // The heavy-work threads and the cache are settings: `off` keeps them.
+        assert_eq!(LimitsConfig::off().heavy_threads, default_heavy_threads());
+        assert!(default_heavy_threads() >= 1);
         assert_eq!(custom.accounts_per_ip, Some(Rate::per_minute(3)));
         assert_eq!(custom.streams_per_ip, None);
         assert_eq!(custom.body_timeout, Some(Duration::from_millis(2500)));
@@ -583,6 +696,41 @@ mod tests {
         let wait = limit.check(&key).unwrap_err();
         assert!((1..=20).contains(&wait), "{wait}");
         assert_eq!(limit.check(&other), Ok(()));
+    }
+
+    #[test]
+    fn heavy_requests_are_counted_per_user_and_per_ip_until_answered() {
+        let config = LimitsConfig {
+            heavy_per_user: Some(1),
+            heavy_per_ip: Some(2),
+            ..LimitsConfig::off()
+        };
+        let limits = std::sync::Arc::new(Limits::new(config));
+        let ip = IpKey::of("10.0.0.1".parse().unwrap());
+        let elsewhere = IpKey::of("10.0.0.2".parse().unwrap());
+        let [ann, bob, cy] = [1u128, 2, 3].map(uuid::Uuid::from_u128);
+        let first = limits.heavy(ip, Some(ann)).unwrap();
+        assert!(matches!(
+            limits.heavy(elsewhere, Some(ann)),
+            Err(Refusal::TooMany { .. })
+        ));
+        let second = limits.heavy(ip, Some(bob)).unwrap();
+        assert!(matches!(
+            limits.heavy(ip, Some(cy)),
+            Err(Refusal::TooMany { .. })
+        ));
+        // Refused by its address, cy kept no slot of its own.
+        drop(limits.heavy(elsewhere, Some(cy)).unwrap());
+        drop(first);
+        let third = limits.heavy(ip, Some(cy)).unwrap();
+        assert!(limits.heavy(ip, None).is_err());
+        drop((second, third));
+        assert!(limits.heavy(ip, None).is_ok());
+        assert!(is_heavy("GET", "/v1/games/{id}/audit"));
+        assert!(is_heavy("GET", "/v1/games/{id}/state"));
+        assert!(is_heavy("POST", "/v1/games/{id}/disputes"));
+        assert!(!is_heavy("GET", "/v1/games/{id}"));
+        assert!(!is_heavy("POST", "/v1/games/{id}/commands"));
     }
 
     #[test]

@@ -103,6 +103,18 @@ impl Metrics {
         ] {
             registry.register(name, help, ConstCounter::new(value.load(Ordering::Relaxed)));
         }
+        // Heavy answers (audits, exports, replays, move audits; issue 26).
+        let (kept, made) = games.heavy_counts();
+        registry.register(
+            "homestretch_heavy_answers_kept",
+            "Heavy answers served from the per-version cache",
+            ConstCounter::new(kept),
+        );
+        registry.register(
+            "homestretch_heavy_answers_made",
+            "Heavy answers computed on the heavy-work threads",
+            ConstCounter::new(made),
+        );
         let gauge = |n: usize| ConstGauge::new(i64::try_from(n).unwrap_or(i64::MAX));
         registry.register(
             "homestretch_cached_games",

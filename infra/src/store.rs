@@ -387,6 +387,21 @@ impl Store {
             .collect())
     }
 
+    /// A mark of what a game's log holds now: its events and commands, counted, and the
+    /// transactions that wrote them. Any change — an append, or a row rewritten or deleted
+    /// behind the append-only triggers — changes it, so an answer computed from the log can be
+    /// kept under it (issue 26: a cached audit never hides tampering done after it).
+    pub async fn log_mark(&self, id: GameId) -> Result<String> {
+        Ok(sqlx::query_scalar(
+            "SELECT concat_ws(':', \
+               (SELECT concat_ws('/', count(*), sum(xmin::text::bigint)) FROM events WHERE game_id = $1), \
+               (SELECT concat_ws('/', count(*), sum(xmin::text::bigint)) FROM commands WHERE game_id = $1))",
+        )
+        .bind(id.0)
+        .fetch_one(&self.pool)
+        .await?)
+    }
+
     /// Ids of every game that has started (lobbies have no log).
     pub async fn started_games(&self) -> Result<Vec<GameId>> {
         let ids: Vec<Uuid> =

@@ -3,19 +3,32 @@ use infra::deadlines::{CLOCK_USER, bot_user};
 
 impl GameService {
     /// Every check on the live log. The server re-runs the dice with its secret seed; before
-    /// the end, details of a divergence are withheld from players (they could hold secrets).
-    pub async fn audit(&self, id: GameId, user: UserId) -> Result<AuditReport> {
-        let (bundle, row) = self.full_bundle(id).await?;
-        let mut report =
-            guarded(|| bundles::verify_with_seed(&self.registry, &bundle, &row.server_seed))?;
-        if row.status != GameStatus::Finished
-            && let Some(divergence) = report.divergence.as_mut()
-        {
-            let _ = user;
-            divergence.recorded = Value::Null;
-            divergence.expected = Value::Null;
-        }
-        Ok(report)
+    /// the end, details of a divergence are withheld from players (they could hold secrets), so
+    /// the report is the same for every caller. Made on a heavy thread, kept per version.
+    pub async fn audit(&self, id: GameId) -> Result<Served> {
+        let (row, seats, record) = self.record(id).await?;
+        let make = async {
+            let bundle = self.bundle_of(&row, &seats).await?;
+            let registry = self.registry.clone();
+            let (seed, finished) = (row.server_seed, row.status == GameStatus::Finished);
+            let json = self
+                .heavy
+                .run(move || {
+                    let mut report = bundles::verify_with_seed(&registry, &bundle, &seed);
+                    if !finished && let Some(divergence) = report.divergence.as_mut() {
+                        divergence.recorded = Value::Null;
+                        divergence.expected = Value::Null;
+                    }
+                    serde_json::to_vec(&report).map_err(|e| StoreError::Corrupt(e.to_string()))
+                })
+                .await?;
+            Ok(heavy::Kept::json(json))
+        };
+        let (answer, kept) = self.heavy.answer(heavy::Key::Audit(record), make).await?;
+        Ok(Served {
+            json: answer.json()?,
+            kept,
+        })
     }
 
     /// Explains the move that produced event `seq`, as `user` may see it.
@@ -24,7 +37,8 @@ impl GameService {
     }
 
     /// Explains the move that produced event `seq`: as `user` may see it, or everything when
-    /// `arbiter` (an admin resolving a dispute).
+    /// `arbiter` (an admin resolving a dispute). Made on a heavy thread, kept per version and
+    /// viewer.
     pub async fn audit_move_as(
         &self,
         id: GameId,
@@ -32,72 +46,101 @@ impl GameService {
         seq: u64,
         arbiter: bool,
     ) -> Result<MoveAudit> {
-        let (bundle, row) = self.full_bundle(id).await?;
-        let command = bundle
-            .commands
-            .iter()
-            .find(|c| c.first_seq <= seq && seq <= c.last_seq)
-            .cloned()
-            .ok_or_else(|| StoreError::NotFound(says("errors.move_not_found")))?;
+        let (row, seats, record) = self.record(id).await?;
+        if seq == 0 || seq > row.version {
+            return Err(StoreError::NotFound(says("errors.move_not_found")));
+        }
+        let viewer = if arbiter {
+            Viewer::Omniscient
+        } else {
+            self.with_game(id, |loaded| loaded.viewer(user)).await?
+        };
         let game = self.game_of(&row.kind)?;
-        let (viewer, redacted_events, command_visible) = self
-            .with_game(id, |loaded| {
-                let viewer = if arbiter {
-                    Viewer::Omniscient
-                } else {
-                    loaded.viewer(user)
-                };
-                let events: Vec<StoredEvent> = bundle
-                    .events
-                    .iter()
-                    .filter(|e| e.seq >= command.first_seq && e.seq <= command.last_seq)
-                    .filter_map(|e| loaded.redact(e, viewer))
-                    .collect();
-                let all_shown = events.len() == (command.last_seq + 1 - command.first_seq) as usize
-                    && events.iter().all(|e| !e.redacted);
-                let visible = all_shown
-                    || viewer == domain::Viewer::Omniscient
-                    || loaded.seat_of(user).map(Seat::number) == command.seat;
-                (viewer, events, visible)
-            })
-            .await?;
-        // The state before the move, as the caller may see it.
-        let mut state = game.new_state();
-        replay(
-            state.as_mut(),
-            bundle.events.iter().take(command.first_seq as usize - 1),
-        )?;
-        let state_before = guarded(|| state.view(viewer))?;
-        // Checks: the chain up to this move, and a re-run of this move alone.
-        let mut prefix = bundle.clone();
-        prefix.events.truncate(command.last_seq as usize);
-        prefix.commands.retain(|c| c.first_seq <= command.first_seq);
-        prefix.game.version = command.last_seq;
-        prefix.game.head_hash = prefix
-            .events
-            .last()
-            .map(|e| e.hash.clone())
-            .unwrap_or_default();
-        let report =
-            guarded(|| bundles::verify_with_seed(&self.registry, &prefix, &row.server_seed))?;
-        Ok(MoveAudit {
-            seq,
-            first_seq: command.first_seq,
-            last_seq: command.last_seq,
-            seat: command.seat,
-            sent_by: sender_name(&bundle, UserId(command.user_id)),
-            recorded_at: command.recorded_at,
-            command: if command_visible {
-                command.command.clone()
-            } else {
-                Value::Null
-            },
-            state_before,
-            checks: report.checks,
-            sound: report.sound,
-            events: redacted_events,
-        })
+        let make = async {
+            let bundle = self.bundle_of(&row, &seats).await?;
+            let registry = self.registry.clone();
+            let seed = row.server_seed;
+            let audit = self
+                .heavy
+                .run(move || explain(&registry, game, &bundle, &seed, seq, viewer))
+                .await?;
+            let bytes = serde_json::to_vec(&audit).map_or(0, |json| json.len());
+            Ok(heavy::Kept::weighed(
+                heavy::Answer::Move(Arc::new(audit)),
+                bytes,
+            ))
+        };
+        let key = heavy::Key::Move(record, seq, viewer);
+        let (answer, _) = self.heavy.answer(key, make).await?;
+        Ok(MoveAudit::clone(&*answer.move_audit()?))
     }
+}
+
+/// The move that produced event `seq` of `bundle`, explained for `viewer`: the state before it
+/// as the viewer may see it, the command (when the viewer may see it), the checks of the chain
+/// up to it and of a re-run of it, and its events as the viewer may see them.
+fn explain(
+    registry: &domain::Registry,
+    game: &'static dyn AnyGame,
+    bundle: &Bundle,
+    seed: &[u8; 32],
+    seq: u64,
+    viewer: Viewer,
+) -> Result<MoveAudit> {
+    let command = bundle
+        .commands
+        .iter()
+        .find(|c| c.first_seq <= seq && seq <= c.last_seq)
+        .cloned()
+        .ok_or_else(|| StoreError::NotFound(says("errors.move_not_found")))?;
+    let mut state = game.new_state();
+    let events: Vec<StoredEvent> = bundle
+        .events
+        .iter()
+        .filter(|e| e.seq >= command.first_seq && e.seq <= command.last_seq)
+        .filter_map(|e| redact_for(state.as_ref(), e, viewer))
+        .collect();
+    let all_shown = events.len() == (command.last_seq + 1 - command.first_seq) as usize
+        && events.iter().all(|e| !e.redacted);
+    let own = match viewer {
+        Viewer::Seat(seat) => Some(seat.number()),
+        _ => None,
+    };
+    let command_visible = all_shown || viewer == Viewer::Omniscient || own == command.seat;
+    // The state before the move, as the caller may see it.
+    replay(
+        state.as_mut(),
+        bundle.events.iter().take(command.first_seq as usize - 1),
+    )?;
+    let state_before = state.view(viewer);
+    // Checks: the chain up to this move, and a re-run of this move alone.
+    let mut prefix = bundle.clone();
+    prefix.events.truncate(command.last_seq as usize);
+    prefix.commands.retain(|c| c.first_seq <= command.first_seq);
+    prefix.game.version = command.last_seq;
+    prefix.game.head_hash = prefix
+        .events
+        .last()
+        .map(|e| e.hash.clone())
+        .unwrap_or_default();
+    let report = bundles::verify_with_seed(registry, &prefix, seed);
+    Ok(MoveAudit {
+        seq,
+        first_seq: command.first_seq,
+        last_seq: command.last_seq,
+        seat: command.seat,
+        sent_by: sender_name(bundle, UserId(command.user_id)),
+        recorded_at: command.recorded_at,
+        command: if command_visible {
+            command.command.clone()
+        } else {
+            Value::Null
+        },
+        state_before,
+        checks: report.checks,
+        sound: report.sound,
+        events,
+    })
 }
 
 /// The sender's name as the log knows it: a seat holder's name, or the server's own actor

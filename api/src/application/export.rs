@@ -1,16 +1,16 @@
 use super::*;
 
 impl GameService {
-    /// The whole record of a game as the server holds it (every payload, no seed).
-    pub(super) async fn full_bundle(&self, id: GameId) -> Result<(Bundle, GameRow)> {
-        let row = self.store.game(id).await?;
-        let seats = self.store.seats(id).await?;
-        let mut commands = self.store.commands(id).await?;
+    /// The whole record of a game as the server holds it (every payload, no seed), from its
+    /// row and seats as read for its [`heavy::Record`].
+    pub(super) async fn bundle_of(&self, row: &GameRow, seats: &[SeatRow]) -> Result<Bundle> {
+        let mut commands = self.store.commands(row.id).await?;
         let mut events = Vec::new();
         loop {
+            // Small batches: the worker decoding them serves other requests in between.
             let batch = self
                 .store
-                .events(id, events.len() as u64, None, 10_000)
+                .events(row.id, events.len() as u64, None, 1000)
                 .await?;
             if batch.is_empty() {
                 break;
@@ -23,7 +23,7 @@ impl GameService {
         // committed with a newer head, which a second read shows: the bundle is the log as of
         // the first head. Entries past even the newer head are left in, for the audit to name.
         if events.last().is_some_and(|e| e.seq > row.version) {
-            let moved_to = self.store.game(id).await?.version;
+            let moved_to = self.store.game(row.id).await?.version;
             if events.last().is_some_and(|e| e.seq <= moved_to) {
                 events.retain(|e| e.seq <= row.version);
                 commands.retain(|c| c.last_seq <= row.version);
@@ -68,44 +68,64 @@ impl GameService {
                 .collect(),
             events,
         };
-        Ok((bundle, row))
+        Ok(bundle)
     }
 
     /// The export bundle as `user` may see it: everything (with the seed) once the game is
-    /// over; before that, other seats' secrets are redacted.
-    pub async fn export(&self, id: GameId, user: UserId) -> Result<Bundle> {
-        let (mut bundle, row) = self.full_bundle(id).await?;
-        if row.status == GameStatus::Finished {
-            bundle.server_seed = Some(hex::encode(row.server_seed));
-            return Ok(bundle);
-        }
-        if row.status == GameStatus::Lobby {
-            return Ok(bundle);
-        }
-        self.with_game(id, |loaded| {
-            let viewer = loaded.viewer(user);
-            let mut hidden_seqs = std::collections::HashSet::new();
-            for event in &mut bundle.events {
-                // An event hidden altogether keeps its place, with a null payload.
-                *event = loaded
-                    .redact(event, viewer)
-                    .unwrap_or_else(|| event.shown_as(Value::Null));
-                if event.redacted {
-                    hidden_seqs.insert(event.seq);
-                }
-            }
-            // A command whose events hold a secret is the sender's alone. (Matched by the seqs
-            // it produced: command ids are only unique per caller.)
-            let me = loaded.seat_of(user).map(Seat::number);
-            for command in &mut bundle.commands {
-                let hides =
-                    (command.first_seq..=command.last_seq).any(|s| hidden_seqs.contains(&s));
-                if hides && command.seat != me {
-                    command.command = Value::Null;
-                }
-            }
-            bundle
+    /// over; before that, other seats' secrets are redacted. Made on a heavy thread, kept per
+    /// version and viewer (`kept`: served from the cache).
+    pub async fn export(&self, id: GameId, user: UserId) -> Result<Served> {
+        let (row, seats, record) = self.record(id).await?;
+        let viewer = match row.status {
+            GameStatus::Finished | GameStatus::Lobby => Viewer::Omniscient,
+            _ => self.with_game(id, |loaded| loaded.viewer(user)).await?,
+        };
+        let game = self.game_of(&row.kind)?;
+        let make = async {
+            let mut bundle = self.bundle_of(&row, &seats).await?;
+            let seed = (row.status == GameStatus::Finished).then(|| hex::encode(row.server_seed));
+            let json = self
+                .heavy
+                .run(move || {
+                    bundle.server_seed = seed;
+                    redact_bundle(&mut bundle, game.new_state().as_ref(), viewer);
+                    Ok(serde_json::to_vec(&bundle)
+                        .map_err(|e| StoreError::Corrupt(e.to_string()))?)
+                })
+                .await?;
+            Ok(heavy::Kept::json(json))
+        };
+        let (answer, kept) = self
+            .heavy
+            .answer(heavy::Key::Export(record, viewer), make)
+            .await?;
+        Ok(Served {
+            json: answer.json()?,
+            kept,
         })
-        .await
+    }
+}
+
+/// `viewer`'s copy of a bundle: other seats' secrets redacted (nothing for an omniscient one).
+fn redact_bundle(bundle: &mut Bundle, game: &dyn AnyState, viewer: Viewer) {
+    let mut hidden_seqs = std::collections::HashSet::new();
+    for event in &mut bundle.events {
+        // An event hidden altogether keeps its place, with a null payload.
+        *event = redact_for(game, event, viewer).unwrap_or_else(|| event.shown_as(Value::Null));
+        if event.redacted {
+            hidden_seqs.insert(event.seq);
+        }
+    }
+    // A command whose events hold a secret is the sender's alone. (Matched by the seqs it
+    // produced: command ids are only unique per caller.)
+    let me = match viewer {
+        Viewer::Seat(seat) => Some(seat.number()),
+        _ => None,
+    };
+    for command in &mut bundle.commands {
+        let hides = (command.first_seq..=command.last_seq).any(|s| hidden_seqs.contains(&s));
+        if hides && command.seat != me {
+            command.command = Value::Null;
+        }
     }
 }

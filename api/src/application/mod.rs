@@ -19,6 +19,7 @@ mod commands;
 pub mod delivery;
 pub mod disputes;
 mod export;
+mod heavy;
 mod inbox;
 mod lobby;
 pub mod notify;
@@ -30,7 +31,7 @@ pub mod webpush;
 use domain::engine::{ChaChaRng, seed_commitment};
 use domain::i18n::says;
 use domain::{AnyGame, AnyState, Outcome, Prompt, Registry, Seat, Viewer};
-use infra::audit::{self as bundles, AuditReport, Bundle, BundleCommand, BundleGame, BundleSeat};
+use infra::audit::{self as bundles, Bundle, BundleCommand, BundleGame, BundleSeat};
 use infra::error::{Result, StoreError};
 use infra::hash::{canonical_json, event_hash};
 use infra::ids::{GameId, UserId};
@@ -46,6 +47,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 pub use clocks::{Clock, ClockConfig};
+pub use heavy::Served;
 pub use infra::random::fill_random;
 pub use reads::GameRead;
 
@@ -118,18 +120,24 @@ impl Loaded {
     /// The caller's copy of a stored event (payload redacted, flagged), or `None` if the
     /// event is hidden from them altogether.
     pub fn redact(&self, event: &StoredEvent, viewer: Viewer) -> Option<StoredEvent> {
-        // The server's own entries (seed reveal, timeouts, abandonment) are public.
-        if event.entry() != Entry::Game || viewer == Viewer::Omniscient {
-            return Some(event.clone());
-        }
-        let payload = self.state.redact(&event.payload, viewer)?;
-        Some(event.shown_as(payload))
+        redact_for(self.state.as_ref(), event, viewer)
     }
+}
+
+/// `viewer`'s copy of a stored event, redacted by the rules of `game`'s state (any state of
+/// the game: redaction depends on the event and the viewer only).
+fn redact_for(game: &dyn AnyState, event: &StoredEvent, viewer: Viewer) -> Option<StoredEvent> {
+    // The server's own entries (seed reveal, timeouts, abandonment) are public.
+    if event.entry() != Entry::Game || viewer == Viewer::Omniscient {
+        return Some(event.clone());
+    }
+    let payload = game.redact(&event.payload, viewer)?;
+    Some(event.shown_as(payload))
 }
 
 /// One move explained (see `audit_move`). Serialized (its events left out) as a dispute
 /// stores it: the fields are the wire `MoveAudit`'s.
-#[derive(serde::Serialize)]
+#[derive(Clone, serde::Serialize)]
 pub struct MoveAudit {
     pub seq: u64,
     pub first_seq: u64,
@@ -203,6 +211,8 @@ pub struct GameService {
     heads: Mutex<HashMap<GameId, u64>>,
     /// True while the notification listener is connected, so `heads` is complete.
     listening: std::sync::atomic::AtomicBool,
+    /// Audits, exports and replays: their threads and kept answers (issue 26).
+    heavy: heavy::Heavy,
 }
 
 fn body_hash(command: &Value) -> String {
@@ -227,6 +237,7 @@ impl GameService {
             counters: Counters::default(),
             heads: Mutex::new(HashMap::new()),
             listening: std::sync::atomic::AtomicBool::new(false),
+            heavy: heavy::Heavy::new(crate::limits::default_heavy_threads(), Some(64)),
         }
     }
 

@@ -83,19 +83,46 @@ impl GameService {
         Ok(())
     }
 
-    /// Replay: `user`'s view of the state at version `at`.
+    /// Replay: `user`'s view of the state at version `at`. The fold runs on a heavy thread;
+    /// the view is kept per version and viewer (it is a pure fold of the log up to `at`).
     pub async fn view_at(&self, id: GameId, user: UserId, at: u64) -> Result<(u64, Value)> {
         let (game, viewer, head) = self
             .with_game(id, |loaded| {
                 (loaded.game, loaded.viewer(user), loaded.version)
             })
             .await?;
-        let state = self.state_at(id, game, at, head).await?;
-        guarded(|| (at, state.view(viewer)))
+        beyond_head(at, head)?;
+        let make = async {
+            let (version, mut state) = self.restore(id, game, at).await?;
+            let mut events = Vec::new();
+            while version + (events.len() as u64) < at {
+                let after = version + events.len() as u64;
+                let batch = self.store.events(id, after, Some(at), 1000).await?;
+                if batch.is_empty() {
+                    break;
+                }
+                events.extend(batch);
+            }
+            let view = self
+                .heavy
+                .run(move || {
+                    replay(state.as_mut(), &events)?;
+                    Ok(state.view(viewer))
+                })
+                .await?;
+            let bytes = serde_json::to_vec(&view).map_or(0, |json| json.len());
+            Ok(heavy::Kept::weighed(
+                heavy::Answer::View(Arc::new(view)),
+                bytes,
+            ))
+        };
+        let key = heavy::Key::View(id, at, viewer);
+        let (answer, _) = self.heavy.answer(key, make).await?;
+        Ok((at, Value::clone(&*answer.view()?)))
     }
 
     /// The state at version `at` of a log whose head is `head`: the newest snapshot at or
-    /// before it and the log folded up to it (the view and the picture of `?at=` alike).
+    /// before it and the log folded up to it (the picture of `?at=`).
     pub(super) async fn state_at(
         &self,
         id: GameId,
@@ -103,13 +130,7 @@ impl GameService {
         at: u64,
         head: u64,
     ) -> Result<Box<dyn AnyState>> {
-        if at > head {
-            return Err(StoreError::Invalid(
-                says("errors.version_beyond_head")
-                    .arg("at", at)
-                    .arg("head", head),
-            ));
-        }
+        beyond_head(at, head)?;
         let (version, mut state) = self.restore(id, game, at).await?;
         self.fold(id, &mut state, version, at).await?;
         Ok(state)
@@ -135,4 +156,16 @@ impl GameService {
         }
         Ok((snapshots.len(), bad))
     }
+}
+
+/// `?at=` past the log's head is invalid input, not a missing game.
+fn beyond_head(at: u64, head: u64) -> Result<()> {
+    if at > head {
+        return Err(StoreError::Invalid(
+            says("errors.version_beyond_head")
+                .arg("at", at)
+                .arg("head", head),
+        ));
+    }
+    Ok(())
 }

@@ -14,35 +14,55 @@ use utoipa::ToSchema;
 
 /// The self-contained record of a game: options, rules-engine version, seed commitment, client
 /// seeds, every command with its sender and time, every event with its hash, and (after the
-/// end) the server seed. Check it offline with `homestretch verify BUNDLE.json`.
+/// end) the server seed. Check it offline with `homestretch verify BUNDLE.json`. Heavy: a caller
+/// has only a few heavy requests in flight at once (429 beyond); a version's export is made once
+/// per viewer and then served from the cache (`Cache-Status`).
 #[utoipa::path(get, path = "/v1/games/{id}/export", tag = "replay", params(("id" = uuid::Uuid, Path)),
-    security(("bearer" = [])), responses((status = 200, body = Bundle), (status = 404, body = Problem)))]
+    security(("bearer" = [])), responses((status = 200, body = Bundle, headers(("cache-status" = String, description = "RFC 9211: `homestretch; hit` when served from the cache, `homestretch; fwd=miss; stored` when made for this request"))),
+    (status = 404, body = Problem), (status = 429, body = Problem, description = "the caller already has as many heavy requests (audits, exports, replays) in flight as it may")))]
 #[get("/v1/games/{id}/export")]
 pub async fn export(
     state: web::Data<AppState>,
     user: AuthUser,
     GamePath(id): GamePath,
 ) -> ApiResult<HttpResponse> {
-    let bundle = state.games.export(id, user.id).await?;
-    Ok(HttpResponse::Ok()
-        .insert_header((
-            "content-disposition",
-            format!("attachment; filename=\"game-{id}.json\""),
-        ))
-        .json(bundle))
+    let served = state.games.export(id, user.id).await?;
+    let attachment = format!("attachment; filename=\"game-{id}.json\"");
+    Ok(json_served(served, Some(attachment)))
 }
 
 /// Audit of the live log: hash chain, head, seed commitment, and a re-run of every command
 /// through the rules (the server re-runs the dice with its secret seed; anyone can after the end).
+/// Heavy: a few in flight per caller (429 beyond); a version's audit is made once and then served
+/// from the cache (`Cache-Status`) until the log changes in any way.
 #[utoipa::path(get, path = "/v1/games/{id}/audit", tag = "replay", params(("id" = uuid::Uuid, Path)),
-    security(("bearer" = [])), responses((status = 200, body = AuditReport), (status = 404, body = Problem)))]
+    security(("bearer" = [])), responses((status = 200, body = AuditReport, headers(("cache-status" = String, description = "RFC 9211: `homestretch; hit` when served from the cache, `homestretch; fwd=miss; stored` when made for this request"))),
+    (status = 404, body = Problem), (status = 429, body = Problem, description = "the caller already has as many heavy requests (audits, exports, replays) in flight as it may")))]
 #[get("/v1/games/{id}/audit")]
 pub async fn audit(
     state: web::Data<AppState>,
-    user: AuthUser,
+    _user: AuthUser,
     GamePath(id): GamePath,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(state.games.audit(id, user.id).await?))
+    Ok(json_served(state.games.audit(id).await?, None))
+}
+
+/// A heavy answer's JSON, with its `Cache-Status` (RFC 9211) and, for a download, its
+/// `Content-Disposition`.
+fn json_served(served: crate::application::Served, attachment: Option<String>) -> HttpResponse {
+    let mut response = HttpResponse::Ok();
+    response.content_type("application/json").insert_header((
+        "cache-status",
+        if served.kept {
+            "homestretch; hit"
+        } else {
+            "homestretch; fwd=miss; stored"
+        },
+    ));
+    if let Some(attachment) = attachment {
+        response.insert_header(("content-disposition", attachment));
+    }
+    response.body(served.json)
 }
 
 /// One move explained.
@@ -92,7 +112,8 @@ impl From<crate::application::MoveAudit> for MoveAudit {
 /// it), the command, who sent it and when, the checks it passed, the events it produced.
 #[utoipa::path(get, path = "/v1/games/{id}/audit/{seq}", tag = "replay",
     params(("id" = uuid::Uuid, Path), ("seq" = u64, Path)), security(("bearer" = [])),
-    responses((status = 200, body = MoveAudit), (status = 404, body = Problem)))]
+    responses((status = 200, body = MoveAudit), (status = 404, body = Problem),
+    (status = 429, body = Problem, description = "the caller already has as many heavy requests (audits, exports, replays) in flight as it may")))]
 #[get("/v1/games/{id}/audit/{seq}")]
 pub async fn audit_move(
     state: web::Data<AppState>,

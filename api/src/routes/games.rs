@@ -794,7 +794,7 @@ pub async fn events(
 /// Replay: the caller's view at version `at` (everything once the game is over).
 #[utoipa::path(get, path = "/v1/games/{id}/state", tag = "replay", params(("id" = uuid::Uuid, Path), AtQuery),
     security(("bearer" = [])), responses((status = 200, body = StateAt), (status = 404, body = Problem),
-    (status = 422, body = Problem)))]
+    (status = 422, body = Problem), (status = 429, body = Problem, description = "the caller already has as many heavy requests (audits, exports, replays) in flight as it may")))]
 #[get("/v1/games/{id}/state")]
 pub async fn state_at(
     state: web::Data<AppState>,

@@ -183,30 +183,7 @@ pub async fn run_replay(url: &str, events: u64, samples: usize) -> Option<Value>
         .timeout(Duration::from_secs(120))
         .finish();
     let bot = Bot::new(&client, url, &stats);
-    let mut rng = 0x2545F4914F6CDD1Du64;
-    let mut tables = tables(None, None).ok()?;
-    tables.sort_by_key(|t| std::cmp::Reverse(t.seats));
-    let mut attempt = 0;
-    let (id, tokens, version) = loop {
-        // No registered game may ever last that long: give up after three rounds of tables.
-        if attempt == 3 * tables.len() {
-            eprintln!("replay: no game reached {events} events");
-            return None;
-        }
-        let table = &tables[attempt % tables.len()];
-        attempt += 1;
-        let (id, tokens) = started_game(&bot, table, None).await?;
-        let mut version = 0;
-        while version < events {
-            match one_move(&bot, &id, &tokens, &mut rng).await {
-                Some(v) => version = v,
-                None => break,
-            }
-        }
-        if version >= events {
-            break (id, tokens, version);
-        }
-    };
+    let (id, tokens, version) = long_game(&bot, events).await?;
     let mut latencies = Vec::new();
     for i in 0..samples {
         let at = (i as u64 * 7919 + 13) % (version + 1);
@@ -232,6 +209,34 @@ pub async fn run_replay(url: &str, events: u64, samples: usize) -> Option<Value>
         "p99_ms": percentile(&latencies, 99.0) * 1e3,
         "max_ms": latencies.last().copied().unwrap_or(0.0) * 1e3,
     }))
+}
+
+/// A started game played by random bots past `events` events (the largest tables first, a new
+/// game whenever one ends short): its id, the seats' tokens and its version.
+pub(crate) async fn long_game(bot: &Bot, events: u64) -> Option<(String, Vec<String>, u64)> {
+    let mut rng = 0x2545F4914F6CDD1Du64;
+    let mut tables = tables(None, None).ok()?;
+    tables.sort_by_key(|t| std::cmp::Reverse(t.seats));
+    for attempt in 0.. {
+        // No registered game may ever last that long: give up after three rounds of tables.
+        if attempt == 3 * tables.len() {
+            eprintln!("no game reached {events} events");
+            return None;
+        }
+        let table = &tables[attempt % tables.len()];
+        let (id, tokens) = started_game(bot, table, None).await?;
+        let mut version = 0;
+        while version < events {
+            match one_move(bot, &id, &tokens, &mut rng).await {
+                Some(v) => version = v,
+                None => break,
+            }
+        }
+        if version >= events {
+            return Some((id, tokens, version));
+        }
+    }
+    None
 }
 
 /// Memory: starts `games` games, plays `moves` moves in each, then reads the server's RSS.

@@ -6,6 +6,11 @@
 //! A socket the server closes or refuses is reopened after 100 ms: a tighter connect loop is a
 //! connection-rate flood, which the host's firewall (SYN cookies, `connlimit`/`hashlimit`)
 //! stops before any application.
+//!
+//! `--heavy` (issue 26, item 2) floods the heaviest routes instead: the request loops audit,
+//! export and replay one long game (thousands of events; made by bots first, or `--game`) as
+//! fast as answers come, each loop a guest of the flooding address, while the probe times
+//! `GET /v1/me`.
 
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -33,12 +38,22 @@ pub struct FloodConfig {
     pub idle_connections: usize,
     /// Connections sending a body one byte every 0.5 s.
     pub slow_bodies: usize,
+    /// Flood the heavy routes (audit, export, replay) of one long game instead.
+    pub heavy: Option<HeavyFlood>,
     /// Run the flood (from `flood_from`).
     pub flood: bool,
     /// Run the probe (from `probe_from`). On one machine, run the flood and the probe as two
     /// processes (`--no-probe`, `--probe-only`): in one process the probe would time the
     /// flood's own event loop, not the server.
     pub probe: bool,
+}
+
+/// `--heavy`: the long game whose audit, export and replays are flooded.
+#[derive(Clone, Debug)]
+pub struct HeavyFlood {
+    /// The game (else bots play one past `events` first, from the probe's address).
+    pub game: Option<String>,
+    pub events: u64,
 }
 
 #[derive(Default)]
@@ -146,9 +161,20 @@ pub async fn run(config: FloodConfig) -> Option<Value> {
         tokio::net::lookup_host(authority).await.ok()?.next()?
     };
     let probe = client(config.probe_from, Duration::from_secs(10));
-    let flood = client(config.flood_from, Duration::from_secs(10));
+    let flood = client(config.flood_from, Duration::from_secs(60));
     // A started game to read and stream: the probe's, or the flood's own when alone.
     let (game, probe_token) = probe_game(if config.probe { &probe } else { &flood }, &url).await?;
+    let heavy = match &config.heavy {
+        None => None,
+        Some(HeavyFlood { game: Some(id), .. }) => Some(id.clone()),
+        Some(HeavyFlood { game: None, events }) => {
+            let stats = std::rc::Rc::new(std::cell::RefCell::new(Default::default()));
+            let bot = crate::client::Bot::new(&probe, &url, &stats);
+            let (id, _, version) = crate::bench::long_game(&bot, *events).await?;
+            eprintln!("flood: game {id} played to version {version}");
+            Some(id)
+        }
+    };
     let deadline = Instant::now() + config.duration;
     let tally = Arc::new(Mutex::new(Tally::default()));
     let (workers, idle_connections, slow_bodies) = if config.flood {
@@ -168,7 +194,10 @@ pub async fn run(config: FloodConfig) -> Option<Value> {
     };
     let mut tasks = Vec::new();
     for worker in 0..workers {
-        tasks.push(actix_rt::spawn(request_loop(worker, shared.clone())));
+        tasks.push(match &heavy {
+            Some(long) => actix_rt::spawn(heavy_loop(worker, long.clone(), shared.clone())),
+            None => actix_rt::spawn(request_loop(worker, shared.clone())),
+        });
     }
     for _ in 0..idle_connections.min(20_000) {
         let task = idle_connection(tally.clone(), config.flood_from, target, deadline);
@@ -178,8 +207,13 @@ pub async fn run(config: FloodConfig) -> Option<Value> {
         let task = slow_body_loop(tally.clone(), config.flood_from, target, deadline);
         tasks.push(actix_rt::spawn(task));
     }
+    // Under a heavy flood the probe times what the issue timed: `GET /v1/me` alone.
+    let paths = match heavy {
+        Some(_) => vec!["/v1/me".to_string()],
+        None => vec!["/v1/me".to_string(), format!("/v1/games/{game}")],
+    };
     let (latencies, probe_statuses) =
-        probe_loop(&config, &probe, &url, &game, &probe_token, deadline).await;
+        probe_loop(&config, &probe, &url, &paths, &probe_token, deadline).await;
     let mut streams_held = 0;
     for task in tasks {
         if let Ok(Some(held)) = task.await {
@@ -190,6 +224,7 @@ pub async fn run(config: FloodConfig) -> Option<Value> {
     Some(json!({
         "duration_s": config.duration.as_secs_f64(),
         "flood_from": config.flood_from.to_string(),
+        "heavy_game": heavy,
         "probe_from": config.probe_from.to_string(),
         "flood": flood_statuses,
         "flood_streams_held": streams_held,
@@ -259,6 +294,67 @@ async fn request_loop(worker: usize, f: Flood) -> Option<usize> {
     Some(held.len())
 }
 
+/// Heavy request loop `worker`: as one guest of the flooding address, audits, exports and
+/// replays (at a version of its own) the long game `id`, reading every answer whole, until the
+/// deadline. Statuses are tallied with the answer's `Cache-Status` (hit or made).
+async fn heavy_loop(worker: usize, id: String, f: Flood) -> Option<usize> {
+    let token = match guest(&f.client, &f.url).await {
+        Ok(token) => token,
+        Err(status) => {
+            f.tally.lock().ok()?.count("guest", status);
+            return Some(0);
+        }
+    };
+    let mut summary = f
+        .client
+        .get(format!("{}/v1/games/{id}", f.url))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .ok()?;
+    let version = summary.json::<Value>().await.ok()?["version"].as_u64()?;
+    let mut i = worker;
+    while Instant::now() < f.deadline {
+        i += 1;
+        let (what, path) = match i % 3 {
+            0 => ("audit", format!("/v1/games/{id}/audit")),
+            1 => ("export", format!("/v1/games/{id}/export")),
+            _ => {
+                let at = 1 + (i as u64 * 7919) % version.max(1);
+                ("state", format!("/v1/games/{id}/state?at={at}"))
+            }
+        };
+        let sent = f
+            .client
+            .get(format!("{}{path}", f.url))
+            .bearer_auth(&token)
+            .send()
+            .await;
+        let Ok(mut res) = sent else {
+            f.tally.lock().ok()?.count(what, 0);
+            tokio::time::sleep(RECONNECT).await;
+            continue;
+        };
+        let status = res.status().as_u16();
+        let cache = res
+            .headers()
+            .get("cache-status")
+            .and_then(|v| v.to_str().ok())
+            .map(|v| {
+                if v.contains("hit") {
+                    " (kept)"
+                } else {
+                    " (made)"
+                }
+            })
+            .unwrap_or("");
+        let read = res.body().limit(256 << 20).await.is_ok();
+        let what = format!("{what}{cache}{}", if read { "" } else { " unread" });
+        f.tally.lock().ok()?.count(&what, status);
+    }
+    Some(0)
+}
+
 /// An idle connection: connect and say nothing (reconnect when the server drops it).
 async fn idle_connection(
     tally: Arc<Mutex<Tally>>,
@@ -301,28 +397,24 @@ async fn slow_body_loop(
     Some(0)
 }
 
-/// The probe: one request every 25 ms (under the per-user rate) from the other IP,
-/// alternating a cached read and a database read, timed: the sorted latencies (ms) and the
-/// statuses.
+/// The probe: one request every 25 ms (under the per-user rate) from the other IP, taking
+/// `paths` in turn (a database read, `/v1/me`, and a cached read of its game), timed: the sorted
+/// latencies (ms) and the statuses.
 async fn probe_loop(
     config: &FloodConfig,
     probe: &awc::Client,
     url: &str,
-    game: &str,
+    paths: &[String],
     token: &str,
     deadline: Instant,
 ) -> (Vec<f64>, BTreeMap<String, u64>) {
     let mut latencies = Vec::new();
     let mut statuses: BTreeMap<String, u64> = BTreeMap::new();
-    let mut n = 0u64;
+    let mut n = 0usize;
     tokio::time::sleep(Duration::from_millis(300)).await; // let the flood ramp up
     while config.probe && Instant::now() + Duration::from_millis(300) < deadline {
+        let path = &paths[n % paths.len()];
         n += 1;
-        let path = if n.is_multiple_of(2) {
-            format!("/v1/games/{game}")
-        } else {
-            "/v1/me".to_string()
-        };
         let started = Instant::now();
         let status = match probe
             .get(format!("{url}{path}"))

@@ -134,6 +134,15 @@ struct FloodArgs {
     /// Only the probe.
     #[arg(long)]
     probe_only: bool,
+    /// Flood the heavy routes (audit, export, replay) of one long game instead (issue 26).
+    #[arg(long)]
+    heavy: bool,
+    /// With `--heavy`: the game to flood (default: bots play one past `--events` first).
+    #[arg(long, requires = "heavy")]
+    game: Option<String>,
+    /// With `--heavy`: how many events the game played first reaches.
+    #[arg(long, default_value_t = 5000)]
+    events: u64,
 }
 
 fn print_json(report: &Value) {
@@ -239,5 +248,9 @@ fn flood_config(url: String, a: FloodArgs) -> homestretch_load::flood::FloodConf
         slow_bodies: a.slow,
         flood: !a.probe_only,
         probe: !a.no_probe,
+        heavy: a.heavy.then_some(homestretch_load::flood::HeavyFlood {
+            game: a.game,
+            events: a.events,
+        }),
     }
 }

@@ -421,3 +421,198 @@ async fn race(address: &str, id: &str, players: &[Player], me: usize) -> usize {
     }
     accepted
 }
+
+/// A GET as `token` from `client`: status, `Cache-Status`, `Retry-After` and the body.
+async fn heavy_get(
+    client: &awc::Client,
+    app: &TestApp,
+    path: &str,
+    token: &str,
+) -> (u16, String, Option<String>, serde_json::Value) {
+    let mut res = client
+        .get(app.url(path))
+        .insert_header(("authorization", format!("Bearer {token}")))
+        .send()
+        .await
+        .expect("sent");
+    let header = |name: &str| {
+        res.headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(String::from)
+    };
+    let (cache, retry) = (
+        header("cache-status").unwrap_or_default(),
+        header("retry-after"),
+    );
+    let body = res.body().limit(64 << 20).await.expect("body");
+    let status = res.status().as_u16();
+    (
+        status,
+        cache,
+        retry,
+        serde_json::from_slice(&body).unwrap_or_default(),
+    )
+}
+
+/// Waits until `n` queries of this test's database wait for a lock (the stalled requests).
+async fn waiting_on_a_lock(app: &TestApp, n: i64) {
+    for _ in 0..1500 {
+        let waiting: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
+             AND wait_event_type = 'Lock' AND query LIKE '%snapshots%'",
+        )
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+        if waiting >= n {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    panic!("{n} requests never reached the locked table");
+}
+
+/// Issue 26, item 2: heavy requests (audits, exports, replays, dispute audits) are bounded per
+/// caller — a user with its share in flight, or an address with its share, gets 429 with
+/// `Retry-After` while another caller's audit is still served — and an audit is made once per
+/// version of the log, then served from the cache (`Cache-Status`, and the metric), until the
+/// log moves. Replays are stalled deterministically: the test holds the snapshots table locked,
+/// so `/state?at=` waits in PostgreSQL while audits (which never read it) go on. Fails on the
+/// main of issue 26: no request was ever refused, and no answer was kept.
+#[actix_web::test]
+async fn heavy_requests_are_bounded_per_caller_and_audits_kept_per_version() {
+    let app = homestretch_tests::spawn_app_with(|config| {
+        config.limits.heavy_per_user = Some(1);
+        config.limits.heavy_per_ip = Some(2);
+        config.limits.heavy_threads = 2;
+    })
+    .await;
+    let players = players(&app).await;
+    let id = app
+        .started_game("whisky_race", &players, json!({}), None)
+        .await;
+    app.play_randomly(&id, &players, 4, 12).await;
+    let (a, b, c) = (&players[0], &players[1], &players[2]);
+    let elsewhere = homestretch_tests::client_from("127.0.0.2");
+    let d = app.register("dee").await;
+    let audit = format!("/v1/games/{id}/audit");
+
+    let mut lock = app.pool.begin().await.unwrap();
+    sqlx::query("LOCK TABLE snapshots IN ACCESS EXCLUSIVE MODE")
+        .execute(&mut *lock)
+        .await
+        .unwrap();
+    // A's replay waits in the database: A has its one heavy request in flight.
+    let stalled = |player: &Player, at: u64| {
+        let (client, url, token) = (
+            app.client.clone(),
+            app.url(&format!("/v1/games/{id}/state?at={at}")),
+            player.token.clone(),
+        );
+        actix_web::rt::spawn(async move {
+            let mut res = client
+                .get(url)
+                .insert_header(("authorization", format!("Bearer {token}")))
+                .send()
+                .await
+                .expect("sent");
+            let _ = res.body().await;
+            res.status().as_u16()
+        })
+    };
+    let a_replay = stalled(a, 3);
+    waiting_on_a_lock(&app, 1).await;
+    let (status, _, retry, problem) = heavy_get(&app.client, &app, &audit, &a.token).await;
+    assert_eq!(status, 429, "A is over its share: {problem}");
+    assert!(retry.is_some_and(|r| r.parse::<u64>().unwrap() >= 1));
+    assert_eq!(problem["type"], "/problems/rate-limited", "{problem}");
+    // Another caller's audit is still served, and made for it.
+    let (status, cache, _, report) = heavy_get(&app.client, &app, &audit, &b.token).await;
+    assert_eq!(status, 200, "{report}");
+    assert_eq!(report["sound"], true, "{report}");
+    assert_eq!(cache, "homestretch; fwd=miss; stored");
+    // B's replay waits too: this address has its two heavy requests in flight, so C (another
+    // user, same address) is refused, and D from another address is served — from the cache.
+    let b_replay = stalled(b, 4);
+    waiting_on_a_lock(&app, 2).await;
+    let (status, _, retry, _) = heavy_get(&app.client, &app, &audit, &c.token).await;
+    assert_eq!(status, 429, "the address is over its share");
+    assert!(retry.is_some());
+    let (status, cache, _, kept) = heavy_get(&elsewhere, &app, &audit, &d.token).await;
+    assert_eq!(status, 200);
+    assert_eq!(cache, "homestretch; hit");
+    assert_eq!(kept, report, "the kept audit is the one made");
+    lock.commit().await.unwrap();
+    assert_eq!(a_replay.await.unwrap(), 200);
+    assert_eq!(b_replay.await.unwrap(), 200);
+    // Slots are given back: A may audit again (kept: the log has not moved).
+    let (status, cache, _, _) = heavy_get(&app.client, &app, &audit, &a.token).await;
+    assert_eq!((status, cache.as_str()), (200, "homestretch; hit"));
+    // The log moves: the next audit is made again, then kept.
+    app.play_randomly(&id, &players, 5, 1).await;
+    let (_, cache, _, _) = heavy_get(&app.client, &app, &audit, &a.token).await;
+    assert_eq!(cache, "homestretch; fwd=miss; stored");
+    let (_, cache, _, _) = heavy_get(&app.client, &app, &audit, &b.token).await;
+    assert_eq!(cache, "homestretch; hit");
+    let metrics = app.request("GET", "/metrics", None, None, &[]).await.text;
+    let kept: u64 = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("homestretch_heavy_answers_kept_total "))
+        .expect("the kept-answers counter")
+        .parse()
+        .unwrap();
+    assert!(kept >= 3, "{kept} answers kept");
+}
+
+/// Issue 26, item 2: a kept export is the viewer's own. Seat 1 exports first (its copy holds its
+/// salt); seat 2 and a spectator then get their own copies, without it; a repeat is kept; a
+/// renamed seat (a guest who registers) makes a new one.
+#[actix_web::test]
+async fn kept_exports_are_per_viewer_and_follow_the_seats() {
+    let app = spawn_app().await;
+    let players = players(&app).await;
+    let id = app
+        .started_game("whisky_race", &players, json!({}), None)
+        .await;
+    let answer = app
+        .command(
+            &id,
+            &players[0],
+            json!({"type": "submit_malt_choice", "amount": 3}),
+        )
+        .await
+        .ok();
+    let salt = answer["events"][0]["data"]["salt"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let path = format!("/v1/games/{id}/export");
+    let (_, cache, _, mine) = heavy_get(&app.client, &app, &path, &players[0].token).await;
+    assert_eq!(cache, "homestretch; fwd=miss; stored");
+    assert!(mine.to_string().contains(&salt));
+    let spectator = app.register("watcher").await;
+    for reader in [&players[1], &spectator] {
+        let (status, cache, _, theirs) = heavy_get(&app.client, &app, &path, &reader.token).await;
+        assert_eq!(
+            (status, cache.as_str()),
+            (200, "homestretch; fwd=miss; stored")
+        );
+        assert!(
+            !theirs.to_string().contains(&salt),
+            "{} reads seat 1's salt",
+            reader.name
+        );
+        let (_, cache, _, again) = heavy_get(&app.client, &app, &path, &reader.token).await;
+        assert_eq!(cache, "homestretch; hit");
+        assert_eq!(again, theirs);
+    }
+    // A seat's name changes without an event: the export is made again, with the new name.
+    sqlx::query("UPDATE users SET name = 'renamed' WHERE name = 'ben'")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    let (_, cache, _, renamed) = heavy_get(&app.client, &app, &path, &players[1].token).await;
+    assert_eq!(cache, "homestretch; fwd=miss; stored");
+    assert_eq!(renamed["game"]["seats"][1]["name"], "renamed");
+}

@@ -568,6 +568,7 @@ async fn a_flood_from_one_ip_leaves_other_clients_served() {
         slow_bodies: 20,
         flood: true,
         probe: true,
+        heavy: None,
     })
     .await
     .expect("the flood ran");

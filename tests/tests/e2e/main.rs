@@ -16,6 +16,7 @@ mod ghosts;
 mod i18n;
 mod inbox;
 mod invites;
+mod leaks26;
 mod limits;
 mod lobby;
 mod logs;

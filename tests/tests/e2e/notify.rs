@@ -62,7 +62,7 @@ mod hmac_check {
 
 /// What a loopback webhook receiver got, per path, in arrival order.
 #[derive(Clone, Default)]
-struct Receiver {
+pub(crate) struct Receiver {
     got: Arc<Mutex<Vec<(String, String, String)>>>,
     /// Answer 500 to this many requests first (then 204).
     fail_first: Arc<AtomicUsize>,
@@ -70,7 +70,7 @@ struct Receiver {
 
 impl Receiver {
     /// Starts the receiver; returns its base URL.
-    fn start(&self) -> String {
+    pub(crate) fn start(&self) -> String {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let address = listener.local_addr().expect("address");
         let this = self.clone();
@@ -111,7 +111,7 @@ impl Receiver {
 
     /// The bodies received at `path`, signatures checked with `secret`, deduplicated on `id`
     /// (the receiver's duty: delivery is at least once), in arrival order.
-    fn received(&self, path: &str, secret: &str) -> Vec<Value> {
+    pub(crate) fn received(&self, path: &str, secret: &str) -> Vec<Value> {
         let mut seen = std::collections::HashSet::new();
         let mut out = Vec::new();
         for (p, signature, body) in self.got.lock().unwrap().iter() {
@@ -133,7 +133,7 @@ impl Receiver {
 /// subscription). Decryption and the VAPID check are the Python receiver's
 /// (`push_receiver.py`: http_ece, cryptography).
 #[derive(Clone, Default)]
-struct PushService {
+pub(crate) struct PushService {
     got: Arc<Mutex<Vec<PushRequest>>>,
 }
 
@@ -141,7 +141,7 @@ struct PushService {
 type PushRequest = (String, String, String, Vec<u8>);
 
 impl PushService {
-    fn start(&self) -> String {
+    pub(crate) fn start(&self) -> String {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let address = listener.local_addr().expect("address");
         let this = self.clone();
@@ -223,7 +223,7 @@ async fn receiver_py(mode: &str, input: Value) -> Value {
 }
 
 /// A browser's push subscription: its keys (made by the receiver) and endpoint.
-struct Browser {
+pub(crate) struct Browser {
     endpoint: String,
     path: String,
     keys: Value,
@@ -231,7 +231,12 @@ struct Browser {
 
 impl Browser {
     /// Subscribes `player` at `base` + `path` like a browser does (`PushSubscription.toJSON()`).
-    async fn subscribe(app: &TestApp, player: &Player, base: &str, path: &str) -> Browser {
+    pub(crate) async fn subscribe(
+        app: &TestApp,
+        player: &Player,
+        base: &str,
+        path: &str,
+    ) -> Browser {
         let keys = receiver_py("keys", json!({})).await;
         let endpoint = format!("{base}{path}");
         let answer = app
@@ -252,7 +257,7 @@ impl Browser {
 
     /// The pushes this browser got, VAPID-checked and decrypted, deduplicated on `id`, in
     /// arrival order.
-    async fn received(&self, app: &TestApp, service: &PushService) -> Vec<Value> {
+    pub(crate) async fn received(&self, app: &TestApp, service: &PushService) -> Vec<Value> {
         let vapid = app
             .request("GET", "/v1/push/vapid-public-key", None, None, &[])
             .await
@@ -300,11 +305,11 @@ fn b64url(bytes: &[u8]) -> String {
     out
 }
 
-fn secret_of(player: &Player) -> String {
+pub(crate) fn secret_of(player: &Player) -> String {
     format!("secret-of-{}-0123456789", player.name)
 }
 
-async fn register_webhooks(app: &TestApp, base: &str, players: &[Player]) {
+pub(crate) async fn register_webhooks(app: &TestApp, base: &str, players: &[Player]) {
     for p in players {
         let hook = app
             .post(
@@ -318,7 +323,7 @@ async fn register_webhooks(app: &TestApp, base: &str, players: &[Player]) {
 }
 
 /// Waits until the outbox is empty (everything delivered).
-async fn drained(app: &TestApp) {
+pub(crate) async fn drained(app: &TestApp) {
     let outbox = infra::outbox::Outbox::new(app.pool.clone());
     for _ in 0..600 {
         if outbox.pending().await.expect("pending") == 0 {
@@ -541,7 +546,7 @@ fn assert_exactly(got: &[Value], due: &[(String, Value)], game: &str, who: &str)
 
 /// The caller's feed (`GET /v1/me/notifications`), all of it, page by page; the feed numbers
 /// run 1, 2, 3… without a gap.
-async fn feed(app: &TestApp, player: &Player) -> Vec<Value> {
+pub(crate) async fn feed(app: &TestApp, player: &Player) -> Vec<Value> {
     let mut all = Vec::new();
     let mut after = 0;
     loop {
@@ -839,10 +844,22 @@ async fn read_events(
     last: Option<&str>,
     n: usize,
 ) -> Vec<(u64, Value)> {
-    let mut request = app
-        .client
-        .get(app.url("/v1/me/events/stream"))
-        .insert_header(("authorization", format!("Bearer {}", player.token)));
+    read_stream(app, "/v1/me/events/stream", Some(&player.token), last, n).await
+}
+
+/// Reads `n` SSE events (`id`, `event`, `data`) from the stream at `path` (with the bearer
+/// `token`, or a `?ticket=` in `path`).
+pub(crate) async fn read_stream(
+    app: &TestApp,
+    path: &str,
+    token: Option<&str>,
+    last: Option<&str>,
+    n: usize,
+) -> Vec<(u64, Value)> {
+    let mut request = app.client.get(app.url(path));
+    if let Some(token) = token {
+        request = request.insert_header(("authorization", format!("Bearer {token}")));
+    }
     if let Some(last) = last {
         request = request.insert_header(("last-event-id", last));
     }
