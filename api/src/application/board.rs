@@ -153,8 +153,9 @@ impl GameService {
             Caller::Anonymous if finished => UserId(Uuid::nil()),
             Caller::Anonymous => return Ok(None),
         };
-        let bundle = self.export(id, user).await?;
-        let report = self.audit(id, user).await?;
+        // The export and the audit as served (kept per version on the heavy threads).
+        let bundle: infra::audit::Bundle = from_served(&self.export(id, user).await?)?;
+        let report: infra::audit::AuditReport = from_served(&self.audit(id).await?)?;
         let game = self.game_of(&bundle.game.kind)?;
         let kind = bundle.game.kind.clone();
         let diverged = report.divergence.as_ref().map(|d| d.seq);
@@ -269,4 +270,9 @@ impl AppState {
             .move_picture(dispute.game_id, user.id, dispute.seq, after, everything)
             .await?)
     }
+}
+
+/// A heavy answer read back from its JSON.
+fn from_served<T: serde::de::DeserializeOwned>(served: &Served) -> Result<T> {
+    serde_json::from_slice(&served.json).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
