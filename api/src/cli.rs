@@ -384,6 +384,38 @@ pub struct LimitSettings {
         value_name = "N"
     )]
     pub quota_lobbies: Option<String>,
+    /// Heavy requests (audits, exports, replays) one user may have in flight (default 2).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_HEAVY_PER_USER",
+        global = true,
+        value_name = "N"
+    )]
+    pub heavy_per_user: Option<String>,
+    /// Heavy requests in flight per IP (default 4).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_HEAVY_PER_IP",
+        global = true,
+        value_name = "N"
+    )]
+    pub heavy_per_ip: Option<String>,
+    /// Threads that run heavy work (default: one fewer than the cores, at least one).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_HEAVY_THREADS",
+        global = true,
+        value_name = "N"
+    )]
+    pub heavy_threads: Option<String>,
+    /// MiB of heavy answers kept per version (default 64; 0 = no cache).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_HEAVY_CACHE_MB",
+        global = true,
+        value_name = "MIB"
+    )]
+    pub heavy_cache_mb: Option<String>,
 }
 
 impl LimitSettings {
@@ -413,6 +445,10 @@ impl LimitSettings {
             "HOMESTRETCH_QUOTA_DISPUTES" => &self.quota_disputes,
             "HOMESTRETCH_QUOTA_STREAM_TICKETS" => &self.quota_stream_tickets,
             "HOMESTRETCH_QUOTA_LOBBIES" => &self.quota_lobbies,
+            "HOMESTRETCH_HEAVY_PER_USER" => &self.heavy_per_user,
+            "HOMESTRETCH_HEAVY_PER_IP" => &self.heavy_per_ip,
+            "HOMESTRETCH_HEAVY_THREADS" => &self.heavy_threads,
+            "HOMESTRETCH_HEAVY_CACHE_MB" => &self.heavy_cache_mb,
             _ => return None,
         };
         value.clone()
