@@ -3,6 +3,7 @@
 //! on a free port, driven over real HTTP by a small typed client.
 
 pub mod legacy;
+pub mod loopback;
 pub mod process;
 pub mod test_game;
 pub mod venv;
@@ -393,6 +394,13 @@ impl TestApp {
         let body = json!({"kind": kind, "seats": seats});
         let game = self.post("/v1/games", &host.token, &body).await.ok();
         game["id"].as_str().expect("game id").to_string()
+    }
+
+    /// `player` leaves their seat in lobby `game` (`DELETE …/seats/me`): the answer as is.
+    pub async fn leave(&self, game: &str, player: &Player) -> Answer {
+        let path = format!("/v1/games/{game}/seats/me");
+        self.request("DELETE", &path, Some(&player.token), None, &[])
+            .await
     }
 
     pub async fn command(&self, game: &str, player: &Player, command: Value) -> Answer {

@@ -5,7 +5,7 @@
 //! host).
 
 use actix_web::web::Bytes;
-use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
+use actix_web::{HttpRequest, HttpResponse};
 use hmac_check::verify;
 use homestretch_tests::test_game::registry_with_countdown;
 use homestretch_tests::{Player, TestApp, spawn_app_with};
@@ -71,42 +71,30 @@ pub(crate) struct Receiver {
 impl Receiver {
     /// Starts the receiver; returns its base URL.
     pub(crate) fn start(&self) -> String {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-        let address = listener.local_addr().expect("address");
         let this = self.clone();
-        let server = HttpServer::new(move || {
-            let this = this.clone();
-            App::new().default_service(web::to(move |req: HttpRequest, body: Bytes| {
-                let this = this.clone();
-                async move {
-                    if this
-                        .fail_first
-                        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
-                        .is_ok()
-                    {
-                        return HttpResponse::InternalServerError().finish();
-                    }
-                    let signature = req
-                        .headers()
-                        .get("homestretch-signature")
-                        .and_then(|v| v.to_str().ok())
-                        .unwrap_or_default()
-                        .to_string();
-                    this.got.lock().unwrap().push((
-                        req.path().to_string(),
-                        signature,
-                        String::from_utf8_lossy(&body).to_string(),
-                    ));
-                    HttpResponse::NoContent().finish()
-                }
-            }))
+        homestretch_tests::loopback::serve(1, move |req: HttpRequest, body: Bytes| {
+            let answer = if this
+                .fail_first
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                .is_ok()
+            {
+                HttpResponse::InternalServerError().finish()
+            } else {
+                let signature = req
+                    .headers()
+                    .get("homestretch-signature")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or_default()
+                    .to_string();
+                this.got.lock().unwrap().push((
+                    req.path().to_string(),
+                    signature,
+                    String::from_utf8_lossy(&body).to_string(),
+                ));
+                HttpResponse::NoContent().finish()
+            };
+            async { answer }
         })
-        .workers(1)
-        .listen(listener)
-        .expect("listen")
-        .run();
-        actix_web::rt::spawn(server);
-        format!("http://{address}")
     }
 
     /// The bodies received at `path`, signatures checked with `secret`, deduplicated on `id`
@@ -142,41 +130,28 @@ type PushRequest = (String, String, String, Vec<u8>);
 
 impl PushService {
     pub(crate) fn start(&self) -> String {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-        let address = listener.local_addr().expect("address");
         let this = self.clone();
-        let server = HttpServer::new(move || {
-            let this = this.clone();
-            App::new().default_service(web::to(move |req: HttpRequest, body: Bytes| {
-                let this = this.clone();
-                async move {
-                    let header = |name: &str| {
-                        req.headers()
-                            .get(name)
-                            .and_then(|v| v.to_str().ok())
-                            .unwrap_or_default()
-                            .to_string()
-                    };
-                    this.got.lock().unwrap().push((
-                        req.path().to_string(),
-                        header("authorization"),
-                        header("content-encoding"),
-                        body.to_vec(),
-                    ));
-                    if req.path().starts_with("/gone/") {
-                        HttpResponse::Gone().finish()
-                    } else {
-                        HttpResponse::Created().finish()
-                    }
-                }
-            }))
+        homestretch_tests::loopback::serve(1, move |req: HttpRequest, body: Bytes| {
+            let header = |name: &str| {
+                req.headers()
+                    .get(name)
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            this.got.lock().unwrap().push((
+                req.path().to_string(),
+                header("authorization"),
+                header("content-encoding"),
+                body.to_vec(),
+            ));
+            let answer = if req.path().starts_with("/gone/") {
+                HttpResponse::Gone().finish()
+            } else {
+                HttpResponse::Created().finish()
+            };
+            async { answer }
         })
-        .workers(1)
-        .listen(listener)
-        .expect("listen")
-        .run();
-        actix_web::rt::spawn(server);
-        format!("http://{address}")
     }
 
     fn count(&self, path: &str) -> usize {

@@ -5,7 +5,7 @@
 //! makes.
 
 use actix_web::web::Bytes;
-use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
+use actix_web::{HttpRequest, HttpResponse};
 use futures_util::StreamExt;
 use homestretch_tests::test_game::registry_with_countdown;
 use homestretch_tests::{Answer, Player, TestApp, spawn_app_with};
@@ -24,25 +24,11 @@ struct Arrivals(Arc<Mutex<Vec<String>>>);
 
 impl Arrivals {
     fn start(&self) -> String {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-        let address = listener.local_addr().expect("address");
         let this = self.clone();
-        let server = HttpServer::new(move || {
-            let this = this.clone();
-            App::new().default_service(web::to(move |req: HttpRequest, _body: Bytes| {
-                let this = this.clone();
-                async move {
-                    this.0.lock().unwrap().push(req.path().to_string());
-                    HttpResponse::NoContent().finish()
-                }
-            }))
+        homestretch_tests::loopback::serve(1, move |req: HttpRequest, _body: Bytes| {
+            this.0.lock().unwrap().push(req.path().to_string());
+            async { HttpResponse::NoContent().finish() }
         })
-        .workers(1)
-        .listen(listener)
-        .expect("listen")
-        .run();
-        actix_web::rt::spawn(server);
-        format!("http://{address}")
     }
 
     fn paths(&self) -> Vec<String> {
@@ -56,6 +42,31 @@ fn webhook(url: &str) -> Value {
 
 fn push(endpoint: &str) -> Value {
     json!({"endpoint": endpoint, "keys": {"p256dh": P256DH, "auth": AUTH}})
+}
+
+/// `who` registers a webhook to `url`: the answer as is.
+async fn add_webhook(app: &TestApp, who: &Player, url: &str) -> Answer {
+    app.post("/v1/me/webhooks", &who.token, &webhook(url)).await
+}
+
+/// `who` subscribes `endpoint` to Web Push: the answer as is.
+async fn add_push(app: &TestApp, who: &Player, endpoint: &str) -> Answer {
+    app.post("/v1/me/push-subscriptions", &who.token, &push(endpoint))
+        .await
+}
+
+/// Registers `name` (a guest's upgrade with `token`): the answer as is.
+async fn try_register(app: &TestApp, token: Option<&str>, name: &str) -> Answer {
+    let body = json!({"name": name, "password": "correct horse battery"});
+    app.request("POST", "/v1/auth/register", token, Some(&body), &[])
+        .await
+}
+
+/// A started countdown game (the tests' own game) of `first` and `second`; its id.
+async fn countdown(app: &TestApp, first: &Player, second: &Player) -> String {
+    let seats = [first.clone(), second.clone()];
+    app.started_game("countdown", &seats, json!({"target": 9}), None)
+        .await
 }
 
 async fn count(app: &TestApp, sql: &str, user: &Player) -> i64 {
@@ -78,15 +89,7 @@ async fn joins(app: &TestApp, lobby: &str, joiner: &Player, n: usize) {
             )
             .await;
         assert_eq!(seat.status, 200, "{}", seat.text);
-        let left = app
-            .request(
-                "DELETE",
-                &format!("/v1/games/{lobby}/seats/me"),
-                Some(&joiner.token),
-                None,
-                &[],
-            )
-            .await;
+        let left = app.leave(lobby, joiner).await;
         assert_eq!(left.status, 204, "{}", left.text);
     }
 }
@@ -114,52 +117,22 @@ async fn webhooks_and_push_subscriptions_are_capped_per_user_with_429() {
     .await;
     let guest = app.guest().await;
     for i in 0..5 {
-        let hook = app
-            .post(
-                "/v1/me/webhooks",
-                &guest.token,
-                &webhook(&format!("http://127.0.0.1:9/h{i}")),
-            )
-            .await;
+        let hook = add_webhook(&app, &guest, &format!("http://127.0.0.1:9/h{i}")).await;
         assert_eq!(hook.status, 201, "{}", hook.text);
     }
-    let again = app
-        .post(
-            "/v1/me/webhooks",
-            &guest.token,
-            &webhook("http://127.0.0.1:9/h0"),
-        )
-        .await;
+    let again = add_webhook(&app, &guest, "http://127.0.0.1:9/h0").await;
     assert_eq!(
         again.status, 200,
         "the same URL is the same webhook: {}",
         again.text
     );
-    let sixth = app
-        .post(
-            "/v1/me/webhooks",
-            &guest.token,
-            &webhook("http://127.0.0.1:9/h5"),
-        )
-        .await;
+    let sixth = add_webhook(&app, &guest, "http://127.0.0.1:9/h5").await;
     quota_problem(&sixth, "at most 5 webhooks");
     for i in 0..10 {
-        let sub = app
-            .post(
-                "/v1/me/push-subscriptions",
-                &guest.token,
-                &push(&format!("http://127.0.0.1:9/p{i}")),
-            )
-            .await;
+        let sub = add_push(&app, &guest, &format!("http://127.0.0.1:9/p{i}")).await;
         assert_eq!(sub.status, 201, "{}", sub.text);
     }
-    let eleventh = app
-        .post(
-            "/v1/me/push-subscriptions",
-            &guest.token,
-            &push("http://127.0.0.1:9/p10"),
-        )
-        .await;
+    let eleventh = add_push(&app, &guest, "http://127.0.0.1:9/p10").await;
     quota_problem(&eleventh, "at most 10 push subscriptions");
     let sql = "SELECT (SELECT count(*) FROM webhooks WHERE user_id = $1) \
                + (SELECT count(*) FROM push_subscriptions WHERE user_id = $1)";
@@ -172,13 +145,7 @@ async fn webhooks_and_push_subscriptions_are_capped_per_user_with_429() {
         .request("DELETE", &path, Some(&guest.token), None, &[])
         .await;
     assert_eq!(gone.status, 204);
-    let room = app
-        .post(
-            "/v1/me/webhooks",
-            &guest.token,
-            &webhook("http://127.0.0.1:9/h5"),
-        )
-        .await;
+    let room = add_webhook(&app, &guest, "http://127.0.0.1:9/h5").await;
     assert_eq!(room.status, 201, "{}", room.text);
 }
 
@@ -193,13 +160,7 @@ async fn a_destination_queues_at_most_its_capacity_and_the_feed_has_the_rest() {
     })
     .await;
     let (host, joiner) = (app.register("host").await, app.register("joiner").await);
-    let hook = app
-        .post(
-            "/v1/me/webhooks",
-            &host.token,
-            &webhook("http://127.0.0.1:9/host"),
-        )
-        .await;
+    let hook = add_webhook(&app, &host, "http://127.0.0.1:9/host").await;
     assert_eq!(hook.status, 201, "{}", hook.text);
     let lobby = app.lobby("whisky_race", 3, &host).await;
     joins(&app, &lobby, &joiner, 7).await;
@@ -229,22 +190,10 @@ async fn one_users_backlog_never_holds_another_users_delivery() {
         app.register("joiner").await,
     );
     for i in 0..40 {
-        let hook = app
-            .post(
-                "/v1/me/webhooks",
-                &ann.token,
-                &webhook(&format!("{base}/ann/{i}")),
-            )
-            .await;
+        let hook = add_webhook(&app, &ann, &format!("{base}/ann/{i}")).await;
         assert_eq!(hook.status, 201, "{}", hook.text);
     }
-    let hook = app
-        .post(
-            "/v1/me/webhooks",
-            &bea.token,
-            &webhook(&format!("{base}/bea")),
-        )
-        .await;
+    let hook = add_webhook(&app, &bea, &format!("{base}/bea")).await;
     assert_eq!(hook.status, 201, "{}", hook.text);
     let anns = app.lobby("whisky_race", 3, &ann).await;
     joins(&app, &anns, &joiner, 30).await;
@@ -421,14 +370,7 @@ async fn revoking_a_session_ends_its_streams_and_spends_its_tickets() {
         body["access_token"].as_str().unwrap().to_string()
     };
     let bob = app.register("bob").await;
-    let game = app
-        .started_game(
-            "countdown",
-            &[ann.clone(), bob.clone()],
-            json!({"target": 9}),
-            None,
-        )
-        .await;
+    let game = countdown(&app, &ann, &bob).await;
     let open = |path: String, token: Option<String>| {
         let mut request = app
             .client
@@ -583,9 +525,7 @@ async fn ipv6_special_purpose_destinations_are_refused() {
         "240.0.0.1",                              // reserved
     ] {
         let url = format!("https://{host}/hook");
-        let hook = app
-            .post("/v1/me/webhooks", &ann.token, &webhook(&url))
-            .await;
+        let hook = add_webhook(&app, &ann, &url).await;
         let detail = hook.problem(422)["detail"]
             .as_str()
             .unwrap_or_default()
@@ -594,9 +534,7 @@ async fn ipv6_special_purpose_destinations_are_refused() {
             detail.contains("url: this destination is not allowed"),
             "{url}: {detail}"
         );
-        let sub = app
-            .post("/v1/me/push-subscriptions", &ann.token, &push(&url))
-            .await;
+        let sub = add_push(&app, &ann, &url).await;
         assert_eq!(sub.status, 422, "{url}: {}", sub.text);
     }
     let sql = "SELECT (SELECT count(*) FROM webhooks WHERE user_id = $1) \
@@ -647,13 +585,9 @@ async fn another_user_cannot_take_over_a_push_subscription() {
     let app = spawn_app_with(|_| {}).await;
     let (ann, eve) = (app.register("ann").await, app.register("eve").await);
     let endpoint = "http://127.0.0.1:9/push/ann-browser";
-    let anns = app
-        .post("/v1/me/push-subscriptions", &ann.token, &push(endpoint))
-        .await;
+    let anns = add_push(&app, &ann, endpoint).await;
     assert_eq!(anns.status, 201, "{}", anns.text);
-    let eves = app
-        .post("/v1/me/push-subscriptions", &eve.token, &push(endpoint))
-        .await;
+    let eves = add_push(&app, &eve, endpoint).await;
     assert_eq!(eves.status, 201, "{}", eves.text);
     assert_ne!(
         anns.body["id"], eves.body["id"],
@@ -687,14 +621,7 @@ async fn disputes_are_one_per_move_and_capped_per_user() {
     })
     .await;
     let (ann, bob) = (app.register("ann").await, app.register("bob").await);
-    let game = app
-        .started_game(
-            "countdown",
-            &[ann.clone(), bob.clone()],
-            json!({"target": 9}),
-            None,
-        )
-        .await;
+    let game = countdown(&app, &ann, &bob).await;
     for p in [&ann, &bob, &ann] {
         app.command(&game, p, json!({"type": "step"})).await.ok();
     }
@@ -746,30 +673,14 @@ async fn look_alike_names_are_refused() {
         "adm\u{456}n",
         "AIice",
     ] {
-        let answer = app
-            .request(
-                "POST",
-                "/v1/auth/register",
-                None,
-                Some(&json!({"name": name, "password": "correct horse battery"})),
-                &[],
-            )
-            .await;
+        let answer = try_register(&app, None, name).await;
         let detail = answer.problem(422)["detail"]
             .as_str()
             .unwrap_or_default()
             .to_string();
         assert!(detail.contains("taken"), "{name}: {detail}");
         let guest = app.guest().await;
-        let upgrade = app
-            .request(
-                "POST",
-                "/v1/auth/register",
-                Some(&guest.token),
-                Some(&json!({"name": name, "password": "correct horse battery"})),
-                &[],
-            )
-            .await;
+        let upgrade = try_register(&app, Some(&guest.token), name).await;
         assert_eq!(upgrade.status, 422, "{name}: {}", upgrade.text);
     }
     let (key, shape) = infra::accounts::name_keys("\u{430}dmin");
@@ -791,6 +702,47 @@ async fn look_alike_names_are_refused() {
     assert!(direct.is_err(), "the database refuses a second skeleton");
     let fine = app.register("alicia").await;
     assert_eq!(fine.name, "alicia");
+}
+
+/// Item 11, rows made before migration 0010 (no name keys): the start-up fill gives the oldest
+/// of a look-alike pair the skeleton keys and the later one keys of its own (it keeps its name),
+/// so the pair is stored and a new look-alike of either is refused.
+#[actix_web::test]
+async fn names_stored_before_the_keys_get_them_oldest_first() {
+    let app = spawn_app_with(|_| {}).await;
+    let ids: Vec<uuid::Uuid> = sqlx::query_scalar(
+        "INSERT INTO users (id, name, created_at) \
+         VALUES (gen_random_uuid(), 'root', now() - interval '2 days'), \
+                (gen_random_uuid(), 'r\u{43e}\u{43e}t', now() - interval '1 day'), \
+                (gen_random_uuid(), 'zed', now()) \
+         RETURNING id",
+    )
+    .fetch_all(&app.pool)
+    .await
+    .unwrap();
+    infra::accounts::fill_name_keys(&app.pool).await.unwrap();
+    let keys: Vec<(uuid::Uuid, String, String, String)> = sqlx::query_as(
+        "SELECT id, name, name_key, name_shape FROM users WHERE id = ANY($1) ORDER BY created_at",
+    )
+    .bind(&ids)
+    .fetch_all(&app.pool)
+    .await
+    .unwrap();
+    let (root_key, root_shape) = infra::accounts::name_keys("root");
+    assert_eq!(
+        (keys[0].1.as_str(), &keys[0].2, &keys[0].3),
+        ("root", &root_key, &root_shape)
+    );
+    let (id, name, key, shape) = &keys[1];
+    assert_eq!(
+        name, "r\u{43e}\u{43e}t",
+        "the later look-alike keeps its name"
+    );
+    assert_eq!(key, &format!("{root_key}#{id}"));
+    assert_eq!(shape, &format!("{root_shape}#{id}"));
+    assert_eq!(keys[2].2, infra::accounts::name_keys("zed").0);
+    let answer = try_register(&app, None, "ro\u{43e}t").await;
+    assert_eq!(answer.status, 422, "{}", answer.text);
 }
 
 /// Quotas: unused stream tickets and lobbies not yet started, each with its 429 naming it.
