@@ -8,6 +8,7 @@ mod bandits_upcast;
 mod choices;
 mod clocks;
 mod contract;
+mod decisions26;
 mod errors;
 mod fuzz;
 mod generated_client;
