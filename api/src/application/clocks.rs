@@ -70,6 +70,9 @@ pub(super) fn current(clock: Option<&Value>) -> Option<Value> {
     Some(serde_json::to_value(current).expect("clock serializes"))
 }
 
+/// When a seat's decision times out (issue 26: each seat's own), if the game has a clock.
+pub(super) type DeadlineOf<'a> = dyn Fn(u8) -> Option<OffsetDateTime> + 'a;
+
 /// A seat the game waits for, and the log entry its decision counts from (issue 26).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Decision {

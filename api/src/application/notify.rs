@@ -114,7 +114,7 @@ pub(super) fn after_command(
     outcome: Option<&Outcome>,
     actor: UserId,
     version: u64,
-    (deadline_of, bot_plays): (&dyn Fn(u8) -> Option<OffsetDateTime>, &dyn Fn(u8) -> bool),
+    (deadline_of, bot_plays): (&super::clocks::DeadlineOf, &dyn Fn(u8) -> bool),
 ) -> Vec<NewNotification> {
     let row = &loaded.row;
     let kind = row.kind.as_str();
