@@ -54,6 +54,8 @@ pub trait AnyGame: Send + Sync {
     /// Older rules versions whose logs this engine replays and re-runs ([`Game::READS_RULES`]).
     fn reads_rules(&self) -> &'static [&'static str];
     fn event_schema_version(&self) -> u32;
+    /// [`Game::OPTIONAL_KINDS`]: commands that never move a deadline.
+    fn optional_kinds(&self) -> &'static [&'static str];
     fn seat_range(&self) -> RangeInclusive<u8>;
     /// Parses options (missing fields take their defaults) and returns them normalized.
     fn normalize_options(&self, options: &Value) -> Result<Value, String>;
@@ -127,6 +129,9 @@ pub trait AnyState: Send + Sync {
     fn heuristic(&self, seat: Seat) -> i64;
     /// The command sent for `seat` when its clock runs out ([`Game::default_move`]).
     fn default_move(&self, seat: Seat) -> Option<Value>;
+    /// The command sent for `seat` when its clock runs out in a game whose sealed defaults
+    /// are drawn (issue 26): [`crate::timeout::timeout_move`], from `rng`.
+    fn timeout_move(&self, seat: Seat, rng: &mut dyn Rng) -> Option<Value>;
     /// A state `seat` cannot tell from this one, its hidden parts sampled from `rng`
     /// ([`Game::determinize`]): what a fair bot decides on.
     fn determinize(&self, seat: Seat, rng: &mut dyn Rng) -> Box<dyn AnyState>;
@@ -200,6 +205,9 @@ where
     }
     fn event_schema_version(&self) -> u32 {
         G::EVENT_SCHEMA_VERSION
+    }
+    fn optional_kinds(&self) -> &'static [&'static str] {
+        G::OPTIONAL_KINDS
     }
     fn seat_range(&self) -> RangeInclusive<u8> {
         G::seat_range()
@@ -451,6 +459,10 @@ impl<G: Game> AnyState for ErasedState<G> {
     }
     fn default_move(&self, seat: Seat) -> Option<Value> {
         G::default_move(&self.0, seat).map(|c| serde_json::to_value(c).expect("commands serialize"))
+    }
+    fn timeout_move(&self, seat: Seat, rng: &mut dyn Rng) -> Option<Value> {
+        crate::timeout::timeout_move::<G>(&self.0, seat, rng)
+            .map(|c| serde_json::to_value(c).expect("commands serialize"))
     }
     fn determinize(&self, seat: Seat, rng: &mut dyn Rng) -> Box<dyn AnyState> {
         Box::new(ErasedState::<G>(G::determinize(&self.0, seat, rng)))

@@ -471,6 +471,15 @@ pub trait Game: 'static {
     const RULES_VERSION: &'static str;
     /// Schema version written beside every event of this game.
     const EVENT_SCHEMA_VERSION: u32 = 1;
+    /// Command kinds that never answer a decision the game waits for (trades …): a seat's
+    /// clock runs on through them, whoever sends them, and a timeout never chooses them
+    /// (issue 26, [`crate::timeout::decision_starts`]).
+    const OPTIONAL_KINDS: &'static [&'static str] = &[];
+    /// Command kinds whose answer the other seats may not see before a reveal (sealed bids,
+    /// discards from a hidden hand): a timed-out seat's default among them is drawn from the
+    /// game's committed randomness, never predictable from public information (issue 26,
+    /// [`crate::timeout::timeout_move`]).
+    const SEALED_KINDS: &'static [&'static str] = &[];
 
     type Options: Serialize + DeserializeOwned + Default + Clone + Send + Sync;
     type State: Serialize + DeserializeOwned + Default + Clone + Send + Sync;
@@ -660,11 +669,7 @@ fn type_tag<T: Serialize>(value: &T) -> String {
 /// command, a veto or a trade, would not answer the decision that timed out), the cheapest
 /// ([`crate::timeout::cheapest`]); all legal commands when none is of such a kind.
 pub fn cheapest_waited_for<G: Game + ?Sized>(state: &G::State, seat: Seat) -> Option<G::Command> {
-    let waited: Vec<String> = G::prompts(state)
-        .into_iter()
-        .filter(|p| p.seat == seat && p.must)
-        .flat_map(|p| p.kinds.into_iter().map(|k| k.into_owned()))
-        .collect();
+    let waited = waited_kinds::<G>(state, seat);
     let all = G::legal(state, seat);
     let answering: Vec<G::Command> = all
         .iter()
@@ -674,6 +679,17 @@ pub fn cheapest_waited_for<G: Game + ?Sized>(state: &G::State, seat: Seat) -> Op
     let legal = if answering.is_empty() { all } else { answering };
     let tags: Vec<String> = legal.iter().map(G::command_type).collect();
     crate::timeout::cheapest(&tags).map(|i| legal[i].clone())
+}
+
+/// The kinds of `seat`'s must-prompts that answer its decision ([`Game::OPTIONAL_KINDS`] left
+/// out: a trade never answers the decision that timed out).
+pub fn waited_kinds<G: Game + ?Sized>(state: &G::State, seat: Seat) -> Vec<String> {
+    G::prompts(state)
+        .into_iter()
+        .filter(|p| p.seat == seat && p.must)
+        .flat_map(|p| p.kinds.into_iter().map(|k| k.into_owned()))
+        .filter(|k| !G::OPTIONAL_KINDS.contains(&k.as_str()))
+        .collect()
 }
 
 /// Fold events into a state (replay).

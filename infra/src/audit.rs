@@ -11,6 +11,7 @@ use domain::engine::{ChaChaRng, seed_commitment};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod decisions;
 mod server_moves;
 pub use server_moves::check_server_moves;
 
@@ -288,10 +289,24 @@ pub fn check_rules(
     let mut state = game.new_state();
     let mut commands: Vec<&BundleCommand> = bundle.commands.iter().collect();
     commands.sort_by_key(|c| c.first_seq);
+    // Clock version 2 (issue 26): where each seat's decision began, for its timeouts.
+    let mut decisions = decisions::Decisions::of(bundle, game, seed, &rerun.client_seeds);
     for command in &commands {
+        if let Some(decisions) = decisions.as_mut() {
+            let entries = entries_of(&rerun.sorted, command);
+            if decisions.check(&*state, command, entries, report).is_err() {
+                return;
+            }
+        }
         if rerun.command(state.as_mut(), command, report).is_err() {
             return;
         }
+        if let Some(decisions) = decisions.as_mut() {
+            decisions.after(&*state, command);
+        }
+    }
+    if let Some(decisions) = &decisions {
+        decisions.report(report);
     }
     let detail = match seed {
         Some(_) => format!(

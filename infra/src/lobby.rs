@@ -56,6 +56,15 @@ pub struct InboxRow {
     pub since: OffsetDateTime,
 }
 
+/// A seat's owed decision as stored with its inbox row (issue 26): since when it counts, and
+/// from which entry (`None` for a row written without it: clock version 1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Decided {
+    pub seat: u8,
+    pub since_seq: Option<u64>,
+    pub since: OffsetDateTime,
+}
+
 /// A rematch as opened (or found).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rematch {
@@ -197,6 +206,38 @@ impl Store {
                 })
             })
             .collect()
+    }
+
+    /// The game's version and, at that version, the decisions it waits for, as the last append
+    /// stored them with its inbox rows (issue 26): `(seat, since_seq, since)` for each seat a
+    /// person plays. One statement, so the rows are those of that version.
+    pub async fn decisions(&self, game: GameId) -> Result<(u64, Vec<Decided>)> {
+        let rows = sqlx::query(
+            "SELECT g.version, i.seat, i.since_seq, i.since \
+             FROM games g LEFT JOIN inbox i ON i.game_id = g.id WHERE g.id = $1 ORDER BY i.seat",
+        )
+        .bind(game.0)
+        .fetch_all(&self.pool)
+        .await?;
+        let Some(first) = rows.first() else {
+            return Err(StoreError::NotFound(says("errors.game_not_found")));
+        };
+        let version = first.try_get::<i64, _>("version")? as u64;
+        let mut decided = Vec::new();
+        for r in &rows {
+            let (Some(seat), Some(since)) = (
+                r.try_get::<Option<i16>, _>("seat")?,
+                r.try_get::<Option<OffsetDateTime>, _>("since")?,
+            ) else {
+                continue;
+            };
+            decided.push(Decided {
+                seat: seat as u8,
+                since_seq: r.try_get::<Option<i64>, _>("since_seq")?.map(|s| s as u64),
+                since,
+            });
+        }
+        Ok((version, decided))
     }
 
     /// Rewrites a game's inbox rows outside an append (`homestretch inbox rebuild`, for games

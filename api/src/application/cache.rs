@@ -61,6 +61,7 @@ impl GameService {
             };
             if head > loaded.version {
                 self.catch_up(id, loaded).await?;
+                self.sync_decisions(id, loaded).await?;
             }
             return Ok(());
         }
@@ -81,12 +82,43 @@ impl GameService {
             state,
             finished: false,
             head_at: None,
+            decisions: Vec::new(),
             seats,
             row,
         };
         self.catch_up(id, &mut loaded).await?;
+        self.sync_decisions(id, &mut loaded).await?;
         *slot = Some(loaded);
         Ok(())
+    }
+
+    /// Reads back the decisions a game of clock version 2 waits for (issue 26) once this
+    /// instance loaded it or caught up with appends it did not make: the last append stored
+    /// them with its inbox rows, read here beside the version they belong to (catching up
+    /// again when the game moved on in between).
+    async fn sync_decisions(&self, id: GameId, loaded: &mut Loaded) -> Result<()> {
+        if !loaded.clock().is_some_and(|c| c.per_decision()) {
+            return Ok(());
+        }
+        for _attempt in 0..=MAX_RETRIES {
+            let (version, decided) = self.store.decisions(id).await?;
+            if version > loaded.version {
+                self.catch_up(id, loaded).await?;
+                continue;
+            }
+            loaded.decisions = decided
+                .iter()
+                .map(|d| super::clocks::Decision {
+                    seat: d.seat,
+                    since: d.since_seq.unwrap_or(version),
+                    at: d.since,
+                })
+                .collect();
+            return Ok(());
+        }
+        Err(StoreError::Conflict {
+            current: loaded.version,
+        })
     }
 
     /// Runs `f` on the fresh state of a started game.

@@ -14,19 +14,72 @@ use infra::deadlines::{CLOCK_USER, Due, bot_user, is_server_actor};
 use infra::event::{SEAT_ABANDONED, SEAT_TIMED_OUT};
 use std::time::Duration;
 
-/// A game's time control, `options.clock` at creation (a server option, valid for every kind).
+/// A game's time control as stored (`games.clock`, exported as `game.clock`): what the
+/// creator asked for in `options.clock` ([`ClockRequest`]) and the timeout rules the server
+/// gave it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Clock {
-    /// Seconds each decision may take (counted from the event that asked for it).
+    /// Seconds each decision may take.
     pub per_decision_s: u64,
     /// Timeouts in a row after which the seat passes to a bot.
     #[serde(default = "default_abandon_after")]
     pub abandon_after: u32,
+    /// The timeout rules the game was created under, so a log keeps auditing as recorded:
+    /// [`CLOCK_VERSION`] since issue 26; absent (1) in games created before, whose every
+    /// deadline counts from the log's head and whose defaults are the cheapest legal commands.
+    #[serde(default = "first_version")]
+    pub version: u32,
+}
+
+/// Issue 26: a seat's deadline counts from the start of its own decision (an optional command
+/// never moves it), and a sealed decision's default is drawn from the game's seed.
+pub const CLOCK_VERSION: u32 = 2;
+
+fn first_version() -> u32 {
+    1
+}
+
+impl Clock {
+    /// Whether the game runs under the rules of issue 26 ([`CLOCK_VERSION`]).
+    pub fn per_decision(&self) -> bool {
+        self.version >= CLOCK_VERSION
+    }
+}
+
+/// `options.clock` as a creator sends it; the server stamps the [`Clock`] it stores.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClockRequest {
+    per_decision_s: u64,
+    #[serde(default = "default_abandon_after")]
+    abandon_after: u32,
 }
 
 fn default_abandon_after() -> u32 {
     3
+}
+
+/// `clock` (a finished game's, for its rematch) under today's rules.
+pub(super) fn current(clock: Option<&Value>) -> Option<Value> {
+    let clock: Clock = serde_json::from_value(clock?.clone()).ok()?;
+    let current = Clock {
+        version: CLOCK_VERSION,
+        ..clock
+    };
+    Some(serde_json::to_value(current).expect("clock serializes"))
+}
+
+/// When a seat's decision times out (issue 26: each seat's own), if the game has a clock.
+pub(super) type DeadlineOf<'a> = dyn Fn(u8) -> Option<OffsetDateTime> + 'a;
+
+/// A seat the game waits for, and the log entry its decision counts from (issue 26).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Decision {
+    pub seat: u8,
+    /// The seq of the entry the decision began at (the last of the command that asked for it).
+    pub since: u64,
+    pub at: OffsetDateTime,
 }
 
 /// The longest decision a clock may allow: 30 days (correspondence play).
@@ -47,9 +100,14 @@ pub(super) fn split_clock(options: &Value) -> Result<(Value, Option<Value>)> {
     if raw.is_null() {
         return Ok((options, None));
     }
-    let clock: Clock = serde_json::from_value(raw).map_err(|e| {
+    let request: ClockRequest = serde_json::from_value(raw).map_err(|e| {
         StoreError::Invalid(says("errors.invalid_clock").arg("detail", e.to_string()))
     })?;
+    let clock = Clock {
+        per_decision_s: request.per_decision_s,
+        abandon_after: request.abandon_after,
+        version: CLOCK_VERSION,
+    };
     if clock.per_decision_s == 0 || clock.per_decision_s > MAX_PER_DECISION_S {
         return Err(StoreError::Invalid(
             says("errors.clock_per_decision_range").arg("max", MAX_PER_DECISION_S),
@@ -119,10 +177,67 @@ impl Loaded {
     }
 
     /// When the game's next decisions time out once an entry recorded at `head_at` is its head
-    /// (every deadline counts from the head), if the game has a clock.
+    /// (clock version 1: every deadline counts from the head), if the game has a clock.
     pub(super) fn deadline_after(&self, head_at: OffsetDateTime) -> Option<OffsetDateTime> {
         self.clock()
             .map(|clock| head_at + Duration::from_secs(clock.per_decision_s))
+    }
+
+    /// The decisions the game waits for once a command of `sender` is appended at `head`
+    /// (its last seq and time), `waiting` being the seats it then waits for (people's, as the
+    /// inbox lists them): under clock version 2, each seat's decision begins when the game
+    /// begins waiting for it and again when the seat answers it; an optional command (a
+    /// trade) answers nothing (`domain::timeout::decision_starts`). None otherwise.
+    pub(super) fn decisions_after(
+        &self,
+        waiting: &[(u8, Vec<String>)],
+        sender: Option<Seat>,
+        command: &Value,
+        head: (u64, OffsetDateTime),
+    ) -> Vec<Decision> {
+        if !self.clock().is_some_and(|c| c.per_decision()) {
+            return Vec::new();
+        }
+        let kind = command.get("type").and_then(Value::as_str).unwrap_or("");
+        let settles = !self.game.optional_kinds().contains(&kind);
+        let before: Vec<(u8, (u64, OffsetDateTime))> = self
+            .decisions
+            .iter()
+            .map(|d| (d.seat, (d.since, d.at)))
+            .collect();
+        let waited: Vec<u8> = waiting.iter().map(|(seat, _)| *seat).collect();
+        let sender = sender.map(Seat::number);
+        domain::timeout::decision_starts(&before, &waited, sender, settles, head)
+            .into_iter()
+            .map(|(seat, (since, at))| Decision { seat, since, at })
+            .collect()
+    }
+
+    /// Where `seat`'s deadline counts from, `decisions` being the game's and `head` its head
+    /// entry (seq, time): its own decision's start under clock version 2 (the head for a seat
+    /// with none recorded), the head under version 1.
+    pub(super) fn started(
+        &self,
+        decisions: &[Decision],
+        head: (u64, OffsetDateTime),
+        seat: u8,
+    ) -> (u64, OffsetDateTime) {
+        decisions
+            .iter()
+            .find(|d| d.seat == seat)
+            .filter(|_| self.clock().is_some_and(|c| c.per_decision()))
+            .map_or(head, |d| (d.since, d.at))
+    }
+
+    /// When `seat`'s decision times out, in a clocked game (see [`Loaded::started`]).
+    pub(super) fn deadline_of(
+        &self,
+        decisions: &[Decision],
+        head: (u64, OffsetDateTime),
+        seat: u8,
+    ) -> Option<OffsetDateTime> {
+        let (_, at) = self.started(decisions, head, seat);
+        self.deadline_after(at)
     }
 
     /// Whether a bot plays `seat` once `entries` are appended (a `seat_abandoned` among them
@@ -151,14 +266,17 @@ impl Loaded {
 
     /// The deadline of every seat the game waits for, in a clocked game (bots have none).
     pub fn deadlines(&self, prompts: &[Prompt]) -> Vec<(u8, OffsetDateTime)> {
-        let deadline = self.head_at.and_then(|at| self.deadline_after(at));
-        let (Some(deadline), false) = (deadline, self.finished) else {
+        let (Some(head_at), false) = (self.head_at, self.finished) else {
             return Vec::new();
         };
+        let head = (self.version, head_at);
         prompts
             .iter()
             .filter(|p| p.must && !self.bot_plays(p.seat.number(), &[]))
-            .map(|p| (p.seat.number(), deadline))
+            .filter_map(|p| {
+                let seat = p.seat.number();
+                Some((seat, self.deadline_of(&self.decisions, head, seat)?))
+            })
             .collect()
     }
 }
@@ -238,14 +356,21 @@ impl GameService {
             }
             return self.bot_act(loaded, prompt).await;
         }
+        // The seat whose deadline comes first (each seat's counts from its own decision under
+        // clock version 2, issue 26; from the head before).
+        let head = (due.version, due.head_at);
+        let nearest = waited
+            .iter()
+            .map(|p| (p.seat, loaded.started(&loaded.decisions, head, p.seat.number())))
+            .min_by_key(|(_, (_, at))| *at);
         if let Some(clock) = loaded.clock()
-            && let Some(prompt) = waited.first()
+            && let Some((seat, since)) = nearest
         {
-            let deadline = due.head_at + Duration::from_secs(clock.per_decision_s);
+            let deadline = since.1 + Duration::from_secs(clock.per_decision_s);
             if now < deadline {
                 return self.store.reschedule(id, due.version, Some(deadline)).await;
             }
-            return self.time_out(loaded, prompt.seat, clock, deadline).await;
+            return self.time_out(loaded, seat, clock, since).await;
         }
         self.store.reschedule(id, due.version, None).await
     }
@@ -306,18 +431,31 @@ impl GameService {
         Ok(())
     }
 
-    /// `seat` ran out of time: `seat_timed_out`, then its default move (sent by the clock),
-    /// and after `abandon_after` timeouts in a row, `seat_abandoned` hands it to a bot.
+    /// `seat` ran out of time (its decision counted from `since`, seq and time): `seat_timed_out`,
+    /// then its default move (sent by the clock), and after `abandon_after` timeouts in a row,
+    /// `seat_abandoned` hands it to a bot. Under clock version 2 the entry names the entry its
+    /// deadline counted from (`since`), and a sealed decision's default is drawn from the
+    /// game's seed (`domain::timeout::timeout_move`, re-drawn by the audit).
     async fn time_out(
         &self,
         loaded: &mut Loaded,
         seat: Seat,
         clock: Clock,
-        deadline: OffsetDateTime,
+        since: (u64, OffsetDateTime),
     ) -> Result<()> {
         let id = loaded.row.id;
         let version = loaded.version;
-        let Some(command) = guarded(|| loaded.state.default_move(seat))? else {
+        let deadline = since.1 + Duration::from_secs(clock.per_decision_s);
+        let default = || match clock.per_decision() {
+            true => {
+                let seeds = loaded.client_seeds();
+                let seed = &loaded.row.server_seed;
+                let mut rng = domain::timeout::timeout_rng(seed, &seeds, version);
+                loaded.state.timeout_move(seat, &mut rng)
+            }
+            false => loaded.state.default_move(seat),
+        };
+        let Some(command) = guarded(default)? else {
             tracing::error!(game = %id.0, %seat, "a timed-out seat has no legal command");
             return self.store.reschedule(id, version, None).await;
         };
@@ -329,14 +467,15 @@ impl GameService {
             }
         };
         let in_a_row = self.store.consecutive_timeouts(id, seat.number()).await? + 1;
-        let mut entries = vec![entry(
-            SEAT_TIMED_OUT,
-            json!({
-                "seat": seat.number(),
-                "deadline": rfc3339(deadline),
-                "in_a_row": in_a_row,
-            }),
-        )];
+        let mut timed_out = json!({
+            "seat": seat.number(),
+            "deadline": rfc3339(deadline),
+            "in_a_row": in_a_row,
+        });
+        if clock.per_decision() {
+            timed_out["since"] = json!(since.0);
+        }
+        let mut entries = vec![entry(SEAT_TIMED_OUT, timed_out)];
         entries.extend(events);
         if in_a_row >= clock.abandon_after && next.outcome().is_none() {
             entries.push(entry(

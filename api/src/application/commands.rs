@@ -246,7 +246,7 @@ impl GameService {
             recorded_at,
         };
         let hash = body_hash(command);
-        let append = append_of(
+        let (append, decisions) = append_of(
             loaded,
             &sent,
             &hash,
@@ -266,6 +266,7 @@ impl GameService {
                 self.counters
                     .events_appended
                     .fetch_add(appended, Ordering::Relaxed);
+                loaded.decisions = decisions;
                 loaded.advance(next, outcome.as_ref(), &entries, (version, recorded_at));
                 Ok(Ok(loaded.answer(user, &entries, version)?))
             }
@@ -319,31 +320,35 @@ fn after(
 
 /// The append of `entries` after `loaded`'s head, with what it writes beside the log in the
 /// same transaction: the game's status and outcome, a snapshot every `SNAPSHOT_EVERY` events
-/// and at the end, the inbox rows of the seats `next` waits for and the notifications.
+/// and at the end, the inbox rows of the seats `next` waits for and the notifications; and
+/// the decisions `next` waits for (issue 26), which the cache keeps once it is appended.
 fn append_of<'a>(
     loaded: &Loaded,
     sent: &Sent<'a>,
     body_hash: &'a str,
     entries: &'a [StoredEvent],
     (next, outcome): (&dyn AnyState, Option<&Outcome>),
-) -> Result<Append<'a>> {
+) -> Result<(Append<'a>, Vec<super::clocks::Decision>)> {
     let new_version = loaded.version + entries.len() as u64;
     let crosses_snapshot = new_version / SNAPSHOT_EVERY > loaded.version / SNAPSHOT_EVERY;
     let snapshot = (crosses_snapshot || outcome.is_some()).then(|| next.to_json());
-    // Who the new state waits for: the inbox and `your_turn` skip bots' seats and carry the
-    // clock's deadline (issue 17), both counted from this append.
-    let deadline = loaded.deadline_after(sent.recorded_at);
+    // Who the new state waits for: the inbox and `your_turn` skip bots' seats and carry each
+    // seat's deadline (issue 17), counted from its decision's start (issue 26) or this append.
     let bot_plays = |seat: u8| loaded.bot_plays(seat, entries);
     let waiting = guarded(|| super::inbox::waiting(next, &bot_plays))?;
+    let head = (new_version, sent.recorded_at);
+    let decisions = loaded.decisions_after(&waiting, sent.seat, sent.command, head);
+    let deadline_of = |seat: u8| loaded.deadline_of(&decisions, head, seat);
     let outbox = notify::after_command(
         loaded,
         &waiting,
         outcome,
         sent.user,
         new_version,
-        (deadline, &bot_plays),
+        (&deadline_of, &bot_plays),
     );
-    Ok(Append {
+    let waiting = super::inbox::inbox_rows(&waiting, &deadline_of, &decisions);
+    let append = Append {
         game: loaded.row.id,
         expected: loaded.version,
         command_id: sent.command_id,
@@ -356,9 +361,10 @@ fn append_of<'a>(
         outcome: outcome.map(|o| serde_json::to_value(o).expect("outcome serializes")),
         snapshot,
         recorded_at: sent.recorded_at,
-        waiting: super::inbox::inbox_rows(&waiting, deadline),
+        waiting,
         outbox,
-    })
+    };
+    Ok((append, decisions))
 }
 
 fn status_of(outcome: Option<&Outcome>) -> GameStatus {

@@ -19,9 +19,13 @@ impl GameService {
         for id in &games {
             let rows = self
                 .with_game(*id, |loaded| {
-                    let deadline = loaded.head_at.and_then(|at| loaded.deadline_after(at));
+                    let head = loaded.head_at.map(|at| (loaded.version, at));
+                    let decisions = &loaded.decisions;
+                    let deadline_of =
+                        |seat| head.and_then(|head| loaded.deadline_of(decisions, head, seat));
                     let bot_plays = |seat| loaded.bot_plays(seat, &[]);
-                    guarded(|| inbox_rows(&waiting(loaded.state.as_ref(), &bot_plays), deadline))
+                    let waiting = waiting(loaded.state.as_ref(), &bot_plays);
+                    guarded(|| inbox_rows(&waiting, &deadline_of, decisions))
                 })
                 .await??;
             self.store.set_inbox(*id, &rows).await?;
@@ -63,19 +67,32 @@ pub(super) fn waiting(
     seats
 }
 
-/// `waiting` as the inbox stores it: `[{seat, kinds, deadline}]`; `deadline` is when these
-/// decisions time out (issue 17: the same for every seat, counted from the log head), null
-/// without a clock. Prompts are public (`GET …/prompts` shows every seat's), so nothing hidden
-/// is stored.
-pub(super) fn inbox_rows(waiting: &[(u8, Vec<String>)], deadline: Option<OffsetDateTime>) -> Value {
-    let deadline = deadline.and_then(|d| {
-        d.format(&time::format_description::well_known::Rfc3339)
+/// `waiting` as the inbox stores it: `[{seat, kinds, deadline, since?, since_seq?}]`;
+/// `deadline` is when the seat's decision times out (`deadline_of`; null without a clock),
+/// `since` and `since_seq` where it began, for the seats with a recorded decision (clock
+/// version 2, issue 26: an instance loading the game reads them back). Prompts are public
+/// (`GET …/prompts` shows every seat's), so nothing hidden is stored.
+pub(super) fn inbox_rows(
+    waiting: &[(u8, Vec<String>)],
+    deadline_of: &dyn Fn(u8) -> Option<OffsetDateTime>,
+    decisions: &[super::clocks::Decision],
+) -> Value {
+    let rfc3339 = |at: OffsetDateTime| {
+        at.format(&time::format_description::well_known::Rfc3339)
             .ok()
-    });
+    };
     Value::Array(
         waiting
             .iter()
-            .map(|(seat, kinds)| json!({"seat": seat, "kinds": kinds, "deadline": deadline}))
+            .map(|(seat, kinds)| {
+                let deadline = deadline_of(*seat).and_then(rfc3339);
+                let mut row = json!({"seat": seat, "kinds": kinds, "deadline": deadline});
+                if let Some(d) = decisions.iter().find(|d| d.seat == *seat) {
+                    row["since"] = json!(rfc3339(d.at));
+                    row["since_seq"] = json!(d.since);
+                }
+                row
+            })
             .collect(),
     )
 }

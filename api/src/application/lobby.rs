@@ -97,6 +97,7 @@ impl GameService {
             state: game.new_state(),
             finished: false,
             head_at: None,
+            decisions: Vec::new(),
             seats,
             row,
         };
@@ -252,6 +253,7 @@ impl GameService {
         fill_random(&mut server_seed);
         let commitment = seed_commitment(&server_seed);
         let lobby = GameId::new();
+        let clock = clocks::current(row.clock.as_ref());
         // The other players (people: a server bot is never invited) are told.
         let invitations: Vec<_> = seats
             .iter()
@@ -272,8 +274,9 @@ impl GameService {
                     seed_commitment: &commitment,
                     rules_version: game.rules_version(),
                     host_client_seed: "",
-                    // The same time control as the finished game (issue 17).
-                    clock: row.clock.as_ref(),
+                    // The same time control as the finished game (issue 17), under today's
+                    // timeout rules (issue 26).
+                    clock: clock.as_ref(),
                 },
                 &invitations,
             )

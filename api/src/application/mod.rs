@@ -67,6 +67,9 @@ pub struct Loaded {
     pub finished: bool,
     /// `recorded_at` of the head event: a clocked game's deadlines count from it (issue 17).
     pub head_at: Option<OffsetDateTime>,
+    /// The seats the game waits for and where each one's decision began (clock version 2,
+    /// issue 26; empty otherwise): their deadlines count from there.
+    pub decisions: Vec<clocks::Decision>,
 }
 
 impl Loaded {

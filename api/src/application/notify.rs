@@ -109,7 +109,7 @@ pub(super) fn after_command(
     outcome: Option<&Outcome>,
     actor: UserId,
     version: u64,
-    (deadline, bot_plays): (Option<OffsetDateTime>, &dyn Fn(u8) -> bool),
+    (deadline_of, bot_plays): (&super::clocks::DeadlineOf, &dyn Fn(u8) -> bool),
 ) -> Vec<NewNotification> {
     let row = &loaded.row;
     let kind = row.kind.as_str();
@@ -171,7 +171,7 @@ pub(super) fn after_command(
                 "seat": seat,
                 "kinds": kinds,
                 // When the decision times out, in a game with a clock (issue 17).
-                "deadline": deadline.and_then(|d| d.format(&Rfc3339).ok()),
+                "deadline": deadline_of(*seat).and_then(|d| d.format(&Rfc3339).ok()),
             }),
         ));
     }

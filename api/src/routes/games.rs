@@ -103,7 +103,7 @@ pub struct SeatInfo {
 /// A game's time control (`options.clock` at creation; see "Clocks" in the API guide).
 #[derive(Serialize, Deserialize, ToSchema, Clone, Copy)]
 pub struct ClockInfo {
-    /// Seconds per decision, counted from the event that asked for it.
+    /// Seconds per decision, counted from the entry at which the seat's decision began.
     pub per_decision_s: u64,
     /// Timeouts in a row after which the seat passes to a bot.
     pub abandon_after: u32,

@@ -195,6 +195,10 @@ impl Game for Bandits {
     /// are set down along its way); older logs are upcast to `false` for both.
     const EVENT_SCHEMA_VERSION: u32 = 6;
     const READS_RULES: &'static [&'static str] = &["bandits/1.0.0", "bandits/1.1.0"];
+    /// Issue 26: the cards returned under the hand limit are hidden (BD-232, BD-504): a
+    /// timed-out seat's discard is drawn among its legal ones. (Every other Bandits command
+    /// answers the one decision the game waits for: none is optional.)
+    const SEALED_KINDS: &'static [&'static str] = &["discard_cards"];
     type Options = Options;
     type State = State;
     type Command = Command;

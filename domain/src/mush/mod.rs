@@ -87,6 +87,16 @@ impl Game for Mush {
     // `first_trainer_rolled`). Logs of schema 1 were played under other rules: no upcaster.
     const RULES_VERSION: &'static str = "mush/2.0.0";
     const EVENT_SCHEMA_VERSION: u32 = 2;
+    /// Issue 26: avalanche actions (MU-105) and the overtaking right (MU-082) answer no
+    /// decision: they never move a deadline.
+    const OPTIONAL_KINDS: &'static [&'static str] = &[
+        "place_avalanche",
+        "move_avalanche",
+        "remove_avalanche",
+        "buy_overtake",
+    ];
+    /// Issue 26: the sealed order bid (section 4) a timed-out seat's default is drawn among.
+    const SEALED_KINDS: &'static [&'static str] = &["submit_bid"];
 
     type Options = Options;
     type State = State;

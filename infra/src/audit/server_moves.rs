@@ -206,8 +206,10 @@ impl Timeouts {
         self.hand_over(command, entries, seat, count)
     }
 
-    /// Not before the deadline: the previous entry's time plus `per_decision_s` (the server
-    /// counts every deadline from the log's head).
+    /// Not before the deadline: `per_decision_s` after the entry the seat's decision began at,
+    /// which the timeout names (`since`, clock version 2, issue 26: the rules re-run checks it
+    /// is where the decision began); in older logs, after the previous entry (the server
+    /// counted every deadline from the log's head).
     fn on_time(&self, sorted: &[&StoredEvent], first: &StoredEvent) -> Result<(), Problem> {
         let per_decision = self.per_decision_s.ok_or_else(|| {
             Problem::at(
@@ -215,16 +217,23 @@ impl Timeouts {
                 format!("a timeout at seq {} in a game without a clock", first.seq),
             )
         })?;
-        let at = sorted.partition_point(|e| e.seq + 1 < first.seq);
-        let before = sorted
-            .get(at)
-            .filter(|e| e.seq + 1 == first.seq)
-            .ok_or_else(|| {
+        let since = match first.payload.get("since") {
+            None => first.seq.saturating_sub(1),
+            Some(since) => since.as_u64().filter(|s| *s < first.seq).ok_or_else(|| {
                 Problem::at(
                     first.seq,
-                    format!("no entry before the timeout at seq {}", first.seq),
+                    format!("the timeout at seq {} counts from no entry before it", first.seq),
                 )
-            })?;
+                .values(since.clone(), Value::Null)
+            })?,
+        };
+        let at = sorted.partition_point(|e| e.seq < since);
+        let before = sorted.get(at).filter(|e| e.seq == since).ok_or_else(|| {
+            Problem::at(
+                first.seq,
+                format!("no entry {since} for the timeout at seq {} to count from", first.seq),
+            )
+        })?;
         let deadline = before.recorded_at + time::Duration::seconds(per_decision as i64);
         if first.recorded_at < deadline {
             return Err(Problem::at(

@@ -9,6 +9,7 @@ mod board;
 mod choices;
 mod clocks;
 mod contract;
+mod decisions26;
 mod errors;
 mod fuzz;
 mod generated_client;
