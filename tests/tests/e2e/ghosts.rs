@@ -193,7 +193,11 @@ async fn fired_exactly_once(pool: &PgPool, table: &Table) -> Vec<usize> {
         // Clock version 2 (issue 26): a seat's deadline counts from the entry its own decision
         // began at, which the timeout names (`since`); before, from the entry before it.
         let since = entry.payload["since"].as_u64().map_or(i, |s| s as usize);
-        assert!(since >= 1 && since <= i, "{kind} {id}: seq {} since {since}", i + 1);
+        assert!(
+            since >= 1 && since <= i,
+            "{kind} {id}: seq {} since {since}",
+            i + 1
+        );
         assert_eq!(
             deadline,
             log[since - 1].at + per_decision,
