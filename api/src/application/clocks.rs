@@ -361,7 +361,12 @@ impl GameService {
         let head = (due.version, due.head_at);
         let nearest = waited
             .iter()
-            .map(|p| (p.seat, loaded.started(&loaded.decisions, head, p.seat.number())))
+            .map(|p| {
+                (
+                    p.seat,
+                    loaded.started(&loaded.decisions, head, p.seat.number()),
+                )
+            })
             .min_by_key(|(_, (_, at))| *at);
         if let Some(clock) = loaded.clock()
             && let Some((seat, since)) = nearest

@@ -62,8 +62,12 @@ impl Game for WhiskyRace {
     /// Games of 1.1.0 (the errata WR-155..WR-161) re-run under these rules, WR-161 kept.
     const READS_RULES: &'static [&'static str] = &["whisky_race/1.1.0"];
     /// Issue 26: trading answers no decision (WR-035..WR-041): it never moves a deadline.
-    const OPTIONAL_KINDS: &'static [&'static str] =
-        &["offer_trade", "accept_trade", "decline_trade", "withdraw_trade"];
+    const OPTIONAL_KINDS: &'static [&'static str] = &[
+        "offer_trade",
+        "accept_trade",
+        "decline_trade",
+        "withdraw_trade",
+    ];
     /// Issue 26: the secret amounts (§4.6) a timed-out seat's default is drawn among.
     const SEALED_KINDS: &'static [&'static str] =
         &["submit_group_bid", "submit_malt_choice", "submit_duel_bid"];

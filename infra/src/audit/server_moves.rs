@@ -222,7 +222,10 @@ impl Timeouts {
             Some(since) => since.as_u64().filter(|s| *s < first.seq).ok_or_else(|| {
                 Problem::at(
                     first.seq,
-                    format!("the timeout at seq {} counts from no entry before it", first.seq),
+                    format!(
+                        "the timeout at seq {} counts from no entry before it",
+                        first.seq
+                    ),
                 )
                 .values(since.clone(), Value::Null)
             })?,
@@ -231,7 +234,10 @@ impl Timeouts {
         let before = sorted.get(at).filter(|e| e.seq == since).ok_or_else(|| {
             Problem::at(
                 first.seq,
-                format!("no entry {since} for the timeout at seq {} to count from", first.seq),
+                format!(
+                    "no entry {since} for the timeout at seq {} to count from",
+                    first.seq
+                ),
             )
         })?;
         let deadline = before.recorded_at + time::Duration::seconds(per_decision as i64);

@@ -146,7 +146,8 @@ fn deadline_of(entry: &Entry) -> OffsetDateTime {
 /// Checks that every deadline of `table`'s game fired exactly once, never early; returns its
 /// timeouts' log indexes. Nobody plays: after the host's start, every command is the clock's,
 /// one timeout each; the commands tile the log (each at its own version, none twice, none
-/// lost in between); each `seat_timed_out` names the deadline derived from the entry before it
+/// lost in between); each `seat_timed_out` names the deadline derived from the entry it counts
+/// from (its `since`, issue 26; the entry before it in older games)
 /// (so no deadline is fired twice), is recorded at or after it, and counts the seat's
 /// timeouts in a row.
 async fn fired_exactly_once(pool: &PgPool, table: &Table) -> Vec<usize> {
@@ -189,10 +190,18 @@ async fn fired_exactly_once(pool: &PgPool, table: &Table) -> Vec<usize> {
             continue;
         }
         let deadline = deadline_of(entry);
+        // Clock version 2 (issue 26): a seat's deadline counts from the entry its own decision
+        // began at, which the timeout names (`since`); before, from the entry before it.
+        let since = entry.payload["since"].as_u64().map_or(i, |s| s as usize);
+        assert!(
+            since >= 1 && since <= i,
+            "{kind} {id}: seq {} since {since}",
+            i + 1
+        );
         assert_eq!(
             deadline,
-            log[i - 1].at + per_decision,
-            "{kind} {id}: the timeout at seq {} is not the deadline of the entry before",
+            log[since - 1].at + per_decision,
+            "{kind} {id}: the timeout at seq {} is not the deadline of the entry it counts from",
             i + 1
         );
         assert!(
@@ -215,8 +224,8 @@ async fn fired_exactly_once(pool: &PgPool, table: &Table) -> Vec<usize> {
 }
 
 /// Waits until nothing due is left unfired: every game is finished, or its deadline row is the
-/// one of its current head (`head_at` + the decision time, never "no deadline") and not
-/// overdue. A deadline lost (never fired, or pushed to infinity) keeps this from happening.
+/// one of its current head (at most `head_at` + the decision time: a seat's decision may have
+/// begun before the head, issue 26; never "no deadline") and not overdue. A deadline lost (never fired, or pushed to infinity) keeps this from happening.
 async fn settle(pool: &PgPool, tables: &[Table]) {
     let ids: Vec<Uuid> = tables.iter().map(|t| t.id).collect();
     let started = Instant::now();
@@ -228,7 +237,7 @@ async fn settle(pool: &PgPool, tables: &[Table]) {
              WHERE g.id = ANY($1) AND NOT coalesce( \
                  (g.status = 'finished' AND d.game_id IS NULL) \
                  OR (g.status = 'active' AND d.version = g.version \
-                     AND d.due_at = d.head_at + make_interval(secs => $2) \
+                     AND d.due_at <= d.head_at + make_interval(secs => $2) \
                      AND d.due_at > now() - make_interval(secs => $3)), false)",
         )
         .bind(&ids)
