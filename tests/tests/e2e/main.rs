@@ -26,6 +26,7 @@ mod play;
 mod readme;
 mod registry;
 mod reliability;
+mod schema;
 mod store;
 mod trust;
 mod ts_client;
