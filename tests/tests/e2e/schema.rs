@@ -44,7 +44,15 @@ async fn every_game_table_is_keyed_by_game_id_first() {
     let names: Vec<&str> = rows.iter().map(|(t, _)| t.as_str()).collect();
     // The catalog query itself must see the game tables (a query that finds nothing passes
     // everything).
-    for table in ["games", "game_seats", "events", "commands", "snapshots", "deadlines", "inbox"] {
+    for table in [
+        "games",
+        "game_seats",
+        "events",
+        "commands",
+        "snapshots",
+        "deadlines",
+        "inbox",
+    ] {
         assert!(names.contains(&table), "{table} not found in {names:?}");
     }
     let offending: Vec<String> = rows
