@@ -99,28 +99,29 @@ def new_game(lb, token, kind, seats, options):
 
 def scenario(lb, b, c, seconds, hook, out):
     log = {"webhook_users": [], "clocked": [], "bots": [], "lobbies": [], "retries": [],
-           "sse": {}, "errors": []}
+           "sse": {}, "errors": [], "stale_next": [], "stale_refusals": []}
     start = time.time()
     seats = {"whisky_race": 3, "bandits": 2, "mush": 2}
     for kind in KINDS:
         # A clocked game nobody plays: the clock times a seat out every second.
         host = guest(lb, hook, log)
         gid = new_game(lb, host, kind, seats[kind],
-                       {"clock": {"per_decision_s": 1, "abandon_after": 1000}})
+                       {"clock": {"per_decision_s": 1, "abandon_after": 100}})
         for _ in range(seats[kind] - 1):
             must(lb, "POST", f"/v1/games/{gid}/seats", guest(lb, hook, log), {})
         must(lb, "POST", f"/v1/games/{gid}/start", host, {})
         log["clocked"].append(gid)
         # A bot-only game: bots in every seat, the host's seat resigned to one.
         host = guest(lb, hook, log)
-        gid = new_game(lb, host, kind, 2, {})
-        must(lb, "POST", f"/v1/games/{gid}/seats/bots", host, {"policy": "random"})
+        gid = new_game(lb, host, kind, seats[kind], {})
+        for _ in range(seats[kind] - 1):
+            must(lb, "POST", f"/v1/games/{gid}/seats/bots", host, {"policy": "random"})
         must(lb, "POST", f"/v1/games/{gid}/start", host, {})
         must(lb, "POST", f"/v1/games/{gid}/seats/me/resign", host, {})
         log["bots"].append(gid)
         # Lobbies left to expire (HOMESTRETCH_LOBBY_TTL).
         for _ in range(3):
-            log["lobbies"].append(new_game(lb, guest(lb, hook, log), kind, 2, {}))
+            log["lobbies"].append(new_game(lb, guest(lb, hook, log), kind, seats[kind], {}))
     threads = [threading.Thread(target=subscribe, args=(b, c, gid, start + seconds, log), daemon=True)
                for gid in log["bots"]]
     threads.append(threading.Thread(target=retries, args=(lb, hook, start + seconds, log), daemon=True))
@@ -153,6 +154,8 @@ def retries(lb, hook, until, log):
                 body = {"command_id": str(uuid.uuid4()), "command": prompts["legal"][0]}
                 first = None
                 answers = []
+                same = True
+                stale_next = 0
                 for _ in range(3):
                     for _ in range(60):
                         status, answer = call(lb, "POST", f"/v1/games/{gid}/commands", token, body)
@@ -162,10 +165,27 @@ def retries(lb, hook, until, log):
                     answers.append(status)
                     if first is None:
                         first = (status, answer)
-                    elif (status, answer) != first:
+                        continue
+                    # The acknowledged part (status, version, events) must be the first answer's;
+                    # `next` (what the game waits for now) is checked apart.
+                    acked = lambda a: (a[0], a[1].get("version"), a[1].get("events")) if isinstance(a[1], dict) else a
+                    if first[0] >= 400 and status < 300:
+                        # Refused first, accepted on a retry: the refusing instance judged a
+                        # stale copy of the game (a refusal is not recorded, so not replayed).
+                        log["stale_refusals"].append({"command_id": body["command_id"], "game": gid,
+                                                      "first": first[1], "then": status})
+                        first = (status, answer)
+                    elif acked((status, answer)) != acked(first):
+                        same = False
                         log["errors"].append(f"retry of {body['command_id']} in {gid}: {first} then {(status, answer)}")
+                    elif (status, answer) != first:
+                        stale_next += 1
+                        log["stale_next"].append({"command_id": body["command_id"], "game": gid,
+                                                  "answer_version": answer.get("version"),
+                                                  "next_version": answer.get("next", {}).get("version"),
+                                                  "first_next_version": first[1].get("next", {}).get("version")})
                 log["retries"].append({"game": gid, "command_id": body["command_id"],
-                                       "statuses": answers, "same": len(set(map(str, answers))) == 1})
+                                       "statuses": answers, "same": same})
                 break
         time.sleep(0.2)
 
