@@ -30,6 +30,7 @@ mod readme;
 mod registry;
 mod reliability;
 mod rules27;
+mod schema;
 mod store;
 mod trust;
 mod trust26;
