@@ -246,12 +246,17 @@ pub fn forged(
         .position(|e| e.seq == seq)
         .expect("the event");
     edit(&mut forged.events[i]);
-    let mut prev = forged.events[i].prev_hash.clone();
-    for event in forged.events.iter_mut().skip(i) {
+    rechain(&mut forged, i);
+    forged
+}
+
+/// Re-chains every event from index `from` on, as a forger with the database would.
+pub fn rechain(bundle: &mut Bundle, from: usize) {
+    let mut prev = bundle.events[from].prev_hash.clone();
+    for event in bundle.events.iter_mut().skip(from) {
         event.prev_hash = prev.clone();
-        event.hash = infra::hash::event_hash(forged.game.id, event);
+        event.hash = infra::hash::event_hash(bundle.game.id, event);
         prev = event.hash.clone();
     }
-    forged.game.head_hash = prev;
-    forged
+    bundle.game.head_hash = prev;
 }

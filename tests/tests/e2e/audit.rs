@@ -1,3 +1,4 @@
+use homestretch_tests::legacy::rechain;
 use homestretch_tests::{Player, TestApp, spawn_app};
 use infra::audit::{Bundle, verify_bundle};
 use serde_json::json;
@@ -91,13 +92,7 @@ async fn a_consistently_forged_event_is_caught_by_the_rules_re_run() {
         .position(|e| e.payload.get("salt").is_some_and(|s| s.is_string()))
         .expect("a salted event");
     bundle.events[target].payload["salt"] = json!("00000000000000000000000000000000");
-    let mut prev = bundle.events[target].prev_hash.clone();
-    for event in bundle.events.iter_mut().skip(target) {
-        event.prev_hash = prev.clone();
-        event.hash = infra::hash::event_hash(bundle.game.id, event);
-        prev = event.hash.clone();
-    }
-    bundle.game.head_hash = prev;
+    rechain(&mut bundle, target);
     let report = verify_bundle(&bundle);
     assert!(!report.sound);
     assert!(

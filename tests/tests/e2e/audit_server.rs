@@ -6,6 +6,7 @@
 //! unsound, naming the check that failed.
 
 use api::application::ClockConfig;
+use homestretch_tests::legacy::rechain;
 use homestretch_tests::{Player, TestApp, spawn_app_with};
 use infra::audit::{AuditReport, Bundle, BundleCommand, verify_bundle};
 use infra::deadlines::{CLOCK_USER, bot_user};
@@ -370,17 +371,6 @@ fn fails(report: &AuditReport, name: &str, seq: u64, what: &str) {
     // The chain is intact: only the server-move checks can tell.
     let chain = report.checks.iter().find(|c| c.name == "hash_chain");
     assert!(chain.is_some_and(|c| c.passed), "{what}: {report:?}");
-}
-
-/// Re-chains every event from `from` on, as a forger with the database would.
-fn rechain(bundle: &mut Bundle, from: usize) {
-    let mut prev = bundle.events[from].prev_hash.clone();
-    for event in bundle.events.iter_mut().skip(from) {
-        event.prev_hash = prev.clone();
-        event.hash = infra::hash::event_hash(bundle.game.id, event);
-        prev = event.hash.clone();
-    }
-    bundle.game.head_hash = prev;
 }
 
 /// The negative side, on the finished game's export: each forgery of a server move is caught
