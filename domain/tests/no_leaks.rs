@@ -223,7 +223,10 @@ fn fetched_by(state: &dyn AnyState, seat: Seat, seats: u8) -> Vec<(&'static str,
         ("legal", Value::Array(state.legal(seat)).to_string()),
         // Issue 15, and issue 26 for every game: the seat's `choices` (the `/prompts` answer)
         // name only what it may see.
-        ("choices", serde_json::to_string(&state.choices(seat)).unwrap()),
+        (
+            "choices",
+            serde_json::to_string(&state.choices(seat)).unwrap(),
+        ),
     ];
     // A refused command's error message must not name secrets either: made-up commands, and
     // (issue 26, `/commands/check`) what the other seats may send now, which a probing seat
