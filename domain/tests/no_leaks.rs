@@ -1,6 +1,9 @@
 //! No leaks, in every game: random games of every kind; at every version and for every seat,
 //! nothing hidden from that seat appears in what it can fetch — its view, the prompts, its legal
-//! list, the events as redacted for it, or the error it gets for a refused command.
+//! list and `choices`, the events as redacted for it, or the error it gets for a refused command
+//! (its own made-up ones, and the other seats' legal commands sent as its own: what
+//! `/commands/check` answers). Over HTTP, `tests/tests/e2e/leaks26.rs` runs the sealed-choice
+//! differential on every path (inbox, feed, streams, webhooks, pushes, timeouts, `/check`).
 //!
 //! A secret is a string that an event carries but that the event's redacted form for the seat
 //! does not (a salt, a card id in another hand, a deck order), and that the seat has not seen in
@@ -213,25 +216,32 @@ fn secrets_of(state: &dyn AnyState, log: &[Value], viewer: Viewer) -> Vec<String
     secrets.difference(&seen).cloned().collect()
 }
 
-/// Everything `seat` can fetch: its view, the prompts, its legal list (and choices), and the
-/// errors it gets for refused commands.
-fn fetched_by(game: &dyn AnyGame, state: &dyn AnyState, seat: Seat) -> Vec<(&'static str, String)> {
+/// Everything `seat` can fetch: its view, the prompts, its legal list and choices, and the
+/// errors it gets for refused commands (`/commands/check` answers the same).
+fn fetched_by(state: &dyn AnyState, seat: Seat, seats: u8) -> Vec<(&'static str, String)> {
     let mut fetched = vec![
         ("view", state.view(Viewer::Seat(seat)).to_string()),
         ("prompts", serde_json::to_string(&state.prompts()).unwrap()),
         ("legal", Value::Array(state.legal(seat)).to_string()),
+        // Issue 15, and issue 26 for every game: the seat's `choices` (the `/prompts` answer)
+        // name only what it may see.
+        (
+            "choices",
+            serde_json::to_string(&state.choices(seat)).unwrap(),
+        ),
     ];
-    if game.kind() == "bandits" {
-        // Issue 15: the seat's `choices` name only what it may see.
-        let choices = serde_json::to_string(&state.choices(seat)).unwrap();
-        fetched.push(("choices", choices));
-    }
-    // A refused command's error message must not name secrets either.
-    for probe in [
+    // A refused command's error message must not name secrets either: made-up commands, and
+    // (issue 26, `/commands/check`) what the other seats may send now, which a probing seat
+    // can copy from nowhere but could guess.
+    let mut probes = vec![
         json!({"type": "no_such_command"}),
         json!({"type": "pass"}),
         json!({"type": "submit_bid", "amount": 1}),
-    ] {
+    ];
+    for other in Seat::all(seats).filter(|s| *s != seat) {
+        probes.extend(state.legal(other).into_iter().take(4));
+    }
+    for probe in probes {
         if let Err(e) = state.decide(seat, &probe, &mut seeded(1)) {
             fetched.push(("error", e.to_string()));
         }
@@ -254,7 +264,7 @@ fn check_every_seat(
             continue;
         }
         checked += secrets.len();
-        for (what, text) in &fetched_by(game, state, seat) {
+        for (what, text) in &fetched_by(state, seat, seats) {
             for secret in &secrets {
                 assert!(
                     !(text.contains(&format!("\"{secret}\""))
