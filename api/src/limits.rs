@@ -536,7 +536,9 @@ impl Limits {
 // Heavy routes (issue 26, item 2): a few audits, exports or replays at once per caller.
 
 /// The routes that re-read or re-run a whole game: audits (of a game, of a move, in a
-/// dispute), exports and replays (`/state?at=`).
+/// dispute, a dispute's pictures), exports, replays (`/state?at=`) and the replay page's record
+/// (an export and an audit). A game's `board.svg` is not counted: the page asks for one picture
+/// per slider step, several at once while the slider is dragged.
 pub fn is_heavy(method: &str, route: &str) -> bool {
     matches!(
         (method, route),
@@ -546,7 +548,9 @@ pub fn is_heavy(method: &str, route: &str) -> bool {
                 | "/v1/games/{id}/audit/{seq}"
                 | "/v1/games/{id}/export"
                 | "/v1/games/{id}/state"
+                | "/v1/games/{id}/replay"
                 | "/v1/disputes/{id}"
+                | "/v1/disputes/{id}/board.svg"
         ) | (
             "POST",
             "/v1/games/{id}/disputes" | "/v1/disputes/{id}/resolution"
