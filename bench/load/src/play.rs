@@ -6,8 +6,7 @@
 //! played and finished per kind, and the server's RSS.
 
 use crate::client::{
-    Bot, Shared, Stats, pick, print_routes, routes_report, server_rss, started_game,
-    waiting_seats,
+    Bot, Shared, Stats, pick, print_routes, routes_report, server_rss, started_game, waiting_seats,
 };
 use crate::tables::{Table, tables};
 use serde_json::{Value, json};
