@@ -112,14 +112,10 @@ pub trait AnyState: Send + Sync {
     fn apply_upcast(&mut self, payload: &Value, schema_version: u32) -> Result<Vec<Value>, String>;
     fn view(&self, viewer: Viewer) -> Value;
     fn prompts(&self) -> Vec<Prompt>;
-    /// Every command `seat` may send now (bots and simulations choose among them); the
-    /// prompts answer carries only a sample of it ([`AnyState::choices_and_legal`]).
     fn legal(&self, seat: Seat) -> Vec<Value>;
     /// The seat's legal commands as JSON Schema families (see [`crate::choices`]).
     fn choices(&self, seat: Seat) -> Vec<crate::choices::Family>;
-    /// What a prompts answer carries: `choices`, and a short sample of `legal`
-    /// ([`crate::choices::legal_sample`]), the families computed once
-    /// ([`Game::choices_and_legal`]).
+    /// `choices` and `legal` together, the families computed once ([`Game::choices_and_legal`]).
     fn choices_and_legal(&self, seat: Seat) -> (Vec<crate::choices::Family>, Vec<Value>);
     fn outcome(&self) -> Option<Outcome>;
     /// The greedy bot's value of this state for `seat` ([`Game::heuristic`]).
@@ -435,8 +431,7 @@ impl<G: Game> AnyState for ErasedState<G> {
             .iter()
             .map(|c| serde_json::to_value(c).expect("commands serialize"))
             .collect();
-        // Bounded here, for every game: a whole list reached 45 KB in Mush (issue 31).
-        (choices, crate::choices::legal_sample(legal))
+        (choices, legal)
     }
     fn heuristic(&self, seat: Seat) -> i64 {
         G::heuristic(&self.0, seat)

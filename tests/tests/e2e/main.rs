@@ -22,7 +22,6 @@ mod mush_rules;
 mod notify;
 mod openapi;
 mod play;
-mod prompts_size;
 mod readme;
 mod registry;
 mod reliability;
