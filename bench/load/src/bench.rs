@@ -1,6 +1,8 @@
 //! The benchmark modes: reads/s, SSE fan-out, replay over HTTP, memory per active game.
 
-use crate::client::{Bot, Shared, Stats, one_move, percentile, server_rss, started_game};
+use crate::client::{
+    Bot, Shared, Stats, one_move, percentile, print_routes, routes_report, server_rss, started_game,
+};
 use crate::tables::{first, tables};
 use serde_json::{Value, json};
 use std::cell::RefCell;
@@ -8,24 +10,63 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-/// Reads/s of `GET /v1/games/{id}` by `clients` concurrent clients on one started game.
-pub async fn run_reads(url: &str, clients: usize, duration: Duration) -> Option<f64> {
+/// The read the `reads` mode repeats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadRoute {
+    /// `GET /v1/games/{id}`: the summary and the caller's view.
+    Game,
+    /// `GET /v1/games/{id}/prompts`: prompts, `choices` and `legal` of the caller's seat.
+    Prompts,
+}
+
+impl ReadRoute {
+    fn name(self) -> &'static str {
+        match self {
+            ReadRoute::Game => "GET /v1/games/{id}",
+            ReadRoute::Prompts => "GET /v1/games/{id}/prompts",
+        }
+    }
+    fn path(self, id: &str) -> String {
+        match self {
+            ReadRoute::Game => format!("/v1/games/{id}"),
+            ReadRoute::Prompts => format!("/v1/games/{id}/prompts"),
+        }
+    }
+}
+
+/// Reads/s of `route` by `clients` concurrent clients over `games` started games (client `c`
+/// reads game `c % games` as its seat `c % seats`): throughput, latency, statuses, the largest
+/// answer.
+pub async fn run_reads(
+    url: &str,
+    route: ReadRoute,
+    clients: usize,
+    games: usize,
+    duration: Duration,
+) -> Option<Value> {
     let stats: Shared = Rc::new(RefCell::new(Stats::default()));
     let client = awc::Client::builder()
         .timeout(Duration::from_secs(30))
+        .connector(awc::Connector::new().limit(clients + 8))
         .finish();
     let bot = Bot::new(&client, url, &stats);
-    let (id, tokens) = started_game(&bot, &first(), None).await?;
+    let mut started_games = Vec::new();
+    for _ in 0..games.max(1) {
+        started_games.push(started_game(&bot, &first(), None).await?);
+    }
+    // The set-up's requests are not the measure.
+    *stats.borrow_mut() = Stats::default();
     let started = Instant::now();
     let deadline = started + duration;
     let mut tasks = Vec::new();
     for c in 0..clients {
         let bot = Bot::new(&client, &bot.base, &stats);
+        let (id, tokens) = &started_games[c % started_games.len()];
         let token = tokens[c % tokens.len()].clone();
-        let path = format!("/v1/games/{id}");
+        let path = route.path(id);
         tasks.push(actix_rt::spawn(async move {
             while Instant::now() < deadline {
-                bot.call("GET /v1/games/{id}", "GET", &path, Some(&token), None)
+                bot.call(route.name(), "GET", &path, Some(&token), None)
                     .await;
             }
         }));
@@ -33,13 +74,30 @@ pub async fn run_reads(url: &str, clients: usize, duration: Duration) -> Option<
     for task in tasks {
         let _ = task.await;
     }
-    let reads = stats
-        .borrow()
-        .latencies
-        .get("GET /v1/games/{id}")
-        .map(|l| l.len())
-        .unwrap_or(0);
-    Some(reads as f64 / started.elapsed().as_secs_f64())
+    let elapsed = started.elapsed().as_secs_f64();
+    let stats = stats.borrow();
+    let routes = routes_report(&stats);
+    let measured = &routes[route.name()];
+    Some(json!({
+        "route": route.name(),
+        "clients": clients,
+        "games": started_games.len(),
+        "duration_s": elapsed,
+        "reads_per_s": measured["requests"].as_f64().unwrap_or(0.0) / elapsed,
+        "p50_ms": measured["p50_ms"],
+        "p99_ms": measured["p99_ms"],
+        "statuses": stats.statuses.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
+        "transport_errors": stats.transport_errors,
+        "routes": routes,
+    }))
+}
+
+/// The `reads` report as text: reads/s on the first line (what `bench/run` reads), then the
+/// routes' latency and largest answer.
+pub fn print_reads(report: &Value) {
+    println!("{:.0}", report["reads_per_s"].as_f64().unwrap_or(0.0));
+    println!("statuses: {}", report["statuses"]);
+    print_routes(&report["routes"]);
 }
 
 /// What the SSE benchmark's subscribers share: when each version was answered, the lags
@@ -113,6 +171,7 @@ pub async fn run_sse(url: &str, subscribers: usize, moves: usize) -> Option<Valu
         "lag_p50_ms": percentile(&lags, 50.0) * 1e3,
         "lag_p99_ms": percentile(&lags, 99.0) * 1e3,
         "lag_max_ms": lags.last().copied().unwrap_or(0.0) * 1e3,
+        "routes": routes_report(&stats.borrow()),
     }))
 }
 
@@ -208,6 +267,7 @@ pub async fn run_replay(url: &str, events: u64, samples: usize) -> Option<Value>
         "p50_ms": percentile(&latencies, 50.0) * 1e3,
         "p99_ms": percentile(&latencies, 99.0) * 1e3,
         "max_ms": latencies.last().copied().unwrap_or(0.0) * 1e3,
+        "routes": routes_report(&stats.borrow()),
     }))
 }
 
@@ -271,6 +331,7 @@ pub async fn run_memory(url: &str, games: usize, moves: usize) -> Option<Value> 
     }
     let after = server_rss(&client, &base).await;
     Some(
-        json!({"games": games, "moves_per_game": moves, "rss_before_bytes": before, "rss_after_bytes": after}),
+        json!({"games": games, "moves_per_game": moves, "rss_before_bytes": before,
+            "rss_after_bytes": after, "routes": routes_report(&stats.borrow())}),
     )
 }

@@ -12,6 +12,12 @@ use std::time::{Duration, Instant};
 #[derive(Default)]
 pub(crate) struct Stats {
     pub(crate) latencies: BTreeMap<&'static str, Vec<f64>>,
+    /// The largest answer body of each route, in bytes (issue 31: a 45 KB prompts answer went
+    /// unseen because no run looked at sizes).
+    pub(crate) max_bytes: BTreeMap<&'static str, usize>,
+    /// The statuses of each route's answers (a comparison with an older server sees which
+    /// requests it refused).
+    pub(crate) route_statuses: BTreeMap<&'static str, BTreeMap<u16, u64>>,
     pub(crate) statuses: BTreeMap<u16, u64>,
     pub(crate) accepted: u64,
     pub(crate) conflicts: u64,
@@ -88,6 +94,14 @@ impl Bot {
         let elapsed = started.elapsed().as_secs_f64();
         let mut stats = self.stats.borrow_mut();
         stats.latencies.entry(route).or_default().push(elapsed);
+        let largest = stats.max_bytes.entry(route).or_default();
+        *largest = (*largest).max(bytes.len());
+        *stats
+            .route_statuses
+            .entry(route)
+            .or_default()
+            .entry(status)
+            .or_default() += 1;
         *stats.statuses.entry(status).or_default() += 1;
         drop(stats);
         Some((
@@ -147,6 +161,54 @@ pub(crate) fn pick(state: &mut u64, n: usize) -> usize {
     *state ^= *state >> 7;
     *state ^= *state << 17;
     (*state % n as u64) as usize
+}
+
+/// Per route: requests, latency percentiles (ms) and the largest answer (bytes).
+pub(crate) fn routes_report(stats: &Stats) -> Value {
+    let mut routes = serde_json::Map::new();
+    for (route, latencies) in &stats.latencies {
+        let mut sorted = latencies.clone();
+        sorted.sort_by(f64::total_cmp);
+        routes.insert(
+            route.to_string(),
+            json!({
+                "requests": sorted.len(),
+                "p50_ms": percentile(&sorted, 50.0) * 1e3,
+                "p95_ms": percentile(&sorted, 95.0) * 1e3,
+                "p99_ms": percentile(&sorted, 99.0) * 1e3,
+                "max_ms": sorted.last().copied().unwrap_or(0.0) * 1e3,
+                "max_bytes": stats.max_bytes.get(route).copied().unwrap_or(0),
+                "statuses": stats.route_statuses.get(route).map(|by_status| {
+                    by_status
+                        .iter()
+                        .map(|(status, n)| (status.to_string(), json!(n)))
+                        .collect::<serde_json::Map<_, _>>()
+                }),
+            }),
+        );
+    }
+    Value::Object(routes)
+}
+
+/// The `routes_report` as a table (the text output of every mode).
+pub(crate) fn print_routes(routes: &Value) {
+    println!(
+        "{:<34} {:>9} {:>8} {:>8} {:>8} {:>8} {:>10}",
+        "route", "requests", "p50 ms", "p95 ms", "p99 ms", "max ms", "largest B"
+    );
+    for (route, r) in routes.as_object().into_iter().flatten() {
+        let ms = |key: &str| r[key].as_f64().unwrap_or(0.0);
+        println!(
+            "{:<34} {:>9} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>10}",
+            route,
+            r["requests"],
+            ms("p50_ms"),
+            ms("p95_ms"),
+            ms("p99_ms"),
+            ms("max_ms"),
+            r["max_bytes"]
+        );
+    }
 }
 
 pub(crate) fn percentile(sorted: &[f64], p: f64) -> f64 {

@@ -38,13 +38,23 @@ enum Command {
         #[arg(long)]
         seats: Option<u8>,
     },
-    /// Reads/s of `GET /v1/games/{id}` by concurrent clients on one started game.
+    /// Reads/s of `GET /v1/games/{id}` (or its prompts) by concurrent clients; prints the
+    /// reads/s, or with `--json` the latency, statuses and largest answer too.
     Reads {
         #[arg(long, default_value_t = 16)]
         clients: usize,
         /// Seconds.
         #[arg(long, default_value_t = 10)]
         duration: u64,
+        /// The route read.
+        #[arg(long, value_enum, default_value_t = Route::Game)]
+        route: Route,
+        /// Started games the clients spread over.
+        #[arg(long, default_value_t = 1)]
+        games: usize,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// SSE fan-out: subscribers stream one game while moves are played; deliveries and lag.
     Sse {
@@ -69,6 +79,15 @@ enum Command {
     },
     /// One IP floods the server while another measures its latency (docs/reliability.md).
     Flood(FloodArgs),
+}
+
+/// `reads --route`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Route {
+    /// `GET /v1/games/{id}`.
+    Game,
+    /// `GET /v1/games/{id}/prompts`.
+    Prompts,
 }
 
 #[derive(Args)]
@@ -171,11 +190,28 @@ async fn main() {
                 }
             }
         }
-        Command::Reads { clients, duration } => {
-            match homestretch_load::bench::run_reads(&url, clients, Duration::from_secs(duration))
-                .await
-            {
-                Some(reads) => println!("{reads:.0}"),
+        Command::Reads {
+            clients,
+            duration,
+            route,
+            games,
+            json,
+        } => {
+            let route = match route {
+                Route::Game => homestretch_load::bench::ReadRoute::Game,
+                Route::Prompts => homestretch_load::bench::ReadRoute::Prompts,
+            };
+            let report = homestretch_load::bench::run_reads(
+                &url,
+                route,
+                clients,
+                games,
+                Duration::from_secs(duration),
+            )
+            .await;
+            match report {
+                Some(report) if json => print_json(&report),
+                Some(report) => homestretch_load::bench::print_reads(&report),
                 None => failed("could not set up the read benchmark"),
             }
         }

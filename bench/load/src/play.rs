@@ -6,7 +6,7 @@
 //! played and finished per kind, and the server's RSS.
 
 use crate::client::{
-    Bot, Shared, Stats, percentile, pick, server_rss, started_game, waiting_seats,
+    Bot, Shared, Stats, pick, print_routes, routes_report, server_rss, started_game, waiting_seats,
 };
 use crate::tables::{Table, tables};
 use serde_json::{Value, json};
@@ -241,21 +241,6 @@ async fn progress(stats: Shared, started: Instant, quiet: bool) {
 
 /// The run's report: throughput, statuses, latency per route, games per kind, RSS.
 fn report(config: &LoadConfig, tables: usize, s: &Stats, elapsed: f64, rss: Option<u64>) -> Value {
-    let mut routes = serde_json::Map::new();
-    for (route, latencies) in &s.latencies {
-        let mut sorted = latencies.clone();
-        sorted.sort_by(f64::total_cmp);
-        routes.insert(
-            route.to_string(),
-            json!({
-                "requests": sorted.len(),
-                "p50_ms": percentile(&sorted, 50.0) * 1e3,
-                "p95_ms": percentile(&sorted, 95.0) * 1e3,
-                "p99_ms": percentile(&sorted, 99.0) * 1e3,
-                "max_ms": sorted.last().copied().unwrap_or(0.0) * 1e3,
-            }),
-        );
-    }
     let by_kind: serde_json::Map<String, Value> = s
         .by_kind
         .iter()
@@ -283,7 +268,7 @@ fn report(config: &LoadConfig, tables: usize, s: &Stats, elapsed: f64, rss: Opti
         "games_finished": s.games_finished,
         "transport_errors": s.transport_errors,
         "statuses": s.statuses.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
-        "routes": routes,
+        "routes": routes_report(s),
         "server_rss_bytes": rss,
     })
 }
@@ -307,23 +292,7 @@ pub fn print_human(report: &Value) {
             );
         }
     }
-    println!(
-        "{:<34} {:>9} {:>8} {:>8} {:>8} {:>8}",
-        "route", "requests", "p50 ms", "p95 ms", "p99 ms", "max ms"
-    );
-    if let Some(routes) = report["routes"].as_object() {
-        for (route, r) in routes {
-            println!(
-                "{:<34} {:>9} {:>8.2} {:>8.2} {:>8.2} {:>8.2}",
-                route,
-                r["requests"],
-                r["p50_ms"].as_f64().unwrap_or(0.0),
-                r["p95_ms"].as_f64().unwrap_or(0.0),
-                r["p99_ms"].as_f64().unwrap_or(0.0),
-                r["max_ms"].as_f64().unwrap_or(0.0)
-            );
-        }
-    }
+    print_routes(&report["routes"]);
     match report["server_rss_bytes"].as_u64() {
         Some(rss) => println!("server RSS: {:.1} MB", rss as f64 / 1e6),
         None => println!("server RSS: unknown"),
