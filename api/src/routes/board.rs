@@ -107,6 +107,7 @@ pub async fn board_svg(
 #[serde(deny_unknown_fields)]
 pub struct SideQuery {
     /// `before` or `after` the disputed move.
+    #[param(inline)]
     pub side: Side,
 }
 
