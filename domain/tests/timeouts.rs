@@ -8,8 +8,8 @@
 //! and avalanche actions (5 tokens each) are both legal, the default is a declaration, never an
 //! avalanche action; the games must have met that case.
 
-use domain::engine::{RngExt, seeded};
-use domain::games;
+use domain::engine::{ChaChaRng, Prompt, RngExt, seeded};
+use domain::{AnyGame, AnyState, games};
 use std::collections::BTreeMap;
 
 #[test]
@@ -19,15 +19,7 @@ fn every_waited_for_decision_has_an_accepted_default_move() {
         // Decisions where a declaration and an avalanche action were both legal.
         let mut declaration_or_avalanche = 0;
         for g in 0..3u64 {
-            let seats = *game.seat_range().start() + (g % 2) as u8;
-            let mut rng = seeded(0x7173 + g);
-            let options = game.option_samples(seats)[0].clone();
-            let mut state = game.new_state();
-            for event in game.setup(&options, seats, &mut rng).expect("setup") {
-                state
-                    .apply(&event.payload, game.event_schema_version())
-                    .expect("applies");
-            }
+            let (mut state, mut rng) = set_up(*game, g, 0x7173);
             for _step in 0..2000 {
                 if state.outcome().is_some() {
                     break;
@@ -74,18 +66,10 @@ fn every_waited_for_decision_has_an_accepted_default_move() {
                         .entry(tag)
                         .or_default() += 1;
                 }
-                // Play on: a random prompted seat, a random kind, a random command of it.
-                let prompt = &prompts[rng.index(prompts.len())];
-                let legal = state.legal(prompt.seat);
-                if legal.is_empty() {
-                    continue;
+                // Play on: a random prompted seat, a random command of it.
+                if let Some(next) = play_on(state.as_ref(), &prompts, &mut rng) {
+                    state = next;
                 }
-                let command = legal[rng.index(legal.len())].clone();
-                let (events, next) = state
-                    .decide_next(prompt.seat, &command, &mut rng)
-                    .expect("a legal command is accepted");
-                let _ = events;
-                state = next;
             }
         }
         if game.kind() == "mush" {
@@ -113,15 +97,7 @@ fn sealed_defaults_are_drawn_from_the_seed_and_redrawn_alike() {
     for game in games() {
         let mut drawn_positions = 0;
         for g in 0..2u64 {
-            let seats = *game.seat_range().start() + (g % 2) as u8;
-            let mut rng = seeded(0x2626 + g);
-            let options = game.option_samples(seats)[0].clone();
-            let mut state = game.new_state();
-            for event in game.setup(&options, seats, &mut rng).expect("setup") {
-                state
-                    .apply(&event.payload, game.event_schema_version())
-                    .expect("applies");
-            }
+            let (mut state, mut rng) = set_up(*game, g, 0x2626);
             for step in 0..3000u64 {
                 if state.outcome().is_some() {
                     break;
@@ -172,16 +148,10 @@ fn sealed_defaults_are_drawn_from_the_seed_and_redrawn_alike() {
                             .unwrap_or_else(|e| panic!("{}: {default} refused: {e}", game.kind()));
                     }
                 }
-                let prompt = &prompts[rng.index(prompts.len())];
-                let legal = state.legal(prompt.seat);
-                if legal.is_empty() {
-                    continue;
+                // Play on: a random prompted seat, a random command of it.
+                if let Some(next) = play_on(state.as_ref(), &prompts, &mut rng) {
+                    state = next;
                 }
-                let command = legal[rng.index(legal.len())].clone();
-                let (_, next) = state
-                    .decide_next(prompt.seat, &command, &mut rng)
-                    .expect("a legal command is accepted");
-                state = next;
             }
         }
         println!("{}: {drawn_positions} sealed decisions drawn", game.kind());
@@ -191,4 +161,36 @@ fn sealed_defaults_are_drawn_from_the_seed_and_redrawn_alike() {
             game.kind()
         );
     }
+}
+
+/// A new random game of `game` (seat count and options from `g`), set up with `seed + g`.
+fn set_up(game: &dyn AnyGame, g: u64, seed: u64) -> (Box<dyn AnyState>, ChaChaRng) {
+    let seats = *game.seat_range().start() + (g % 2) as u8;
+    let mut rng = seeded(seed + g);
+    let options = game.option_samples(seats)[0].clone();
+    let mut state = game.new_state();
+    for event in game.setup(&options, seats, &mut rng).expect("setup") {
+        state
+            .apply(&event.payload, game.event_schema_version())
+            .expect("applies");
+    }
+    (state, rng)
+}
+
+/// The state after a random legal command of a random prompted seat (none when it has none).
+fn play_on(
+    state: &dyn AnyState,
+    prompts: &[Prompt],
+    rng: &mut ChaChaRng,
+) -> Option<Box<dyn AnyState>> {
+    let prompt = &prompts[rng.index(prompts.len())];
+    let legal = state.legal(prompt.seat);
+    if legal.is_empty() {
+        return None;
+    }
+    let command = legal[rng.index(legal.len())].clone();
+    let (_, next) = state
+        .decide_next(prompt.seat, &command, rng)
+        .expect("a legal command is accepted");
+    Some(next)
 }

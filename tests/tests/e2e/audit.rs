@@ -29,6 +29,27 @@ async fn export(app: &TestApp, id: &str, player: &Player) -> Bundle {
 
 /// Superuser access that bypasses the append-only trigger, as an attacker with the database
 /// password could.
+/// A Whisky Race in which seat 1 has sealed its malt choice: the game and the choice's salt
+/// (seat 1's secret until the reveal).
+async fn sealed_malt_choice(app: &TestApp, players: &[Player]) -> (String, String) {
+    let id = app
+        .started_game("whisky_race", players, json!({}), None)
+        .await;
+    let answer = app
+        .command(
+            &id,
+            &players[0],
+            json!({"type": "submit_malt_choice", "amount": 3}),
+        )
+        .await
+        .ok();
+    let salt = answer["events"][0]["data"]["salt"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    (id, salt)
+}
+
 async fn as_superuser_bypassing_triggers(app: &TestApp, sql: &str) {
     let mut conn = app.pool.acquire().await.unwrap();
     sqlx::query("SET session_replication_role = replica")
@@ -295,21 +316,7 @@ async fn one_move_is_explained_and_can_be_disputed() {
 async fn an_export_before_the_end_hides_other_seats_secrets() {
     let app = spawn_app().await;
     let players = players(&app).await;
-    let id = app
-        .started_game("whisky_race", &players, json!({}), None)
-        .await;
-    let answer = app
-        .command(
-            &id,
-            &players[0],
-            json!({"type": "submit_malt_choice", "amount": 3}),
-        )
-        .await
-        .ok();
-    let salt = answer["events"][0]["data"]["salt"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let (id, salt) = sealed_malt_choice(&app, &players).await;
     let theirs = app
         .get(&format!("/v1/games/{id}/export"), &players[1].token)
         .await;
@@ -567,21 +574,7 @@ async fn heavy_requests_are_bounded_per_caller_and_audits_kept_per_version() {
 async fn kept_exports_are_per_viewer_and_follow_the_seats() {
     let app = spawn_app().await;
     let players = players(&app).await;
-    let id = app
-        .started_game("whisky_race", &players, json!({}), None)
-        .await;
-    let answer = app
-        .command(
-            &id,
-            &players[0],
-            json!({"type": "submit_malt_choice", "amount": 3}),
-        )
-        .await
-        .ok();
-    let salt = answer["events"][0]["data"]["salt"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let (id, salt) = sealed_malt_choice(&app, &players).await;
     let path = format!("/v1/games/{id}/export");
     let (_, cache, _, mine) = heavy_get(&app.client, &app, &path, &players[0].token).await;
     assert_eq!(cache, "homestretch; fwd=miss; stored");

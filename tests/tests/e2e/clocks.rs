@@ -19,7 +19,8 @@ async fn game(app: &TestApp, id: &str, player: &Player) -> Value {
         .ok()
 }
 
-async fn events(app: &TestApp, id: &str, player: &Player) -> Vec<Value> {
+/// The whole log of game `id` as `player` reads it, page after page.
+pub(crate) async fn events(app: &TestApp, id: &str, player: &Player) -> Vec<Value> {
     let mut all = Vec::new();
     loop {
         let page = app

@@ -3,6 +3,7 @@
 //! the trader's own), and a timed-out seat's sealed choice is drawn from the game's committed
 //! randomness — not the "first legal" anybody could predict — and audits sound.
 
+use crate::clocks::events;
 use homestretch_tests::{Player, TestApp, spawn_app};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
@@ -13,19 +14,6 @@ async fn table(app: &TestApp, game: usize) -> Vec<Player> {
         players.push(app.register(&format!("{name}{game}")).await);
     }
     players
-}
-
-async fn events(app: &TestApp, id: &str, player: &Player) -> Vec<Value> {
-    let mut all = Vec::new();
-    loop {
-        let path = format!("/v1/games/{id}/events?after={}", all.len());
-        let page = app.get(&path, &player.token).await.ok();
-        let batch = page["events"].as_array().expect("events").clone();
-        if batch.is_empty() {
-            return all;
-        }
-        all.extend(batch);
-    }
 }
 
 fn at(event: &Value) -> time::OffsetDateTime {
