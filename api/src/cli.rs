@@ -196,6 +196,15 @@ pub struct Settings {
         value_name = "SECONDS"
     )]
     pub lobby_ttl: u64,
+    /// A streaming replica of the database (read-only): replays, exports, audits and event
+    /// pages read it when it holds the version they need, else the primary (default none).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_REPLICA_URL",
+        global = true,
+        hide_env_values = true
+    )]
+    pub replica_url: Option<String>,
     #[command(flatten)]
     pub limits: LimitSettings,
 }
@@ -671,7 +680,23 @@ pub fn server_config(
                 .then(|| std::time::Duration::from_secs(settings.lobby_ttl)),
             ..Default::default()
         }),
+        replica_url: replica_url(settings)?,
     })
+}
+
+/// `HOMESTRETCH_REPLICA_URL`, checked: a URL PostgreSQL would refuse is a usage error at start,
+/// not a replica silently never read.
+fn replica_url(settings: &Settings) -> Result<Option<String>, CliError> {
+    use std::str::FromStr;
+    let Some(url) = settings.replica_url.as_ref().filter(|u| !u.is_empty()) else {
+        return Ok(None);
+    };
+    sqlx::postgres::PgConnectOptions::from_str(url).map_err(|error| {
+        CliError::Usage(format!(
+            "HOMESTRETCH_REPLICA_URL is not a PostgreSQL URL: {error}"
+        ))
+    })?;
+    Ok(Some(url.clone()))
 }
 
 /// `homestretch admin grant|revoke USER` and `admin list` against the database at `url`.

@@ -109,6 +109,7 @@ pub fn test_config() -> ServerConfig {
             lobby_ttl: None,
             ..Default::default()
         }),
+        replica_url: None,
     }
 }
 
