@@ -9,14 +9,18 @@ use crate::ids::GameId;
 use crate::store::Store;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use std::str::FromStr;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How long the replica has to say its head (and to hand out a connection). A replica that
 /// answers slower than this is treated as down for that read.
 pub const HEAD_TIMEOUT: Duration = Duration::from_millis(500);
 /// How long a whole read on the replica may take before the primary is asked instead.
 pub const READ_TIMEOUT: Duration = Duration::from_secs(5);
+/// After the replica errs or times out, reads skip it this long: a replica that is down
+/// costs one slow read per this, not one per read.
+pub const REST: Duration = Duration::from_secs(5);
 
 /// Why a read went where it went (the `reason` label of `homestretch_replica_reads_total`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,15 +35,18 @@ pub enum Reason {
     Error,
     /// The replica did not answer in time.
     Timeout,
+    /// The replica erred or timed out less than [`REST`] ago: not asked.
+    Down,
 }
 
 impl Reason {
-    pub const ALL: [Reason; 5] = [
+    pub const ALL: [Reason; 6] = [
         Reason::Fresh,
         Reason::Unset,
         Reason::Behind,
         Reason::Error,
         Reason::Timeout,
+        Reason::Down,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -49,6 +56,7 @@ impl Reason {
             Reason::Behind => "behind",
             Reason::Error => "error",
             Reason::Timeout => "timeout",
+            Reason::Down => "down",
         }
     }
 
@@ -80,6 +88,8 @@ pub struct ReadSource {
     primary: Store,
     replica: Option<Store>,
     counts: [AtomicU64; Reason::ALL.len()],
+    /// When the replica last erred or timed out.
+    failed_at: Mutex<Option<Instant>>,
 }
 
 impl ReadSource {
@@ -88,6 +98,7 @@ impl ReadSource {
             primary,
             replica,
             counts: Default::default(),
+            failed_at: Mutex::new(None),
         }
     }
 
@@ -100,9 +111,16 @@ impl ReadSource {
             .collect()
     }
 
-    fn count(&self, reason: Reason) -> Reason {
+    fn count(&self, reason: Reason) {
         self.counts[reason as usize].fetch_add(1, Ordering::Relaxed);
-        reason
+        if matches!(reason, Reason::Error | Reason::Timeout) {
+            *self.failed_at.lock().expect("replica lock") = Some(Instant::now());
+        }
+    }
+
+    fn resting(&self) -> bool {
+        let failed_at = *self.failed_at.lock().expect("replica lock");
+        failed_at.is_some_and(|at| at.elapsed() < REST)
     }
 
     /// `read` of game `id`, which needs the log up to version `need`: on the replica when its
@@ -115,6 +133,7 @@ impl ReadSource {
     {
         let reason = match &self.replica {
             None => Reason::Unset,
+            Some(_) if self.resting() => Reason::Down,
             Some(replica) => match tokio::time::timeout(HEAD_TIMEOUT, replica.head(id)).await {
                 Err(_) => Reason::Timeout,
                 Ok(Err(crate::StoreError::NotFound(_))) => Reason::Behind,
