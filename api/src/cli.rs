@@ -1030,6 +1030,32 @@ mod tests {
         }
     }
 
+    /// Issue 29: the replica is a setting (flag and variable); a URL PostgreSQL refuses stops
+    /// the start with a usage error naming it; none means none.
+    #[test]
+    fn the_replica_url_is_a_setting_and_a_bad_one_is_a_usage_error() {
+        let command = Cli::command();
+        let argument = command
+            .get_arguments()
+            .find(|a| a.get_long() == Some("replica-url"))
+            .expect("a --replica-url flag");
+        assert_eq!(argument.get_env().unwrap(), "HOMESTRETCH_REPLICA_URL");
+        let parse = |args: &[&str]| {
+            let line = ["homestretch"].iter().chain(args).copied();
+            replica_url(&Cli::try_parse_from(line).unwrap().settings)
+        };
+        let url = "postgres://homestretch@127.0.0.1:5433/homestretch";
+        assert_eq!(
+            parse(&["--replica-url", url]).unwrap().as_deref(),
+            Some(url)
+        );
+        assert_eq!(parse(&[]).unwrap(), None);
+        match parse(&["--replica-url", "not a url"]) {
+            Err(CliError::Usage(text)) => assert!(text.contains("HOMESTRETCH_REPLICA_URL")),
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn settings_come_before_or_after_the_command_and_serve_is_the_default() {
         let before =
