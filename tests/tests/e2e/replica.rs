@@ -4,6 +4,7 @@
 //! nobody updates it after. Instances are extra servers on the primary's database (as in a
 //! cluster), each with its own cache and counters.
 
+use crate::audit::{players, sealed_malt_choice};
 use homestretch_tests::{Database, Player, TestApp, spawn_app_with, test_config};
 use serde_json::{Value, json};
 use std::mem::ManuallyDrop;
@@ -92,30 +93,12 @@ async fn head(app: &TestApp, id: &str, player: &Player) -> u64 {
     app.game(id, player).await["version"].as_u64().unwrap()
 }
 
-async fn players(app: &TestApp) -> [Player; 3] {
-    [
-        app.register("ada").await,
-        app.register("ben").await,
-        app.register("cy").await,
-    ]
-}
-
 /// A Whisky Race in which seat 1 has sealed its malt choice: the game, the version, and the
 /// choice's salt (seat 1's secret until the reveal).
 async fn sealed_choice(app: &TestApp, players: &[Player]) -> (String, u64, String) {
-    let id = app
-        .started_game("whisky_race", players, json!({}), None)
-        .await;
-    let answer = app
-        .command(
-            &id,
-            &players[0],
-            json!({"type": "submit_malt_choice", "amount": 3}),
-        )
-        .await
-        .ok();
-    let salt = answer["events"][0]["data"]["salt"].as_str().unwrap();
-    (id, answer["version"].as_u64().unwrap(), salt.to_string())
+    let (id, salt) = sealed_malt_choice(app, players).await;
+    let version = head(app, &id, &players[0]).await;
+    (id, version, salt)
 }
 
 /// The replica holds version `v` of a game, the primary `w > v`. Replays at `v` are the
