@@ -4,7 +4,7 @@
 //! reads: nobody is shown a version older than one they were shown). Otherwise — no replica,
 //! replica behind, erring or slow — the primary answers: the replica never causes an error.
 
-use crate::error::Result;
+use crate::error::{Result, StoreError};
 use crate::ids::GameId;
 use crate::store::Store;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
@@ -37,16 +37,20 @@ pub enum Reason {
     Timeout,
     /// The replica erred or timed out less than [`REST`] ago: not asked.
     Down,
+    /// The replica refused the read as the client's error (a move that does not exist…): the
+    /// primary's answer is the one given, and the replica is not thought down for it.
+    Refused,
 }
 
 impl Reason {
-    pub const ALL: [Reason; 6] = [
+    pub const ALL: [Reason; 7] = [
         Reason::Fresh,
         Reason::Unset,
         Reason::Behind,
         Reason::Error,
         Reason::Timeout,
         Reason::Down,
+        Reason::Refused,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -57,6 +61,7 @@ impl Reason {
             Reason::Error => "error",
             Reason::Timeout => "timeout",
             Reason::Down => "down",
+            Reason::Refused => "refused",
         }
     }
 
@@ -136,11 +141,8 @@ impl ReadSource {
             Some(_) if self.resting() => Reason::Down,
             Some(replica) => match tokio::time::timeout(HEAD_TIMEOUT, replica.head(id)).await {
                 Err(_) => Reason::Timeout,
-                Ok(Err(crate::StoreError::NotFound(_))) => Reason::Behind,
-                Ok(Err(error)) => {
-                    tracing::warn!(%error, "the replica did not say its head: reading the primary");
-                    Reason::Error
-                }
+                Ok(Err(StoreError::NotFound(_))) => Reason::Behind,
+                Ok(Err(error)) => failure(error),
                 Ok(Ok((head, _))) if head < need => Reason::Behind,
                 Ok(Ok(_)) => {
                     match tokio::time::timeout(READ_TIMEOUT, read(replica.clone())).await {
@@ -148,10 +150,7 @@ impl ReadSource {
                             self.count(Reason::Fresh);
                             return Ok(answer);
                         }
-                        Ok(Err(error)) => {
-                            tracing::warn!(%error, "a replica read failed: reading the primary");
-                            Reason::Error
-                        }
+                        Ok(Err(error)) => failure(error),
                         Err(_) => Reason::Timeout,
                     }
                 }
@@ -159,5 +158,17 @@ impl ReadSource {
         };
         self.count(reason);
         read(self.primary.clone()).await
+    }
+}
+
+/// Why a replica's error sends the read to the primary: the replica's own trouble, or the
+/// client's (then the primary's answer is given, and the replica is not thought down).
+fn failure(error: StoreError) -> Reason {
+    match error {
+        StoreError::Unavailable(_) | StoreError::Database(_) | StoreError::Corrupt(_) => {
+            tracing::warn!(%error, "a replica read failed: reading the primary");
+            Reason::Error
+        }
+        _ => Reason::Refused,
     }
 }

@@ -122,6 +122,11 @@ async fn replica_reads_are_served_when_fresh_and_fall_back_when_behind() {
 
     // A fresh instance knows no head: with the replica caught up, it serves the export.
     let b = instance(&app, url.clone()).await;
+    // A move that does not exist: the replica's refusal is checked with the primary (404), and
+    // the replica is not thought down for it (the export below is still the replica's).
+    let no_move = format!("/v1/games/{id}/audit/0");
+    b.get(&no_move, &players[1].token).await.problem(404);
+    assert_eq!(replica_reads(&b, "primary", "refused").await, 1);
     let export = format!("/v1/games/{id}/export");
     let from_replica = get_ok(&b, &export, &players[1]).await;
     assert_eq!(served_by_replica(&b).await, 1);
