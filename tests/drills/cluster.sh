@@ -16,6 +16,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 PLAY=${1:-60}; GAMES=${2:-12}; PROFILE=${DRILL_PROFILE:-release}; BASE=${DRILL_PORT:-19100}
 REPORT=bench/out/cluster; rm -rf "$REPORT"; mkdir -p "$REPORT"
+# The checker first: the SSE gap count must tell events hidden from a spectator from real gaps.
+python3 tests/drills/cluster_side.py selftest
 if [ "$PROFILE" = release ]; then cargo build --release -p api -p homestretch-load >/dev/null 2>&1 || cargo build --release -p api -p homestretch-load
 else cargo build -p api -p homestretch-load >/dev/null 2>&1 || cargo build -p api -p homestretch-load; fi
 command -v haproxy >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null; }
@@ -154,18 +156,26 @@ never = sum(1 for i in expected if i not in got)
 stray = sum(1 for i in got if i not in expected)
 print(f'{len(expected)} {once} {more} {never} {stray}')")
 read -r hooks_expected hooks_once hooks_more hooks_never hooks_stray <<<"$hooks"
+# Each streamed game's log (seq, type): a skipped seq is a gap only if the spectator may see it.
+primary "SELECT game_id, seq, type FROM events WHERE game_id IN ($BOTGAMES) ORDER BY game_id, seq" >"$OUT/sse_log.txt"
 sse=$(python3 -c "
-import json
+import json, sys
+sys.path.insert(0, '$(dirname "$SIDE")')
+from cluster_side import sse_gaps
 s = json.load(open('$OUT/scenario.json'))
-events = gaps = cuts = 0; lags = []
+logs = {}
+for l in open('$OUT/sse_log.txt').read().split():
+    g, seq, kind = l.split('|'); logs.setdefault(g, []).append((int(seq), kind))
+events = gaps = hidden = cuts = 0; lags = []
 for g, r in s['sse'].items():
     seen = r['seen']; events += len(seen); cuts += r['cuts']; lags += r['lags']
-    gaps += sum(1 for a, b in zip([0] + seen, seen) if b != a + 1)
+    wrong, skipped = sse_gaps(seen, logs.get(g, []))
+    gaps += wrong; hidden += skipped
 lags.sort()
 q = lambda p: round(lags[min(len(lags) - 1, int(p * len(lags)))] * 1000) if lags else -1
 retries = s['retries']
-print(events, gaps, cuts, q(0.5), q(0.99), len(retries), sum(1 for r in retries if not r['same']), len(s['errors']), len(s['stale_next']), len(s['stale_refusals']))")
-read -r sse_events sse_gaps sse_cuts lag50 lag99 retried retry_diff side_errors stale_next stale_refusals <<<"$sse"
+print(events, gaps, hidden, cuts, q(0.5), q(0.99), len(retries), sum(1 for r in retries if not r['same']), len(s['errors']), len(s['stale_next']), len(s['stale_refusals']))")
+read -r sse_events sse_gaps sse_hidden sse_cuts lag50 lag99 retried retry_diff side_errors stale_next stale_refusals <<<"$sse"
 prefix_bad=$(python3 -c "
 p = dict(l.split('|') for l in open('$OUT/heads_primary.txt').read().split())
 bad = 0; n = 0
@@ -194,7 +204,7 @@ clock: seat_timed_out $timeouts in $clock_cmds clock commands (expected about $e
 bots: $bot_moves moves, two at one version: $bot_twice
 lobbies: $expired of $lobbies expired
 webhooks: notifications $hooks_expected; delivered once $hooks_once, more than once $hooks_more, never $hooks_never, unknown ids $hooks_stray; outbox pending $pending
-SSE on instance B/C: $sse_events events, gaps or reorders $sse_gaps, resumes after a cut $sse_cuts; lag p50 ${lag50} ms, p99 ${lag99} ms
+SSE on instance B/C: $sse_events events, gaps or reorders $sse_gaps (events hidden from a spectator, not sent: $sse_hidden), resumes after a cut $sse_cuts; lag p50 ${lag50} ms, p99 ${lag99} ms
 replica: replay lag ${REPLAG} ms; games read there $replica_games, not a prefix of the primary $replica_bad; after stopping it: replays not answered $unread, audits $audited, unsound $unsound
 side traffic errors: $side_errors
 EOF
