@@ -203,3 +203,110 @@ async fn a_command_illegal_in_the_newest_state_is_refused_through_a_stale_instan
     assert!(seqs.windows(2).all(|w| w[1] > w[0]));
     drop(b);
 }
+
+/// Graceful drain (issue 29): the real server binary, SIGTERM'd with a stream open. `/readyz`
+/// turns 503 while the process still answers (the balancer takes it out), the stream ends (its
+/// client resumes elsewhere), reads and commands are still served during the drain period, and
+/// the process exits 0 by itself with no deadline lease left. Today's main stopped accepting at
+/// once: `/readyz` was never 503, the next request found the port closed.
+#[actix_web::test]
+async fn sigterm_turns_readyz_503_ends_streams_keeps_serving_then_exits_0() {
+    use homestretch_tests::Database;
+    use homestretch_tests::process::{Server, ok};
+    let db = Database::new().await;
+    let dir = std::env::temp_dir().join(format!("homestretch-drain-{}", uuid::Uuid::new_v4()));
+    let binary = std::path::Path::new(env!("CARGO_BIN_EXE_homestretch-e2e"));
+    let drain = [("HOMESTRETCH_DRAIN_S", "3")];
+    let mut server = Server::start_with(binary, "drain-a", &db.url(), &dir, &drain).await;
+    let host = ok(server.call("POST", "/v1/auth/guest", None, None).await);
+    let token = host["access_token"].as_str().unwrap().to_string();
+    let body = json!({"kind": "bandits", "seats": 2});
+    let game = ok(server
+        .call("POST", "/v1/games", Some(&token), Some(&body))
+        .await);
+    let id = game["id"].as_str().unwrap().to_string();
+    let bot = json!({"policy": "random"});
+    ok(server
+        .call(
+            "POST",
+            &format!("/v1/games/{id}/seats/bots"),
+            Some(&token),
+            Some(&bot),
+        )
+        .await);
+    ok(server
+        .call(
+            "POST",
+            &format!("/v1/games/{id}/start"),
+            Some(&token),
+            Some(&json!({})),
+        )
+        .await);
+    let client = awc::Client::builder()
+        .timeout(Duration::from_secs(60))
+        .finish();
+    let mut stream = client
+        .get(format!("{}/v1/games/{id}/events/stream", server.address()))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .expect("the stream opens");
+    assert_eq!(stream.status().as_u16(), 200);
+    // Live: the log's first event has come.
+    let mut seen = String::new();
+    while !seen.contains("id: 1\n") {
+        use futures_util::StreamExt;
+        let chunk = tokio::time::timeout(Duration::from_secs(20), stream.next())
+            .await
+            .expect("an event")
+            .expect("the stream is open")
+            .expect("a chunk");
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+
+    server.terminate();
+    // Every answer is 200 until the signal is handled, then 503: never a closed port.
+    let started = Instant::now();
+    loop {
+        let (status, body) = server.call("GET", "/readyz", None, None).await;
+        if status == 503 {
+            assert_eq!(body["type"], "/problems/unavailable", "{body}");
+            break;
+        }
+        assert_eq!(status, 200, "{body}");
+        assert!(started.elapsed() < Duration::from_secs(20), "never 503");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The stream ends cleanly (its client resumes with Last-Event-ID elsewhere)...
+    tokio::time::timeout(Duration::from_secs(20), stream.body().limit(1 << 20))
+        .await
+        .expect("the stream ended")
+        .expect("cleanly");
+    // ...while requests are still served: a read and a command.
+    let path = format!("/v1/games/{id}/prompts");
+    let prompts = ok(server.call("GET", &path, Some(&token), None).await);
+    let command = prompts["legal"][0].clone();
+    assert!(command.is_object(), "the host acts first: {prompts}");
+    let sent = json!({"command_id": uuid::Uuid::new_v4(), "command": command});
+    let path = format!("/v1/games/{id}/commands");
+    ok(server.call("POST", &path, Some(&token), Some(&sent)).await);
+
+    let status = server
+        .exited(Duration::from_secs(60))
+        .await
+        .expect("it stops by itself");
+    let log = server.log();
+    assert!(status.success(), "{status}:\n{log}");
+    assert!(
+        log.contains("SIGTERM: draining") && log.contains("homestretch stopped"),
+        "{log}"
+    );
+    // The workers stopped between rounds: no claim of theirs is left to run out.
+    let leased: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM deadlines WHERE leased_until > now()")
+            .fetch_one(&db.pool)
+            .await
+            .unwrap();
+    assert_eq!(leased, 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
