@@ -5,7 +5,8 @@
 # instance and with three; then, under the load tool (every game kind) plus clocked games nobody
 # plays, bot-only games, lobbies left to expire, webhooks to a local receiver, commands retried
 # with the same id through the balancer, and SSE subscribers on instance B: instance A is
-# SIGKILLed and restarted, then B, then the primary is restarted, then the replica is stopped.
+# SIGKILLed and restarted, then B, then the primary is restarted, then the replica is stopped;
+# at the end C is SIGTERMed under load (graceful drain).
 # Checks and prints: acknowledged commands in the log exactly once, retries answered the same,
 # one seat_timed_out per expiry (none early), bot moves once per version, lobbies expired,
 # webhook deliveries per notification (at the receiver), SSE in order without a gap across cuts
@@ -121,6 +122,25 @@ wait "$LOAD"; wait "$SCEN"
 for _ in $(seq 1 150); do [ "$(primary 'SELECT count(*) FROM outbox')" = 0 ] && break; sleep 0.5; done
 sleep 2
 
+# --- Graceful drain: SIGTERM to instance C under load through the balancer --------------------
+# C's /readyz is sampled every 50 ms: it must turn 503 before the port closes; no request through
+# the balancer may fail meanwhile (HAProxy takes C out on its failed checks); C exits 0.
+"$BOTS" play --url "$LB" --games "$GAMES" --duration 8 --ack-log "$OUT/acked_drain.txt" --json >"$OUT/drain_load.json" 2>"$OUT/drain_load.log" & DLOAD=$!
+sleep 2
+( while :; do curl -s -o /dev/null -w '%{http_code}\n' --max-time 1 "$URL_C/readyz"; sleep 0.05; done ) >"$OUT/drain_readyz.txt" 2>/dev/null & WATCH=$!
+sleep 0.5
+kill -TERM "${PIDS[2]}"; set +e; wait "${PIDS[2]}"; drain_exit=$?; set -e; PIDS[2]=0; echo "instance C SIGTERMed: drained and exited $drain_exit"
+sleep 0.5; kill "$WATCH" 2>/dev/null || true; wait "$DLOAD"
+cat "$OUT/acked_drain.txt" >>"$OUT/acked.txt"
+drain=$(python3 -c "
+import json
+seq = open('$OUT/drain_readyz.txt').read().split()
+first = next((s for s in seq if s != '200'), 'none')
+r = json.load(open('$OUT/drain_load.json'))
+failed = r['transport_errors'] + sum(v for k, v in r['statuses'].items() if k.startswith('5'))
+print('yes' if first == '503' else 'no(' + first + ')', seq.count('503'), sum(r['statuses'].values()), failed)")
+read -r drain_503_first drain_503s drain_requests drain_failed <<<"$drain"
+
 # --- Checks -----------------------------------------------------------------------------------
 primary "SELECT command_id FROM commands" >"$OUT/logged.txt"
 acked=$(wc -l <"$OUT/acked.txt")
@@ -207,7 +227,9 @@ webhooks: notifications $hooks_expected; delivered once $hooks_once, more than o
 SSE on instance B/C: $sse_events events, gaps or reorders $sse_gaps (events hidden from a spectator, not sent: $sse_hidden), resumes after a cut $sse_cuts; lag p50 ${lag50} ms, p99 ${lag99} ms
 replica: replay lag ${REPLAG} ms; games read there $replica_games, not a prefix of the primary $replica_bad; after stopping it: replays not answered $unread, audits $audited, unsound $unsound
 side traffic errors: $side_errors
+graceful drain (SIGTERM to instance C under load): /readyz 503 before the port closed: $drain_503_first ($drain_503s samples); requests through the balancer meanwhile $drain_requests, failed (5xx or transport) $drain_failed; exit status $drain_exit
 EOF
 [ "$missing" = 0 ] && [ "$twice" = 0 ] && [ "$heads" = 0 ] && [ "$retry_diff" = 0 ] && [ "$stale_next" = 0 ] && [ "$stale_refusals" = 0 ] && [ "$not_one" = 0 ] && [ "$early" = 0 ] \
   && [ "$bot_twice" = 0 ] && [ "$expired" = "$lobbies" ] && [ "$hooks_never" = 0 ] && [ "$sse_gaps" = 0 ] \
-  && [ "$replica_bad" = 0 ] && [ "$unread" = 0 ] && [ "$unsound" = 0 ]
+  && [ "$replica_bad" = 0 ] && [ "$unread" = 0 ] && [ "$unsound" = 0 ] \
+  && [ "$drain_503_first" = yes ] && [ "$drain_failed" = 0 ] && [ "$drain_exit" = 0 ]
