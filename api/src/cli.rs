@@ -203,7 +203,8 @@ pub struct Settings {
         env = "HOMESTRETCH_DRAIN_S",
         global = true,
         default_value = "5",
-        value_name = "SECONDS"
+        value_name = "SECONDS",
+        allow_negative_numbers = true
     )]
     pub drain_s: f64,
     #[command(flatten)]
@@ -1063,6 +1064,27 @@ mod tests {
             assert_eq!(settings.get(name).as_deref(), Some("nonsense"));
             assert!(settings.config().is_err(), "{flag} nonsense was accepted");
         }
+    }
+
+    /// The drain period (issue 29) is a setting like the others: 5 s unless told, 0 to 300.
+    #[test]
+    fn the_drain_period_is_a_setting_of_0_to_300_seconds() {
+        let default = Cli::try_parse_from(["homestretch", "serve"]).unwrap();
+        assert_eq!(
+            drain_period(&default.settings).unwrap(),
+            crate::drain::DEFAULT_DRAIN
+        );
+        let quick = Cli::try_parse_from(["homestretch", "serve", "--drain-s", "0.5"]).unwrap();
+        assert_eq!(
+            drain_period(&quick.settings).unwrap(),
+            std::time::Duration::from_millis(500)
+        );
+        for bad in ["301", "-1", "NaN"] {
+            let cli = Cli::try_parse_from(["homestretch", "serve", "--drain-s", bad]).unwrap();
+            assert!(drain_period(&cli.settings).is_err(), "{bad} was accepted");
+        }
+        let help = Cli::command().render_long_help().to_string();
+        assert!(help.contains("HOMESTRETCH_DRAIN_S"), "{help}");
     }
 
     #[test]
