@@ -156,9 +156,12 @@ CLOCK_USER=00000000-0000-7000-8000-00000000c10c
 timeouts=$(primary "SELECT count(*) FROM events WHERE game_id IN ($CLOCKED) AND type = 'seat_timed_out'")
 clock_cmds=$(primary "SELECT count(*) FROM commands WHERE game_id IN ($CLOCKED) AND user_id = '$CLOCK_USER'")
 not_one=$(primary "SELECT count(*) FROM commands c WHERE c.game_id IN ($CLOCKED) AND c.user_id = '$CLOCK_USER' AND (SELECT count(*) FROM events e WHERE e.game_id = c.game_id AND e.seq BETWEEN c.first_seq AND c.last_seq AND e.type = 'seat_timed_out') <> 1")
-# Early: a timeout less than per_decision_s (1 s) after the entry before it. Late: the widest gap.
-early=$(primary "SELECT count(*) FROM (SELECT type, recorded_at - lag(recorded_at) OVER (PARTITION BY game_id ORDER BY seq) AS gap FROM events WHERE game_id IN ($CLOCKED)) x WHERE type = 'seat_timed_out' AND gap < interval '1 second'")
-widest=$(primary "SELECT coalesce(round(extract(epoch FROM max(gap))::numeric, 1), 0) FROM (SELECT type, recorded_at - lag(recorded_at) OVER (PARTITION BY game_id ORDER BY seq) AS gap FROM events WHERE game_id IN ($CLOCKED)) x WHERE type = 'seat_timed_out'")
+# Early: a timeout less than per_decision_s (1 s) after the entry its seat's decision began at:
+# `since` in its payload under clock version 2 (issue 26; a decision several seats owe starts at
+# one entry, so their timeouts follow each other closely), else the entry before it (as the
+# server's audit, `infra/src/audit/server_moves.rs` `on_time`). Late: the widest such wait.
+early=$(primary "SELECT count(*) FROM (SELECT t.recorded_at - s.recorded_at AS waited FROM events t JOIN events s ON s.game_id = t.game_id AND s.seq = coalesce((t.payload->>'since')::bigint, t.seq - 1) WHERE t.game_id IN ($CLOCKED) AND t.type = 'seat_timed_out') x WHERE waited < interval '1 second'")
+widest=$(primary "SELECT coalesce(round(extract(epoch FROM max(waited))::numeric, 1), 0) FROM (SELECT t.recorded_at - s.recorded_at AS waited FROM events t JOIN events s ON s.game_id = t.game_id AND s.seq = coalesce((t.payload->>'since')::bigint, t.seq - 1) WHERE t.game_id IN ($CLOCKED) AND t.type = 'seat_timed_out') x")
 expected_timeouts=$(primary "SELECT coalesce(sum(floor(extract(epoch FROM (SELECT max(recorded_at) FROM events e WHERE e.game_id = g.id) - (SELECT min(recorded_at) FROM events e WHERE e.game_id = g.id AND e.type <> 'game_created')))), 0)::bigint FROM games g WHERE id IN ($CLOCKED)")
 bot_moves=$(primary "SELECT count(*) FROM commands WHERE game_id IN ($BOTGAMES) AND user_id::text LIKE '00000000-0000-7000-8000-000000000b0%'")
 bot_twice=$(primary "SELECT count(*) - count(DISTINCT (game_id, first_seq)) FROM commands WHERE game_id IN ($BOTGAMES)")
@@ -220,7 +223,7 @@ throughput (accepted commands/s, 10 s, $GAMES games): 1 instance $TP1, 3 instanc
 faults: instance A kill -9 + restart, instance B kill -9 + restart, primary restart, replica stopped
 acknowledged commands: $acked; missing from the log: $missing; commands overlapping or split: $twice; heads off: $heads; load statuses: $statuses
 retries with the same command id through the balancer: $retried commands x3, acknowledged part (status, version, events) differing: $retry_diff; \`next\` differing from the first answer's: $stale_next; refused first then accepted on a retry: $stale_refusals
-clock: seat_timed_out $timeouts in $clock_cmds clock commands (expected about $expected_timeouts); commands with other than one timeout: $not_one; early: $early; widest gap ${widest}s
+clock: seat_timed_out $timeouts in $clock_cmds clock commands (expected about $expected_timeouts); commands with other than one timeout: $not_one; early: $early; widest wait ${widest}s
 bots: $bot_moves moves, two at one version: $bot_twice
 lobbies: $expired of $lobbies expired
 webhooks: notifications $hooks_expected; delivered once $hooks_once, more than once $hooks_more, never $hooks_never, unknown ids $hooks_stray; outbox pending $pending
