@@ -74,6 +74,7 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
             .with_replica(config.replica_url.as_deref().and_then(replica)),
     );
     let hub = Arc::new(Hub::default());
+    let drain = Arc::new(crate::drain::Drain::default());
     let sessions = Arc::new(Sessions::default());
     tokio::spawn(
         hub.clone()
@@ -89,15 +90,18 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
     );
     if config.notify.deliver {
         // The worker's HTTP client lives on this thread (actix's `awc`).
-        actix_web::rt::spawn(crate::application::delivery::run(
+        drain.track(actix_web::rt::spawn(crate::application::delivery::run(
             outbox.clone(),
             config.notify.clone(),
             vapid.clone(),
             hub.outbox_wake.clone(),
-        ));
+            drain.clone(),
+        )));
     }
     if let Some(clocks) = config.clocks.clone() {
-        tokio::spawn(games.clone().run_clocks(clocks));
+        drain.track(tokio::spawn(
+            games.clone().run_clocks(clocks, drain.clone()),
+        ));
     }
     let limits = Arc::new(Limits::new(config.limits.clone()));
     let weak = Arc::downgrade(&limits);
@@ -124,6 +128,7 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
         notify: config.notify.clone(),
         vapid,
         openapi: Default::default(),
+        drain,
     })
 }
 
@@ -196,6 +201,9 @@ pub fn serve(
             .configure(routes::configure)
             .default_service(web::to(unmatched))
     })
+    // Signals are the caller's (`cli::serve` drains on SIGTERM first, issue 29); then in-flight
+    // requests get this long.
+    .disable_signals()
     .shutdown_timeout(10)
     // The head of a request must arrive within this (408 and closed; actix applies it to a
     // connection's first request, the keep-alive timeout and the per-IP cap bound the rest).
@@ -323,7 +331,13 @@ where
         } else {
             res
         };
-        let res = crate::i18n::localize(res, state.as_ref().map(|s| s.get_ref())).await;
+        let mut res = crate::i18n::localize(res, state.as_ref().map(|s| s.get_ref())).await;
+        if state.as_ref().is_some_and(|s| s.drain.is_draining()) {
+            // Draining: nobody keeps a connection to this instance (issue 29).
+            res.response_mut()
+                .head_mut()
+                .set_connection_type(ConnectionType::Close);
+        }
         Ok(served(
             res,
             &request_id,

@@ -205,6 +205,17 @@ pub struct Settings {
         hide_env_values = true
     )]
     pub replica_url: Option<String>,
+    /// Seconds a SIGTERM'd instance keeps serving after `/readyz` turned 503, so the load
+    /// balancer takes it out before it stops accepting (0 to 300; SIGINT stops at once).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_DRAIN_S",
+        global = true,
+        default_value = "5",
+        value_name = "SECONDS",
+        allow_negative_numbers = true
+    )]
+    pub drain_s: f64,
     #[command(flatten)]
     pub limits: LimitSettings,
 }
@@ -962,8 +973,53 @@ fn stop(cluster: Option<Cluster>) {
     }
 }
 
+/// The drain period of `HOMESTRETCH_DRAIN_S` (0 to 300 seconds).
+fn drain_period(settings: &Settings) -> Result<std::time::Duration, CliError> {
+    Some(settings.drain_s)
+        .filter(|s| s.is_finite() && (0.0..=300.0).contains(s))
+        .map(std::time::Duration::from_secs_f64)
+        .ok_or_else(|| CliError::Usage("HOMESTRETCH_DRAIN_S is 0 to 300 seconds".into()))
+}
+
+/// Runs `server` until a signal. SIGTERM drains first (issue 29, `crate::drain`): `/readyz`
+/// 503, streams ended, workers stopped, requests still served for `period`; then, as for
+/// SIGINT or a second signal, the server stops accepting and finishes what is in flight.
+async fn run_until_signal(
+    server: actix_web::dev::Server,
+    state: &crate::state::AppState,
+    period: std::time::Duration,
+) -> Result<(), CliError> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let handle = server.handle();
+    let mut running = actix_web::rt::spawn(server);
+    let mut terminate = signal(SignalKind::terminate())?;
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    tokio::select! {
+        ended = &mut running => return Ok(ended.map_err(std::io::Error::other)??),
+        _ = interrupt.recv() => {}
+        _ = terminate.recv() => {
+            tracing::info!(seconds = period.as_secs_f64(), "SIGTERM: draining");
+            state.drain.start();
+            // Workers finish the deadline or delivery in hand (bounded by their timeouts).
+            let workers = state.drain.workers_stopped(period + std::time::Duration::from_secs(10));
+            let drained = async { tokio::join!(tokio::time::sleep(period), workers).1 };
+            tokio::select! {
+                stopped = drained => if !stopped {
+                    tracing::warn!("background workers still busy at the end of the drain");
+                },
+                _ = terminate.recv() => {}
+                _ = interrupt.recv() => {}
+            }
+        }
+    }
+    tracing::info!("stopping: no new connections, finishing requests in flight");
+    handle.stop(true).await;
+    Ok(running.await.map_err(std::io::Error::other)??)
+}
+
 async fn serve(settings: &Settings, registry: domain::Registry) -> Result<(), CliError> {
     let config = server_config(settings, registry)?;
+    let period = drain_period(settings)?;
     let (url, cluster) = database(settings).await?;
     if let Some(cluster) = &cluster {
         tracing::info!(data = %cluster.data_dir.display(), port = cluster.port, "private PostgreSQL cluster running");
@@ -974,8 +1030,13 @@ async fn serve(settings: &Settings, registry: domain::Registry) -> Result<(), Cl
         let listener = TcpListener::bind(&settings.listen)?;
         tracing::info!(addr = %app::local_addr(&listener), "homestretch listening");
         let state = app::app_state(pool, &config);
-        // actix-web stops gracefully on SIGINT/SIGTERM, finishing in-flight requests.
-        app::serve(listener, state, &config)?.await?;
+        run_until_signal(
+            app::serve(listener, state.clone(), &config)?,
+            &state,
+            period,
+        )
+        .await?;
+        tracing::info!("homestretch stopped");
         Ok::<(), CliError>(())
     }
     .await;
@@ -1054,6 +1115,27 @@ mod tests {
             Err(CliError::Usage(text)) => assert!(text.contains("HOMESTRETCH_REPLICA_URL")),
             other => panic!("{other:?}"),
         }
+    }
+
+    /// The drain period (issue 29) is a setting like the others: 5 s unless told, 0 to 300.
+    #[test]
+    fn the_drain_period_is_a_setting_of_0_to_300_seconds() {
+        let default = Cli::try_parse_from(["homestretch", "serve"]).unwrap();
+        assert_eq!(
+            drain_period(&default.settings).unwrap(),
+            crate::drain::DEFAULT_DRAIN
+        );
+        let quick = Cli::try_parse_from(["homestretch", "serve", "--drain-s", "0.5"]).unwrap();
+        assert_eq!(
+            drain_period(&quick.settings).unwrap(),
+            std::time::Duration::from_millis(500)
+        );
+        for bad in ["301", "-1", "NaN"] {
+            let cli = Cli::try_parse_from(["homestretch", "serve", "--drain-s", bad]).unwrap();
+            assert!(drain_period(&cli.settings).is_err(), "{bad} was accepted");
+        }
+        let help = Cli::command().render_long_help().to_string();
+        assert!(help.contains("HOMESTRETCH_DRAIN_S"), "{help}");
     }
 
     #[test]

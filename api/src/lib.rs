@@ -6,6 +6,7 @@ pub mod application;
 pub mod auth;
 pub mod cli;
 pub mod cors;
+pub mod drain;
 pub mod error;
 pub mod extract;
 pub mod i18n;

@@ -30,6 +30,8 @@ pub struct AppState {
     pub vapid: Arc<crate::application::webpush::Vapid>,
     /// The OpenAPI document of the games this server hosts, built on first request.
     pub openapi: std::sync::OnceLock<String>,
+    /// Set on SIGTERM: `/readyz` 503, streams end, workers stop (issue 29).
+    pub drain: Arc<crate::drain::Drain>,
 }
 
 impl AppState {

@@ -5,7 +5,8 @@
 # instance and with three; then, under the load tool (every game kind) plus clocked games nobody
 # plays, bot-only games, lobbies left to expire, webhooks to a local receiver, commands retried
 # with the same id through the balancer, and SSE subscribers on instance B: instance A is
-# SIGKILLed and restarted, then B, then the primary is restarted, then the replica is stopped.
+# SIGKILLed and restarted, then B, then the primary is restarted, then the replica is stopped;
+# at the end C is SIGTERMed under load (graceful drain).
 # Checks and prints: acknowledged commands in the log exactly once, retries answered the same,
 # one seat_timed_out per expiry (none early), bot moves once per version, lobbies expired,
 # webhook deliveries per notification (at the receiver), SSE in order without a gap across cuts
@@ -16,6 +17,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 PLAY=${1:-60}; GAMES=${2:-12}; PROFILE=${DRILL_PROFILE:-release}; BASE=${DRILL_PORT:-19100}
 REPORT=bench/out/cluster; rm -rf "$REPORT"; mkdir -p "$REPORT"
+# The checker first: the SSE gap count must tell events hidden from a spectator from real gaps.
+python3 tests/drills/cluster_side.py selftest
 if [ "$PROFILE" = release ]; then cargo build --release -p api -p homestretch-load >/dev/null 2>&1 || cargo build --release -p api -p homestretch-load
 else cargo build -p api -p homestretch-load >/dev/null 2>&1 || cargo build -p api -p homestretch-load; fi
 command -v haproxy >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null; }
@@ -115,10 +118,11 @@ REPLAG=$(psql -qAt -p "$P1" -d postgres -c "SELECT coalesce(round(extract(epoch 
 replica "SELECT g.id, g.version, (SELECT count(*) FROM events e WHERE e.game_id = g.id) FROM games g WHERE status <> 'lobby' ORDER BY id" >"$OUT/heads_replica.txt"
 primary "SELECT id, version FROM games WHERE status <> 'lobby' ORDER BY id" >"$OUT/heads_primary.txt"
 # Replica-eligible reads through the balancer while it streams (and the load runs); then the
-# instances' counts of who served them: homestretch_replica_reads_total{source=...} summed.
-replica_reads() { for u in "$URL_A" "$URL_B" "$URL_C"; do curl -sf "$u/metrics" || true; done | python3 -c "
+# instances' counts of who served them: homestretch_replica_reads_total{source=SOURCE} summed
+# over the instances named (C is drained before the reads after the stop: A and B count those).
+replica_reads() { local source=$1; shift; for u in "$@"; do curl -sf "$u/metrics" || true; done | python3 -c "
 import re, sys
-print(sum(int(m.group(1)) for l in sys.stdin for m in [re.match(r'homestretch_replica_reads_total\{source=\"$1\",reason=\"\w+\"\} (\d+)', l)] if m))"; }
+print(sum(int(m.group(1)) for l in sys.stdin for m in [re.match(r'homestretch_replica_reads_total\{source=\"$source\",reason=\"\w+\"\} (\d+)', l)] if m))"; }
 read_all() { local bad=0 g p; for g in $(echo "$1" | tr -d "'" | tr ',' ' '); do
   for p in "state?at=1" export audit "events?after=0"; do
     [ "$(curl -s -o /dev/null -w '%{http_code}' "$LB/v1/games/$g/$p" -H "authorization: Bearer $2")" = 200 ] || bad=$((bad + 1))
@@ -126,12 +130,32 @@ read_all() { local bad=0 g p; for g in $(echo "$1" | tr -d "'" | tr ',' ' '); do
 LIVE_TOKEN=$(curl -sf -XPOST "$LB/v1/auth/guest" | python3 -c 'import json,sys;print(json.load(sys.stdin)["access_token"])')
 live_unread=$(read_all "$(primary "SELECT string_agg(id::text, ',') FROM (SELECT id FROM games WHERE status IN ('active', 'finished') ORDER BY id LIMIT 24) g")" "$LIVE_TOKEN")
 pg "$PGBIN/pg_ctl -D $OUT/replica -m fast -w stop" >/dev/null; echo "replica stopped"
-by_replica=$(replica_reads replica); by_primary=$(replica_reads primary)
+by_replica=$(replica_reads replica "$URL_A" "$URL_B" "$URL_C"); by_primary=$(replica_reads primary "$URL_A" "$URL_B" "$URL_C")
+ab_replica=$(replica_reads replica "$URL_A" "$URL_B"); ab_primary=$(replica_reads primary "$URL_A" "$URL_B")
 wait "$LOAD"; wait "$SCEN"
 # Let the outbox drain and the last deadlines fire.
 # A killed instance's claimed deliveries come due again when their 60 s lease ends.
 for _ in $(seq 1 150); do [ "$(primary 'SELECT count(*) FROM outbox')" = 0 ] && break; sleep 0.5; done
 sleep 2
+
+# --- Graceful drain: SIGTERM to instance C under load through the balancer --------------------
+# C's /readyz is sampled every 50 ms: it must turn 503 before the port closes; no request through
+# the balancer may fail meanwhile (HAProxy takes C out on its failed checks); C exits 0.
+"$BOTS" play --url "$LB" --games "$GAMES" --duration 8 --ack-log "$OUT/acked_drain.txt" --json >"$OUT/drain_load.json" 2>"$OUT/drain_load.log" & DLOAD=$!
+sleep 2
+( while :; do curl -s -o /dev/null -w '%{http_code}\n' --max-time 1 "$URL_C/readyz"; sleep 0.05; done ) >"$OUT/drain_readyz.txt" 2>/dev/null & WATCH=$!
+sleep 0.5
+kill -TERM "${PIDS[2]}"; set +e; wait "${PIDS[2]}"; drain_exit=$?; set -e; PIDS[2]=0; echo "instance C SIGTERMed: drained and exited $drain_exit"
+sleep 0.5; kill "$WATCH" 2>/dev/null || true; wait "$DLOAD"
+cat "$OUT/acked_drain.txt" >>"$OUT/acked.txt"
+drain=$(python3 -c "
+import json
+seq = open('$OUT/drain_readyz.txt').read().split()
+first = next((s for s in seq if s != '200'), 'none')
+r = json.load(open('$OUT/drain_load.json'))
+failed = r['transport_errors'] + sum(v for k, v in r['statuses'].items() if k.startswith('5'))
+print('yes' if first == '503' else 'no(' + first + ')', seq.count('503'), sum(r['statuses'].values()), failed)")
+read -r drain_503_first drain_503s drain_requests drain_failed <<<"$drain"
 
 # --- Checks -----------------------------------------------------------------------------------
 primary "SELECT command_id FROM commands" >"$OUT/logged.txt"
@@ -148,9 +172,12 @@ CLOCK_USER=00000000-0000-7000-8000-00000000c10c
 timeouts=$(primary "SELECT count(*) FROM events WHERE game_id IN ($CLOCKED) AND type = 'seat_timed_out'")
 clock_cmds=$(primary "SELECT count(*) FROM commands WHERE game_id IN ($CLOCKED) AND user_id = '$CLOCK_USER'")
 not_one=$(primary "SELECT count(*) FROM commands c WHERE c.game_id IN ($CLOCKED) AND c.user_id = '$CLOCK_USER' AND (SELECT count(*) FROM events e WHERE e.game_id = c.game_id AND e.seq BETWEEN c.first_seq AND c.last_seq AND e.type = 'seat_timed_out') <> 1")
-# Early: a timeout less than per_decision_s (1 s) after the entry before it. Late: the widest gap.
-early=$(primary "SELECT count(*) FROM (SELECT type, recorded_at - lag(recorded_at) OVER (PARTITION BY game_id ORDER BY seq) AS gap FROM events WHERE game_id IN ($CLOCKED)) x WHERE type = 'seat_timed_out' AND gap < interval '1 second'")
-widest=$(primary "SELECT coalesce(round(extract(epoch FROM max(gap))::numeric, 1), 0) FROM (SELECT type, recorded_at - lag(recorded_at) OVER (PARTITION BY game_id ORDER BY seq) AS gap FROM events WHERE game_id IN ($CLOCKED)) x WHERE type = 'seat_timed_out'")
+# Early: a timeout less than per_decision_s (1 s) after the entry its seat's decision began at:
+# `since` in its payload under clock version 2 (issue 26; a decision several seats owe starts at
+# one entry, so their timeouts follow each other closely), else the entry before it (as the
+# server's audit, `infra/src/audit/server_moves.rs` `on_time`). Late: the widest such wait.
+early=$(primary "SELECT count(*) FROM (SELECT t.recorded_at - s.recorded_at AS waited FROM events t JOIN events s ON s.game_id = t.game_id AND s.seq = coalesce((t.payload->>'since')::bigint, t.seq - 1) WHERE t.game_id IN ($CLOCKED) AND t.type = 'seat_timed_out') x WHERE waited < interval '1 second'")
+widest=$(primary "SELECT coalesce(round(extract(epoch FROM max(waited))::numeric, 1), 0) FROM (SELECT t.recorded_at - s.recorded_at AS waited FROM events t JOIN events s ON s.game_id = t.game_id AND s.seq = coalesce((t.payload->>'since')::bigint, t.seq - 1) WHERE t.game_id IN ($CLOCKED) AND t.type = 'seat_timed_out') x")
 expected_timeouts=$(primary "SELECT coalesce(sum(floor(extract(epoch FROM (SELECT max(recorded_at) FROM events e WHERE e.game_id = g.id) - (SELECT min(recorded_at) FROM events e WHERE e.game_id = g.id AND e.type <> 'game_created')))), 0)::bigint FROM games g WHERE id IN ($CLOCKED)")
 bot_moves=$(primary "SELECT count(*) FROM commands WHERE game_id IN ($BOTGAMES) AND user_id::text LIKE '00000000-0000-7000-8000-000000000b0%'")
 bot_twice=$(primary "SELECT count(*) - count(DISTINCT (game_id, first_seq)) FROM commands WHERE game_id IN ($BOTGAMES)")
@@ -168,18 +195,26 @@ never = sum(1 for i in expected if i not in got)
 stray = sum(1 for i in got if i not in expected)
 print(f'{len(expected)} {once} {more} {never} {stray}')")
 read -r hooks_expected hooks_once hooks_more hooks_never hooks_stray <<<"$hooks"
+# Each streamed game's log (seq, type): a skipped seq is a gap only if the spectator may see it.
+primary "SELECT game_id, seq, type FROM events WHERE game_id IN ($BOTGAMES) ORDER BY game_id, seq" >"$OUT/sse_log.txt"
 sse=$(python3 -c "
-import json
+import json, sys
+sys.path.insert(0, '$(dirname "$SIDE")')
+from cluster_side import sse_gaps
 s = json.load(open('$OUT/scenario.json'))
-events = gaps = cuts = 0; lags = []
+logs = {}
+for l in open('$OUT/sse_log.txt').read().split():
+    g, seq, kind = l.split('|'); logs.setdefault(g, []).append((int(seq), kind))
+events = gaps = hidden = cuts = 0; lags = []
 for g, r in s['sse'].items():
     seen = r['seen']; events += len(seen); cuts += r['cuts']; lags += r['lags']
-    gaps += sum(1 for a, b in zip([0] + seen, seen) if b != a + 1)
+    wrong, skipped = sse_gaps(seen, logs.get(g, []))
+    gaps += wrong; hidden += skipped
 lags.sort()
 q = lambda p: round(lags[min(len(lags) - 1, int(p * len(lags)))] * 1000) if lags else -1
 retries = s['retries']
-print(events, gaps, cuts, q(0.5), q(0.99), len(retries), sum(1 for r in retries if not r['same']), len(s['errors']), len(s['stale_next']), len(s['stale_refusals']))")
-read -r sse_events sse_gaps sse_cuts lag50 lag99 retried retry_diff side_errors stale_next stale_refusals <<<"$sse"
+print(events, gaps, hidden, cuts, q(0.5), q(0.99), len(retries), sum(1 for r in retries if not r['same']), len(s['errors']), len(s['stale_next']), len(s['stale_refusals']))")
+read -r sse_events sse_gaps sse_hidden sse_cuts lag50 lag99 retried retry_diff side_errors stale_next stale_refusals <<<"$sse"
 prefix_bad=$(python3 -c "
 p = dict(l.split('|') for l in open('$OUT/heads_primary.txt').read().split())
 bad = 0; n = 0
@@ -199,7 +234,7 @@ for g in $(echo "$BOTGAMES,$CLOCKED" | tr -d "'" | tr ',' ' '); do
   [ "$sound" = True ] || unsound=$((unsound + 1))
 done
 unread=$((unread + $(read_all "$BOTGAMES,$CLOCKED" "$TOKEN")))
-after_replica=$(( $(replica_reads replica) - by_replica )); after_primary=$(( $(replica_reads primary) - by_primary ))
+after_replica=$(( $(replica_reads replica "$URL_A" "$URL_B") - ab_replica )); after_primary=$(( $(replica_reads primary "$URL_A" "$URL_B") - ab_primary ))
 replica_reads_ok=$([ "$by_replica" -gt 0 ] && [ "$live_unread" = 0 ] && [ "$after_replica" = 0 ] && [ "$after_primary" -gt 0 ] && echo 1 || echo 0)
 cat <<EOF | tee "$REPORT/summary.txt"
 cluster drill: 3 instances behind HAProxy, primary + streaming replica, load ${PLAY}s on $GAMES games ($PROFILE build)
@@ -207,15 +242,17 @@ throughput (accepted commands/s, 10 s, $GAMES games): 1 instance $TP1, 3 instanc
 faults: instance A kill -9 + restart, instance B kill -9 + restart, primary restart, replica stopped
 acknowledged commands: $acked; missing from the log: $missing; commands overlapping or split: $twice; heads off: $heads; load statuses: $statuses
 retries with the same command id through the balancer: $retried commands x3, acknowledged part (status, version, events) differing: $retry_diff; \`next\` differing from the first answer's: $stale_next; refused first then accepted on a retry: $stale_refusals
-clock: seat_timed_out $timeouts in $clock_cmds clock commands (expected about $expected_timeouts); commands with other than one timeout: $not_one; early: $early; widest gap ${widest}s
+clock: seat_timed_out $timeouts in $clock_cmds clock commands (expected about $expected_timeouts); commands with other than one timeout: $not_one; early: $early; widest wait ${widest}s
 bots: $bot_moves moves, two at one version: $bot_twice
 lobbies: $expired of $lobbies expired
 webhooks: notifications $hooks_expected; delivered once $hooks_once, more than once $hooks_more, never $hooks_never, unknown ids $hooks_stray; outbox pending $pending
-SSE on instance B/C: $sse_events events, gaps or reorders $sse_gaps, resumes after a cut $sse_cuts; lag p50 ${lag50} ms, p99 ${lag99} ms
+SSE on instance B/C: $sse_events events, gaps or reorders $sse_gaps (events hidden from a spectator, not sent: $sse_hidden), resumes after a cut $sse_cuts; lag p50 ${lag50} ms, p99 ${lag99} ms
 replica: replay lag ${REPLAG} ms; games read there $replica_games, not a prefix of the primary $replica_bad; after stopping it: reads (replay, export, audit, events) not answered $unread, audits $audited, unsound $unsound
 replica reads through the balancer (homestretch_replica_reads_total, 3 instances): while it streams served by the replica $by_replica, by the primary $by_primary, not answered $live_unread; after stopping it by the replica +$after_replica, by the primary +$after_primary
 side traffic errors: $side_errors
+graceful drain (SIGTERM to instance C under load): /readyz 503 before the port closed: $drain_503_first ($drain_503s samples); requests through the balancer meanwhile $drain_requests, failed (5xx or transport) $drain_failed; exit status $drain_exit
 EOF
 [ "$missing" = 0 ] && [ "$twice" = 0 ] && [ "$heads" = 0 ] && [ "$retry_diff" = 0 ] && [ "$stale_next" = 0 ] && [ "$stale_refusals" = 0 ] && [ "$not_one" = 0 ] && [ "$early" = 0 ] \
   && [ "$bot_twice" = 0 ] && [ "$expired" = "$lobbies" ] && [ "$hooks_never" = 0 ] && [ "$sse_gaps" = 0 ] \
-  && [ "$replica_bad" = 0 ] && [ "$unread" = 0 ] && [ "$unsound" = 0 ] && [ "$replica_reads_ok" = 1 ]
+  && [ "$replica_bad" = 0 ] && [ "$unread" = 0 ] && [ "$unsound" = 0 ] && [ "$replica_reads_ok" = 1 ] \
+  && [ "$drain_503_first" = yes ] && [ "$drain_failed" = 0 ] && [ "$drain_exit" = 0 ]

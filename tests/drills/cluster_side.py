@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Side traffic of the cluster drill (tests/drills/cluster.sh), stdlib only.
 
+  selftest               checks the SSE gap count below on made-up streams (no server)
   receiver PORT OUT      a webhook receiver: counts deliveries per notification id into OUT (JSON)
   scenario LB B C SECONDS HOOK OUT
                          through the balancer LB: clocked games nobody plays (timeouts), bot-only
@@ -21,6 +22,46 @@ import urllib.request
 import uuid
 
 KINDS = ["whisky_race", "bandits", "mush"]
+
+# Events a spectator never receives: the server leaves them out of its streams and event pages
+# (not a gap). Bandits' deck orders, BD-502 (`domain/src/bandits/mod.rs`, `redact`: hidden from
+# every viewer but the omniscient one); a Bandits game opens with both, seqs 2 and 3.
+HIDDEN_FROM_SPECTATORS = {"support_deck_shuffled", "destiny_deck_shuffled"}
+
+
+def sse_gaps(seen, log):
+    """Gaps and reorders in a spectator's stream: `seen` the seqs in the order received (across
+    cuts and resumes), `log` the game's [(seq, type)] from the primary. A step is wrong when it
+    goes back, or skips an event the spectator may see. Returns (wrong steps, hidden skipped)."""
+    visible = sorted(seq for seq, kind in log if kind not in HIDDEN_FROM_SPECTATORS)
+    wrong = hidden = 0
+    for a, b in zip([0] + seen, seen):
+        if b <= a:
+            wrong += 1
+            continue
+        skipped = [seq for seq, _ in log if a < seq < b]
+        if any(a < seq < b for seq in visible):
+            wrong += 1
+        else:
+            hidden += len(skipped)
+    return wrong, hidden
+
+
+def selftest():
+    bandits = [(1, "game_created"), (2, "support_deck_shuffled"), (3, "destiny_deck_shuffled"),
+               (4, "support_cards_dealt"), (5, "support_cards_dealt"), (6, "first_player_rolled")]
+    cases = [
+        ([1, 4, 5, 6], (0, 2)),     # the drill's "1 -> 4": the deck orders, hidden from a spectator
+        ([1, 2, 3, 4, 5, 6], (0, 0)),  # an omniscient reader (after the end) gets them all
+        ([1, 4, 6], (1, 2)),        # 5 is visible: a real gap
+        ([4, 5, 6], (1, 0)),        # the first visible event missed
+        ([1, 4, 5, 5, 6], (1, 2)),  # a repeat
+        ([1, 5, 4, 6], (3, 0)),     # a reorder: 1 -> 5 skips 4, 5 -> 4 goes back, 4 -> 6 skips 5
+    ]
+    for seen, expected in cases:
+        got = sse_gaps(seen, bandits)
+        assert got == expected, f"sse_gaps({seen}) = {got}, expected {expected}"
+    print(f"cluster_side selftest: {len(cases)} cases ok")
 
 
 def receiver(port, out):
@@ -236,7 +277,9 @@ def subscribe(b, c, gid, until, log):
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "receiver":
+    if sys.argv[1] == "selftest":
+        selftest()
+    elif sys.argv[1] == "receiver":
         receiver(sys.argv[2], sys.argv[3])
     else:
         scenario(sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5]), sys.argv[6], sys.argv[7])

@@ -79,6 +79,8 @@ pub struct TestApp {
     pub database: String,
     pub client: awc::Client,
     pub state: std::sync::Arc<api::state::AppState>,
+    /// False for a second instance on another's database ([`TestApp::peer`]): the first drops it.
+    owns_database: bool,
 }
 
 pub async fn spawn_app() -> TestApp {
@@ -214,12 +216,40 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut ServerConfig)) -> TestAp
             .timeout(std::time::Duration::from_secs(30))
             .finish(),
         state,
+        owns_database: true,
+    }
+}
+
+impl TestApp {
+    /// Another server instance on this one's database (its own cache, hub, listener and
+    /// workers), its sessions named `name` in `pg_stat_activity.application_name`. Drop it
+    /// before this one.
+    pub async fn peer(&self, name: &str) -> TestApp {
+        let url = database_url(&self.database);
+        let separator = if url.contains('?') { '&' } else { '?' };
+        let url = format!("{url}{separator}application_name={name}");
+        let pool = infra::db::connect(&url, 8).await.expect("connect");
+        let config = test_config();
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let address = format!("http://{}", app::local_addr(&listener));
+        let state = app::app_state(pool.clone(), &config);
+        actix_web::rt::spawn(app::serve(listener, state.clone(), &config).expect("serve"));
+        TestApp {
+            address,
+            pool,
+            database: self.database.clone(),
+            client: self.client.clone(),
+            state,
+            owns_database: false,
+        }
     }
 }
 
 impl Drop for TestApp {
     fn drop(&mut self) {
-        drop_database(&self.database);
+        if self.owns_database {
+            drop_database(&self.database);
+        }
     }
 }
 

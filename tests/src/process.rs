@@ -29,6 +29,8 @@ pub struct Server {
     dir: PathBuf,
     child: Option<Child>,
     http: Http,
+    /// Settings of this server beyond the tests' own (`HOMESTRETCH_…`, by name).
+    env: Vec<(String, String)>,
 }
 
 impl Server {
@@ -39,6 +41,17 @@ impl Server {
     /// Call it (and [`Server::restart`]) from the test's own thread: the child is killed when
     /// the thread that started it ends (so a test process that dies leaves no server behind).
     pub async fn start(binary: &Path, name: &str, database_url: &str, dir: &Path) -> Server {
+        Server::start_with(binary, name, database_url, dir, &[]).await
+    }
+
+    /// [`Server::start`] with settings of its own (`("HOMESTRETCH_DRAIN_S", "3")`, …).
+    pub async fn start_with(
+        binary: &Path,
+        name: &str,
+        database_url: &str,
+        dir: &Path,
+        env: &[(&str, &str)],
+    ) -> Server {
         std::fs::create_dir_all(dir).expect("the server's folder");
         let separator = if database_url.contains('?') { '&' } else { '?' };
         let mut server = Server {
@@ -48,6 +61,10 @@ impl Server {
             dir: dir.to_path_buf(),
             child: None,
             http: Http::new(""),
+            env: env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
         };
         server.spawn().await;
         server
@@ -119,6 +136,7 @@ impl Server {
             .env("HOMESTRETCH_LIMITS", "off")
             // Warnings (the clock worker's failures), and the line that says where it listens.
             .env("RUST_LOG", "warn,api::cli=info")
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(log.try_clone().expect("log"))
             .stderr(log);
@@ -176,6 +194,32 @@ impl Server {
             let _ = child.kill();
             let _ = child.wait();
             self.note(&format!("{}: SIGKILL", self.name));
+        }
+    }
+
+    /// SIGTERM: the process drains and stops by itself (see [`Server::exited`]).
+    pub fn terminate(&self) {
+        if let Some(pid) = self.pid() {
+            // SAFETY: a signal to our own child process.
+            unsafe { libc::kill(pid as i32, libc::SIGTERM) };
+            self.note(&format!("{}: SIGTERM", self.name));
+        }
+    }
+
+    /// Its exit status once it has exited by itself, waiting at most `limit` (`None`: still
+    /// running).
+    pub async fn exited(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let started = Instant::now();
+        loop {
+            let child = self.child.as_mut()?;
+            if let Some(status) = child.try_wait().expect("try_wait") {
+                self.child = None;
+                return Some(status);
+            }
+            if started.elapsed() >= limit {
+                return None;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
 

@@ -96,7 +96,7 @@ impl GameService {
     /// instance loaded it or caught up with appends it did not make: the last append stored
     /// them with its inbox rows, read here beside the version they belong to (catching up
     /// again when the game moved on in between).
-    async fn sync_decisions(&self, id: GameId, loaded: &mut Loaded) -> Result<()> {
+    pub(super) async fn sync_decisions(&self, id: GameId, loaded: &mut Loaded) -> Result<()> {
         if !loaded.clock().is_some_and(|c| c.per_decision()) {
             return Ok(());
         }

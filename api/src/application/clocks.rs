@@ -301,9 +301,11 @@ fn rfc3339(at: OffsetDateTime) -> String {
 impl GameService {
     /// The background worker: fires due deadlines and bot turns, expires old lobbies. Runs
     /// until the process ends; any number of instances may run it on one database.
-    pub async fn run_clocks(self: Arc<Self>, config: ClockConfig) {
+    pub async fn run_clocks(self: Arc<Self>, config: ClockConfig, drain: Arc<crate::drain::Drain>) {
         let mut last_expiry: Option<std::time::Instant> = None;
-        loop {
+        // Draining (issue 29) stops between rounds: a claimed deadline is always fired, and
+        // nothing is claimed after, so no lease of this instance is left to run out.
+        while !drain.is_draining() {
             if let Some(ttl) = config.lobby_ttl
                 && last_expiry.is_none_or(|at| at.elapsed() >= Duration::from_secs(5))
             {
@@ -317,7 +319,10 @@ impl GameService {
                 Ok(_) => {}
                 Err(error) => tracing::warn!(%error, "the clock worker failed; retrying"),
             }
-            tokio::time::sleep(config.tick).await;
+            tokio::select! {
+                _ = tokio::time::sleep(config.tick) => {}
+                _ = drain.started() => {}
+            }
         }
     }
 

@@ -108,13 +108,24 @@ impl GameService {
                     continue;
                 }
                 Expected::Stale => {
-                    return self.refuse(loaded, user, &request, loaded.conflict()).await;
+                    let conflict = loaded.conflict();
+                    return self.refuse(loaded, user, &request, conflict).await;
                 }
                 Expected::Current => {}
             }
             let (events, next) = match decide(loaded, seat, &request.command)? {
                 Ok(decided) => decided,
-                Err(rule) => return self.refuse(loaded, user, &request, rule.into()).await,
+                Err(rule) => {
+                    // Never refuse on a stale copy (issue 29: another instance's append may not
+                    // be heard yet): one read of the head, on refusals only, and decide again
+                    // on the fresh state when it moved. Acceptances are checked by the append.
+                    let (head, _) = self.store.head(id).await?;
+                    if head > loaded.version {
+                        known_head = Some(head);
+                        continue;
+                    }
+                    return self.refuse(loaded, user, &request, rule.into()).await;
+                }
             };
             let (command_id, command) = (request.command_id, &request.command);
             let appended = self
@@ -150,7 +161,7 @@ impl GameService {
     /// first answer). Counted in the metrics.
     async fn refuse(
         &self,
-        loaded: &Loaded,
+        loaded: &mut Loaded,
         user: UserId,
         request: &CommandRequest,
         refusal: StoreError,
@@ -171,7 +182,7 @@ impl GameService {
     /// (Runs under the game's slot lock: it must not take it again.)
     pub(super) async fn repeat(
         &self,
-        loaded: &Loaded,
+        loaded: &mut Loaded,
         user: UserId,
         request: &CommandRequest,
     ) -> Result<Option<CommandAnswer>> {
@@ -188,14 +199,20 @@ impl GameService {
     }
 
     /// The answer to an accepted command, rebuilt from its events `first..=last` in the log,
-    /// as `user` may see them. (Callers hold the game's slot lock.)
+    /// as `user` may see them, with `next` from a state at least at `last`: the command may
+    /// have been appended by another instance this one has not heard yet (issue 29), so the
+    /// cache catches up first. (Callers hold the game's slot lock.)
     pub(super) async fn answer_from_log(
         &self,
-        loaded: &Loaded,
+        loaded: &mut Loaded,
         user: UserId,
         first: u64,
         last: u64,
     ) -> Result<CommandAnswer> {
+        if loaded.version < last {
+            self.catch_up(loaded.row.id, loaded).await?;
+            self.sync_decisions(loaded.row.id, loaded).await?;
+        }
         let events = self
             .store
             .events(

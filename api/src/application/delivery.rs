@@ -253,6 +253,7 @@ pub async fn run(
     config: NotifyConfig,
     vapid: Arc<Vapid>,
     wake: Arc<tokio::sync::Notify>,
+    drain: Arc<crate::drain::Drain>,
 ) {
     // The client connects only to the addresses each delivery's check approved (DNS pinning).
     let pins = Pins::default();
@@ -271,7 +272,9 @@ pub async fn run(
     });
     let slots = Arc::new(tokio::sync::Semaphore::new(IN_FLIGHT));
     let freed = Rc::new(tokio::sync::Notify::new());
-    loop {
+    // Draining (issue 29): claim nothing more, finish the deliveries in flight (each bounded
+    // by the delivery timeout), so every claimed row is delivered or rescheduled, not leased.
+    while !drain.is_draining() {
         let room = slots.available_permits();
         let mut more = false;
         if room > 0 {
@@ -303,7 +306,11 @@ pub async fn run(
             _ = freed.notified() => {}
             _ = wake.notified() => {}
             _ = tokio::time::sleep(worker.config.idle_poll) => {}
+            _ = drain.started() => {}
         }
+    }
+    while slots.available_permits() < IN_FLIGHT {
+        freed.notified().await;
     }
 }
 

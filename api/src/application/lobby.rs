@@ -71,7 +71,7 @@ impl GameService {
         if let Some((_, first, last)) = lock.command(user, command_id).await? {
             drop(lock);
             self.ensure_fresh(id, &mut guard, None).await?;
-            let loaded = guard.as_ref().expect("loaded");
+            let loaded = guard.as_mut().expect("loaded");
             return self.answer_from_log(loaded, user, first, last).await;
         }
         let row = lock.row.clone();

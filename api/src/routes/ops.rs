@@ -21,11 +21,17 @@ pub async fn healthz() -> HttpResponse {
     })
 }
 
-/// Readiness: the database answers (503 problem+json when it does not).
+/// Readiness: the database answers and the instance is not draining (503 problem+json when
+/// it is: SIGTERM received, issue 29, or the database does not answer).
 #[utoipa::path(get, path = "/readyz", tag = "ops",
     responses((status = 200, body = Health), (status = 503, body = crate::error::Problem)))]
 #[get("/readyz")]
 pub async fn readyz(state: web::Data<AppState>) -> ApiResult<HttpResponse> {
+    if state.drain.is_draining() {
+        return Err(ApiError::Unavailable(
+            "draining: this instance is stopping".into(),
+        ));
+    }
     let ping = tokio::time::timeout(std::time::Duration::from_secs(2), state.games.ping()).await;
     match ping {
         Ok(Ok(())) => Ok(HttpResponse::Ok().json(Health {

@@ -117,12 +117,15 @@ impl StreamAccess {
         let left = Duration::from_secs(expires.saturating_sub(now_unix()).max(0) as u64);
         let expiry = tokio::time::sleep(left);
         let revoked = state.sessions.ended(state.accounts.clone(), user.family);
+        // A draining instance ends its streams (issue 29): clients resume elsewhere.
+        let drained = state.drain.started();
         StreamAccess {
             user,
             until: Box::pin(async move {
                 tokio::select! {
                     _ = expiry => {}
                     _ = revoked => {}
+                    _ = drained => {}
                 }
             }),
         }

@@ -8,6 +8,7 @@ mod bandits_upcast;
 mod board;
 mod choices;
 mod clocks;
+mod cluster;
 mod contract;
 mod decisions26;
 mod errors;
