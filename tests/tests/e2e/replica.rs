@@ -5,9 +5,8 @@
 //! cluster), each with its own cache and counters.
 
 use crate::audit::{players, sealed_malt_choice};
-use homestretch_tests::{Database, Player, TestApp, spawn_app_with, test_config};
+use homestretch_tests::{Database, Player, TestApp, spawn_app_with};
 use serde_json::{Value, json};
-use std::mem::ManuallyDrop;
 use std::net::TcpListener;
 
 /// The tables a replay, export or audit reads, in an order their foreign keys accept.
@@ -49,22 +48,13 @@ async fn copy_log(app: &TestApp, replica: &Database) {
 }
 
 /// Another instance on `app`'s database, reading replicas from `replica_url`, clocks off (the
-/// first instance runs them). It shares the database: it must never drop it.
-async fn instance(app: &TestApp, replica_url: Option<String>) -> ManuallyDrop<TestApp> {
-    let mut config = test_config();
-    config.clocks = None;
-    config.replica_url = replica_url;
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let address = format!("http://{}", api::app::local_addr(&listener));
-    let state = api::app::app_state(app.pool.clone(), &config);
-    actix_web::rt::spawn(api::app::serve(listener, state.clone(), &config).unwrap());
-    ManuallyDrop::new(TestApp {
-        address,
-        pool: app.pool.clone(),
-        database: app.database.clone(),
-        client: app.client.clone(),
-        state,
+/// first instance runs them).
+async fn instance(app: &TestApp, replica_url: Option<String>) -> TestApp {
+    app.peer_with("replica29", |config| {
+        config.clocks = None;
+        config.replica_url = replica_url;
     })
+    .await
 }
 
 /// `homestretch_replica_reads_total{source, reason}` on `app`'s metrics (0 when absent).
