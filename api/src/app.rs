@@ -49,15 +49,29 @@ pub struct ServerConfig {
     pub notify: crate::application::delivery::NotifyConfig,
     /// The clock and bot worker (issue 17; `None`: this instance fires no deadline).
     pub clocks: Option<crate::application::ClockConfig>,
+    /// A streaming replica for replays, exports, audits and event pages
+    /// (`HOMESTRETCH_REPLICA_URL`, issue 29; `None`: everything reads the primary).
+    pub replica_url: Option<String>,
 }
 
 #[derive(Clone)]
 struct RequestId(String);
 
+/// The replica's read-only pool (the URL was checked when the configuration was read; a bad
+/// one here is logged and the primary serves every read).
+fn replica(url: &str) -> Option<Store> {
+    infra::replica::replica_store(url)
+        .inspect_err(
+            |error| tracing::error!(%error, "HOMESTRETCH_REPLICA_URL: reading the primary only"),
+        )
+        .ok()
+}
+
 pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
     let games = Arc::new(
         GameService::new(Store::new(pool.clone()), config.registry.clone())
-            .with_heavy(config.limits.heavy_threads, config.limits.heavy_cache_mb),
+            .with_heavy(config.limits.heavy_threads, config.limits.heavy_cache_mb)
+            .with_replica(config.replica_url.as_deref().and_then(replica)),
     );
     let hub = Arc::new(Hub::default());
     let drain = Arc::new(crate::drain::Drain::default());

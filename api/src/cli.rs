@@ -196,6 +196,15 @@ pub struct Settings {
         value_name = "SECONDS"
     )]
     pub lobby_ttl: u64,
+    /// A streaming replica of the database (read-only): replays, exports, audits and event
+    /// pages read it when it holds the version they need, else the primary (default none).
+    #[arg(
+        long,
+        env = "HOMESTRETCH_REPLICA_URL",
+        global = true,
+        hide_env_values = true
+    )]
+    pub replica_url: Option<String>,
     /// Seconds a SIGTERM'd instance keeps serving after `/readyz` turned 503, so the load
     /// balancer takes it out before it stops accepting (0 to 300; SIGINT stops at once).
     #[arg(
@@ -682,7 +691,23 @@ pub fn server_config(
                 .then(|| std::time::Duration::from_secs(settings.lobby_ttl)),
             ..Default::default()
         }),
+        replica_url: replica_url(settings)?,
     })
+}
+
+/// `HOMESTRETCH_REPLICA_URL`, checked: a URL PostgreSQL would refuse is a usage error at start,
+/// not a replica silently never read.
+fn replica_url(settings: &Settings) -> Result<Option<String>, CliError> {
+    use std::str::FromStr;
+    let Some(url) = settings.replica_url.as_ref().filter(|u| !u.is_empty()) else {
+        return Ok(None);
+    };
+    sqlx::postgres::PgConnectOptions::from_str(url).map_err(|error| {
+        CliError::Usage(format!(
+            "HOMESTRETCH_REPLICA_URL is not a PostgreSQL URL: {error}"
+        ))
+    })?;
+    Ok(Some(url.clone()))
 }
 
 /// `homestretch admin grant|revoke USER` and `admin list` against the database at `url`.
@@ -1063,6 +1088,32 @@ mod tests {
             let settings = &cli.settings.limits;
             assert_eq!(settings.get(name).as_deref(), Some("nonsense"));
             assert!(settings.config().is_err(), "{flag} nonsense was accepted");
+        }
+    }
+
+    /// Issue 29: the replica is a setting (flag and variable); a URL PostgreSQL refuses stops
+    /// the start with a usage error naming it; none means none.
+    #[test]
+    fn the_replica_url_is_a_setting_and_a_bad_one_is_a_usage_error() {
+        let command = Cli::command();
+        let argument = command
+            .get_arguments()
+            .find(|a| a.get_long() == Some("replica-url"))
+            .expect("a --replica-url flag");
+        assert_eq!(argument.get_env().unwrap(), "HOMESTRETCH_REPLICA_URL");
+        let parse = |args: &[&str]| {
+            let line = ["homestretch"].iter().chain(args).copied();
+            replica_url(&Cli::try_parse_from(line).unwrap().settings)
+        };
+        let url = "postgres://homestretch@127.0.0.1:5433/homestretch";
+        assert_eq!(
+            parse(&["--replica-url", url]).unwrap().as_deref(),
+            Some(url)
+        );
+        assert_eq!(parse(&[]).unwrap(), None);
+        match parse(&["--replica-url", "not a url"]) {
+            Err(CliError::Usage(text)) => assert!(text.contains("HOMESTRETCH_REPLICA_URL")),
+            other => panic!("{other:?}"),
         }
     }
 

@@ -24,6 +24,12 @@ struct Request {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ReplicaRead {
+    source: &'static str,
+    reason: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct Route {
     route: String,
 }
@@ -114,6 +120,22 @@ impl Metrics {
             "homestretch_heavy_answers_made",
             "Heavy answers computed on the heavy-work threads",
             ConstCounter::new(made),
+        );
+        // Replays, exports, audits and event pages: served by the replica or the primary, and
+        // why (issue 29).
+        let replica_reads = Family::<ReplicaRead, Counter>::default();
+        for (reason, count) in games.replica_counts() {
+            replica_reads
+                .get_or_create(&ReplicaRead {
+                    source: reason.source(),
+                    reason: reason.as_str(),
+                })
+                .inc_by(count);
+        }
+        registry.register(
+            "homestretch_replica_reads",
+            "Replica-eligible reads by who served them and why",
+            replica_reads,
         );
         let gauge = |n: usize| ConstGauge::new(i64::try_from(n).unwrap_or(i64::MAX));
         registry.register(

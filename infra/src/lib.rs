@@ -16,6 +16,7 @@ pub mod outbox;
 pub mod pg;
 pub mod projections;
 pub mod random;
+pub mod replica;
 pub mod store;
 
 pub use error::StoreError;

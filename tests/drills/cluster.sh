@@ -33,6 +33,8 @@ PGBIN=$(dirname "$(readlink -f "$(command -v pg_ctl)")")
 export RUST_LOG=warn HOMESTRETCH_LIMITS=off HOMESTRETCH_ALLOW_HTTP_HOSTS=127.0.0.1 HOMESTRETCH_LOBBY_TTL=8 \
   HOMESTRETCH_DATA="$OUT/data" HOMESTRETCH_JWT_SECRET=cluster-drill-jwt-secret-shared-by-every-instance \
   DATABASE_URL="postgres://homestretch@127.0.0.1:$P1/homestretch" PGUSER=homestretch PGHOST=127.0.0.1
+# Replays, exports, audits and event pages read the standby when it has what they need.
+export HOMESTRETCH_REPLICA_URL="postgres://homestretch@127.0.0.1:$P2/homestretch"
 PIDS=(0 0 0); OTHER=()
 cleanup() {
   for p in "${PIDS[@]}" "${OTHER[@]}"; do [ "$p" != 0 ] && kill "$p" 2>/dev/null || true; done
@@ -115,7 +117,21 @@ REPLAG=$(psql -qAt -p "$P1" -d postgres -c "SELECT coalesce(round(extract(epoch 
 # The replica first: the primary read after it can only be ahead.
 replica "SELECT g.id, g.version, (SELECT count(*) FROM events e WHERE e.game_id = g.id) FROM games g WHERE status <> 'lobby' ORDER BY id" >"$OUT/heads_replica.txt"
 primary "SELECT id, version FROM games WHERE status <> 'lobby' ORDER BY id" >"$OUT/heads_primary.txt"
+# Replica-eligible reads through the balancer while it streams (and the load runs); then the
+# instances' counts of who served them: homestretch_replica_reads_total{source=SOURCE} summed
+# over the instances named (C is drained before the reads after the stop: A and B count those).
+replica_reads() { local source=$1; shift; for u in "$@"; do curl -sf "$u/metrics" || true; done | python3 -c "
+import re, sys
+print(sum(int(m.group(1)) for l in sys.stdin for m in [re.match(r'homestretch_replica_reads_total\{source=\"$source\",reason=\"\w+\"\} (\d+)', l)] if m))"; }
+read_all() { local bad=0 g p; for g in $(echo "$1" | tr -d "'" | tr ',' ' '); do
+  for p in "state?at=1" export audit "events?after=0"; do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "$LB/v1/games/$g/$p" -H "authorization: Bearer $2")" = 200 ] || bad=$((bad + 1))
+  done; done; echo "$bad"; }
+LIVE_TOKEN=$(curl -sf -XPOST "$LB/v1/auth/guest" | python3 -c 'import json,sys;print(json.load(sys.stdin)["access_token"])')
+live_unread=$(read_all "$(primary "SELECT string_agg(id::text, ',') FROM (SELECT id FROM games WHERE status IN ('active', 'finished') ORDER BY id LIMIT 24) g")" "$LIVE_TOKEN")
 pg "$PGBIN/pg_ctl -D $OUT/replica -m fast -w stop" >/dev/null; echo "replica stopped"
+by_replica=$(replica_reads replica "$URL_A" "$URL_B" "$URL_C"); by_primary=$(replica_reads primary "$URL_A" "$URL_B" "$URL_C")
+ab_replica=$(replica_reads replica "$URL_A" "$URL_B"); ab_primary=$(replica_reads primary "$URL_A" "$URL_B")
 wait "$LOAD"; wait "$SCEN"
 # Let the outbox drain and the last deadlines fire.
 # A killed instance's claimed deliveries come due again when their 60 s lease ends.
@@ -207,7 +223,7 @@ for l in open('$OUT/heads_replica.txt').read().split():
     if int(v) != int(c) or int(v) > int(p.get(g, -1)): bad += 1
 print(bad, n)")
 read -r replica_bad replica_games <<<"$prefix_bad"
-# Reads keep working with the replica stopped (every read is served by the primary today).
+# Reads keep working with the replica stopped (served by the primary: the replica counts stay).
 TOKEN=$(curl -sf -XPOST "$LB/v1/auth/guest" | python3 -c 'import json,sys;print(json.load(sys.stdin)["access_token"])')
 unread=0; audited=0; unsound=0
 for g in $(echo "$BOTGAMES,$CLOCKED" | tr -d "'" | tr ',' ' '); do
@@ -217,6 +233,9 @@ for g in $(echo "$BOTGAMES,$CLOCKED" | tr -d "'" | tr ',' ' '); do
   sound=$(curl -sf "$LB/v1/games/$g/audit" -H "authorization: Bearer $TOKEN" | python3 -c 'import json,sys;print(json.load(sys.stdin)["sound"])' || echo error)
   [ "$sound" = True ] || unsound=$((unsound + 1))
 done
+unread=$((unread + $(read_all "$BOTGAMES,$CLOCKED" "$TOKEN")))
+after_replica=$(( $(replica_reads replica "$URL_A" "$URL_B") - ab_replica )); after_primary=$(( $(replica_reads primary "$URL_A" "$URL_B") - ab_primary ))
+replica_reads_ok=$([ "$by_replica" -gt 0 ] && [ "$live_unread" = 0 ] && [ "$after_replica" = 0 ] && [ "$after_primary" -gt 0 ] && echo 1 || echo 0)
 cat <<EOF | tee "$REPORT/summary.txt"
 cluster drill: 3 instances behind HAProxy, primary + streaming replica, load ${PLAY}s on $GAMES games ($PROFILE build)
 throughput (accepted commands/s, 10 s, $GAMES games): 1 instance $TP1, 3 instances $TP3
@@ -228,11 +247,12 @@ bots: $bot_moves moves, two at one version: $bot_twice
 lobbies: $expired of $lobbies expired
 webhooks: notifications $hooks_expected; delivered once $hooks_once, more than once $hooks_more, never $hooks_never, unknown ids $hooks_stray; outbox pending $pending
 SSE on instance B/C: $sse_events events, gaps or reorders $sse_gaps (events hidden from a spectator, not sent: $sse_hidden), resumes after a cut $sse_cuts; lag p50 ${lag50} ms, p99 ${lag99} ms
-replica: replay lag ${REPLAG} ms; games read there $replica_games, not a prefix of the primary $replica_bad; after stopping it: replays not answered $unread, audits $audited, unsound $unsound
+replica: replay lag ${REPLAG} ms; games read there $replica_games, not a prefix of the primary $replica_bad; after stopping it: reads (replay, export, audit, events) not answered $unread, audits $audited, unsound $unsound
+replica reads through the balancer (homestretch_replica_reads_total, 3 instances): while it streams served by the replica $by_replica, by the primary $by_primary, not answered $live_unread; after stopping it by the replica +$after_replica, by the primary +$after_primary
 side traffic errors: $side_errors
 graceful drain (SIGTERM to instance C under load): /readyz 503 before the port closed: $drain_503_first ($drain_503s samples); requests through the balancer meanwhile $drain_requests, failed (5xx or transport) $drain_failed; exit status $drain_exit
 EOF
 [ "$missing" = 0 ] && [ "$twice" = 0 ] && [ "$heads" = 0 ] && [ "$retry_diff" = 0 ] && [ "$stale_next" = 0 ] && [ "$stale_refusals" = 0 ] && [ "$not_one" = 0 ] && [ "$early" = 0 ] \
   && [ "$bot_twice" = 0 ] && [ "$expired" = "$lobbies" ] && [ "$hooks_never" = 0 ] && [ "$sse_gaps" = 0 ] \
-  && [ "$replica_bad" = 0 ] && [ "$unread" = 0 ] && [ "$unsound" = 0 ] \
+  && [ "$replica_bad" = 0 ] && [ "$unread" = 0 ] && [ "$unsound" = 0 ] && [ "$replica_reads_ok" = 1 ] \
   && [ "$drain_503_first" = yes ] && [ "$drain_failed" = 0 ] && [ "$drain_exit" = 0 ]

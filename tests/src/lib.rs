@@ -111,6 +111,7 @@ pub fn test_config() -> ServerConfig {
             lobby_ttl: None,
             ..Default::default()
         }),
+        replica_url: None,
     }
 }
 
@@ -224,11 +225,21 @@ impl TestApp {
     /// workers), its sessions named `name` in `pg_stat_activity.application_name`. Drop it
     /// before this one.
     pub async fn peer(&self, name: &str) -> TestApp {
+        self.peer_with(name, |_| {}).await
+    }
+
+    /// [`Self::peer`] with its configuration changed by `configure`.
+    pub async fn peer_with(
+        &self,
+        name: &str,
+        configure: impl FnOnce(&mut ServerConfig),
+    ) -> TestApp {
         let url = database_url(&self.database);
         let separator = if url.contains('?') { '&' } else { '?' };
         let url = format!("{url}{separator}application_name={name}");
         let pool = infra::db::connect(&url, 8).await.expect("connect");
-        let config = test_config();
+        let mut config = test_config();
+        configure(&mut config);
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let address = format!("http://{}", app::local_addr(&listener));
         let state = app::app_state(pool.clone(), &config);

@@ -6,9 +6,24 @@ impl GameService {
     /// the end, details of a divergence are withheld from players (they could hold secrets), so
     /// the report is the same for every caller. Made on a heavy thread, kept per version.
     pub async fn audit(&self, id: GameId) -> Result<Served> {
-        let (row, seats, record) = self.record(id).await?;
+        self.audit_since(id, 0).await
+    }
+
+    /// [`Self::audit`] of a version at least `min_version` (what the client holds) and the
+    /// instance's known head: from the replica when it has that, else the primary (issue 29).
+    pub async fn audit_since(&self, id: GameId, min_version: u64) -> Result<Served> {
+        let need = self.read_floor(id, min_version);
+        self.reads
+            .read(id, need, |store| async move {
+                self.audit_from(&store, id).await
+            })
+            .await
+    }
+
+    async fn audit_from(&self, store: &Store, id: GameId) -> Result<Served> {
+        let (row, seats, record) = Self::record(store, id).await?;
         let make = async {
-            let bundle = self.bundle_of(&row, &seats).await?;
+            let bundle = Self::bundle_of(store, &row, &seats).await?;
             let registry = self.registry.clone();
             let (seed, finished) = (row.server_seed, row.status == GameStatus::Finished);
             let json = self
@@ -36,6 +51,23 @@ impl GameService {
         self.audit_move_as(id, user, seq, false).await
     }
 
+    /// [`Self::audit_move`] from a log holding at least `seq`, `min_version` and the
+    /// instance's known head: the replica when it has that, else the primary (issue 29).
+    pub async fn audit_move_since(
+        &self,
+        id: GameId,
+        user: UserId,
+        seq: u64,
+        min_version: u64,
+    ) -> Result<MoveAudit> {
+        let need = self.read_floor(id, min_version).max(seq);
+        self.reads
+            .read(id, need, |store| async move {
+                self.audit_move_from(&store, id, user, seq, false).await
+            })
+            .await
+    }
+
     /// Explains the move that produced event `seq`: as `user` may see it, or everything when
     /// `arbiter` (an admin resolving a dispute). Made on a heavy thread, kept per version and
     /// viewer.
@@ -46,7 +78,19 @@ impl GameService {
         seq: u64,
         arbiter: bool,
     ) -> Result<MoveAudit> {
-        let (row, seats, record) = self.record(id).await?;
+        self.audit_move_from(&self.store, id, user, seq, arbiter)
+            .await
+    }
+
+    async fn audit_move_from(
+        &self,
+        store: &Store,
+        id: GameId,
+        user: UserId,
+        seq: u64,
+        arbiter: bool,
+    ) -> Result<MoveAudit> {
+        let (row, seats, record) = Self::record(store, id).await?;
         if seq == 0 || seq > row.version {
             return Err(StoreError::NotFound(says("errors.move_not_found")));
         }
@@ -57,7 +101,7 @@ impl GameService {
         };
         let game = self.game_of(&row.kind)?;
         let make = async {
-            let bundle = self.bundle_of(&row, &seats).await?;
+            let bundle = Self::bundle_of(store, &row, &seats).await?;
             let registry = self.registry.clone();
             let seed = row.server_seed;
             let audit = self

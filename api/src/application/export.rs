@@ -2,14 +2,17 @@ use super::*;
 
 impl GameService {
     /// The whole record of a game as the server holds it (every payload, no seed), from its
-    /// row and seats as read for its [`heavy::Record`].
-    pub(super) async fn bundle_of(&self, row: &GameRow, seats: &[SeatRow]) -> Result<Bundle> {
-        let mut commands = self.store.commands(row.id).await?;
+    /// row and seats as read for its [`heavy::Record`], from the same `store`.
+    pub(super) async fn bundle_of(
+        store: &Store,
+        row: &GameRow,
+        seats: &[SeatRow],
+    ) -> Result<Bundle> {
+        let mut commands = store.commands(row.id).await?;
         let mut events = Vec::new();
         loop {
             // Small batches: the worker decoding them serves other requests in between.
-            let batch = self
-                .store
+            let batch = store
                 .events(row.id, events.len() as u64, None, 1000)
                 .await?;
             if batch.is_empty() {
@@ -23,7 +26,7 @@ impl GameService {
         // committed with a newer head, which a second read shows: the bundle is the log as of
         // the first head. Entries past even the newer head are left in, for the audit to name.
         if events.last().is_some_and(|e| e.seq > row.version) {
-            let moved_to = self.store.game(row.id).await?.version;
+            let moved_to = store.game(row.id).await?.version;
             if events.last().is_some_and(|e| e.seq <= moved_to) {
                 events.retain(|e| e.seq <= row.version);
                 commands.retain(|c| c.last_seq <= row.version);
@@ -75,14 +78,29 @@ impl GameService {
     /// over; before that, other seats' secrets are redacted. Made on a heavy thread, kept per
     /// version and viewer (`kept`: served from the cache).
     pub async fn export(&self, id: GameId, user: UserId) -> Result<Served> {
-        let (row, seats, record) = self.record(id).await?;
+        self.export_since(id, user, 0).await
+    }
+
+    /// [`Self::export`] of a version at least `min_version` (what the client holds) and the
+    /// instance's known head: from the replica when it has that, else the primary (issue 29).
+    pub async fn export_since(&self, id: GameId, user: UserId, min_version: u64) -> Result<Served> {
+        let need = self.read_floor(id, min_version);
+        self.reads
+            .read(id, need, |store| async move {
+                self.export_from(&store, id, user).await
+            })
+            .await
+    }
+
+    async fn export_from(&self, store: &Store, id: GameId, user: UserId) -> Result<Served> {
+        let (row, seats, record) = Self::record(store, id).await?;
         let viewer = match row.status {
             GameStatus::Finished | GameStatus::Lobby => Viewer::Omniscient,
             _ => self.with_game(id, |loaded| loaded.viewer(user)).await?,
         };
         let game = self.game_of(&row.kind)?;
         let make = async {
-            let mut bundle = self.bundle_of(&row, &seats).await?;
+            let mut bundle = Self::bundle_of(store, &row, &seats).await?;
             let seed = (row.status == GameStatus::Finished).then(|| hex::encode(row.server_seed));
             let json = self
                 .heavy

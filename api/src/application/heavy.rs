@@ -253,11 +253,14 @@ impl GameService {
     }
 
     /// A game's row and seats, and its record: what a bundle is built from, and what an answer
-    /// computed from it is kept under.
-    pub(super) async fn record(&self, id: GameId) -> Result<(GameRow, Vec<SeatRow>, Record)> {
-        let row = self.store.game(id).await?;
-        let seats = self.store.seats(id).await?;
-        let log = self.store.log_mark(id).await?;
+    /// computed from it is kept under. Read from `store` (the primary or a fresh replica).
+    pub(super) async fn record(
+        store: &Store,
+        id: GameId,
+    ) -> Result<(GameRow, Vec<SeatRow>, Record)> {
+        let row = store.game(id).await?;
+        let seats = store.seats(id).await?;
+        let log = store.log_mark(id).await?;
         let record = Record::new(&row, &seats, log);
         Ok((row, seats, record))
     }

@@ -216,6 +216,8 @@ pub struct GameService {
     listening: std::sync::atomic::AtomicBool,
     /// Audits, exports and replays: their threads and kept answers (issue 26).
     heavy: heavy::Heavy,
+    /// Where replays, exports, audits and event pages read: a replica when fresh (issue 29).
+    reads: infra::replica::ReadSource,
 }
 
 fn body_hash(command: &Value) -> String {
@@ -234,6 +236,7 @@ impl GameService {
     /// The service of the games in `registry`, stored in `store`.
     pub fn new(store: Store, registry: Registry) -> Self {
         GameService {
+            reads: infra::replica::ReadSource::new(store.clone(), None),
             store,
             registry,
             cache: Mutex::new(HashMap::new()),

@@ -54,7 +54,8 @@ impl GameService {
         self.with_game(id, |loaded| loaded.prompts_for(user)).await
     }
 
-    /// Events after `after`, as `user` may see them.
+    /// Events after `after`, as `user` may see them (from the primary: the live stream's
+    /// catch-up must see every append).
     pub async fn events(
         &self,
         id: GameId,
@@ -63,6 +64,41 @@ impl GameService {
         limit: u32,
     ) -> Result<(u64, Vec<StoredEvent>)> {
         let stored = self.store.events(id, after, None, limit).await?;
+        self.shown(id, user, after, stored).await
+    }
+
+    /// An event page (`GET /events`): [`Self::events`], read from the replica when its head of
+    /// the game is at least `min_version` (what the client holds), the instance's known head
+    /// and `after + 1` (a page always moves on: an empty page from a lagging replica would
+    /// send its reader round in circles).
+    pub async fn events_page(
+        &self,
+        id: GameId,
+        user: UserId,
+        after: u64,
+        limit: u32,
+        min_version: u64,
+    ) -> Result<(u64, Vec<StoredEvent>)> {
+        let need = self
+            .read_floor(id, min_version)
+            .max(after.saturating_add(1));
+        let stored = self
+            .reads
+            .read(id, need, |store| async move {
+                store.events(id, after, None, limit).await
+            })
+            .await?;
+        self.shown(id, user, after, stored).await
+    }
+
+    /// `stored` as `user` may see them, and the seq the page ends at.
+    async fn shown(
+        &self,
+        id: GameId,
+        user: UserId,
+        after: u64,
+        stored: Vec<StoredEvent>,
+    ) -> Result<(u64, Vec<StoredEvent>)> {
         self.with_game(id, |loaded| {
             let viewer = loaded.viewer(user);
             let last = stored.last().map(|e| e.seq).unwrap_or(after);
@@ -75,5 +111,33 @@ impl GameService {
             )
         })
         .await
+    }
+
+    /// This service reading replays, exports, audits and event pages from `replica` when it
+    /// is fresh enough (issue 29; `None`: everything from the primary).
+    pub fn with_replica(mut self, replica: Option<Store>) -> Self {
+        self.reads = infra::replica::ReadSource::new(self.store.clone(), replica);
+        self
+    }
+
+    /// Replica-eligible reads so far, by where they went and why (the metric).
+    pub fn replica_counts(&self) -> Vec<(infra::replica::Reason, u64)> {
+        self.reads.counts()
+    }
+
+    /// The version a replica-eligible read of `id` needs at least: what the client says it
+    /// holds, and the newest head this instance knows without asking the database (heard by
+    /// LISTEN or cached): it may have shown that one to anyone.
+    pub(super) fn read_floor(&self, id: GameId, min_version: u64) -> u64 {
+        let slot = self.cache.lock().expect("cache lock").get(&id).cloned();
+        // A slot being loaded or written is skipped: its head is heard by LISTEN anyway.
+        let cached = slot
+            .and_then(|slot| {
+                slot.try_lock()
+                    .ok()
+                    .and_then(|s| s.as_ref().map(|l| l.version))
+            })
+            .unwrap_or(0);
+        min_version.max(cached).max(self.heard_head(id))
     }
 }

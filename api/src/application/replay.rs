@@ -10,7 +10,19 @@ impl GameService {
         game: &'static dyn AnyGame,
         at: u64,
     ) -> Result<(u64, Box<dyn AnyState>)> {
-        let Some((version, snapshot)) = self.store.snapshot(id, at).await? else {
+        self.restore_from(&self.store, id, game, at).await
+    }
+
+    /// [`Self::restore`] reading `store` (the primary or a replica); a snapshot rewrite goes to
+    /// the primary.
+    async fn restore_from(
+        &self,
+        store: &Store,
+        id: GameId,
+        game: &'static dyn AnyGame,
+        at: u64,
+    ) -> Result<(u64, Box<dyn AnyState>)> {
+        let Some((version, snapshot)) = store.snapshot(id, at).await? else {
             return Ok((0, game.new_state()));
         };
         let error = match guarded(|| game.state_from_json(&snapshot))? {
@@ -19,7 +31,7 @@ impl GameService {
         };
         tracing::error!(game = %id.0, version, %error, "a snapshot does not load: folding the log instead");
         let mut state = game.new_state();
-        self.fold(id, &mut state, 0, version).await?;
+        fold_from(store, id, &mut state, 0, version).await?;
         if let Err(error) = self
             .store
             .replace_snapshot(id, version, &state.to_json())
@@ -38,15 +50,7 @@ impl GameService {
         from: u64,
         to: u64,
     ) -> Result<()> {
-        let mut version = from;
-        while version < to {
-            let batch = self.store.events(id, version, Some(to), 5000).await?;
-            if batch.is_empty() {
-                break;
-            }
-            version = replay(state.as_mut(), &batch)?.unwrap_or(version);
-        }
-        Ok(())
+        fold_from(&self.store, id, state, from, to).await
     }
 
     pub(super) async fn catch_up(&self, id: GameId, loaded: &mut Loaded) -> Result<()> {
@@ -84,7 +88,8 @@ impl GameService {
     }
 
     /// Replay: `user`'s view of the state at version `at`. The fold runs on a heavy thread;
-    /// the view is kept per version and viewer (it is a pure fold of the log up to `at`).
+    /// the view is kept per version and viewer (it is a pure fold of the log up to `at`). The
+    /// log is read from the replica when its head of the game is at least `at` (issue 29).
     pub async fn view_at(&self, id: GameId, user: UserId, at: u64) -> Result<(u64, Value)> {
         let (game, viewer, head) = self
             .with_game(id, |loaded| {
@@ -93,16 +98,22 @@ impl GameService {
             .await?;
         beyond_head(at, head)?;
         let make = async {
-            let (version, mut state) = self.restore(id, game, at).await?;
-            let mut events = Vec::new();
-            while version + (events.len() as u64) < at {
-                let after = version + events.len() as u64;
-                let batch = self.store.events(id, after, Some(at), 1000).await?;
-                if batch.is_empty() {
-                    break;
-                }
-                events.extend(batch);
-            }
+            let (mut state, events) = self
+                .reads
+                .read(id, at, |store| async move {
+                    let (version, state) = self.restore_from(&store, id, game, at).await?;
+                    let mut events = Vec::new();
+                    while version + (events.len() as u64) < at {
+                        let after = version + events.len() as u64;
+                        let batch = store.events(id, after, Some(at), 1000).await?;
+                        if batch.is_empty() {
+                            break;
+                        }
+                        events.extend(batch);
+                    }
+                    Ok((state, events))
+                })
+                .await?;
             let view = self
                 .heavy
                 .run(move || {
@@ -156,6 +167,25 @@ impl GameService {
         }
         Ok((snapshots.len(), bad))
     }
+}
+
+/// Applies the events `from < seq <= to` of the log in `store` to `state`.
+async fn fold_from(
+    store: &Store,
+    id: GameId,
+    state: &mut Box<dyn AnyState>,
+    from: u64,
+    to: u64,
+) -> Result<()> {
+    let mut version = from;
+    while version < to {
+        let batch = store.events(id, version, Some(to), 5000).await?;
+        if batch.is_empty() {
+            break;
+        }
+        version = replay(state.as_mut(), &batch)?.unwrap_or(version);
+    }
+    Ok(())
 }
 
 /// `?at=` past the log's head is invalid input, not a missing game.

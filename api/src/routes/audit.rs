@@ -10,14 +10,14 @@ use actix_web::{HttpResponse, get, post, web};
 use infra::audit::{AuditReport, Bundle, Check};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
 
 /// The self-contained record of a game: options, rules-engine version, seed commitment, client
 /// seeds, every command with its sender and time, every event with its hash, and (after the
 /// end) the server seed. Check it offline with `homestretch verify BUNDLE.json`. Heavy: a caller
 /// has only a few heavy requests in flight at once (429 beyond); a version's export is made once
 /// per viewer and then served from the cache (`Cache-Status`).
-#[utoipa::path(get, path = "/v1/games/{id}/export", tag = "replay", params(("id" = uuid::Uuid, Path)),
+#[utoipa::path(get, path = "/v1/games/{id}/export", tag = "replay", params(("id" = uuid::Uuid, Path), MinVersion),
     security(("bearer" = [])), responses((status = 200, body = Bundle, headers(("cache-status" = String, description = "RFC 9211: `homestretch; hit` when served from the cache, `homestretch; fwd=miss; stored` when made for this request"))),
     (status = 404, body = Problem), (status = 429, body = Problem, description = "the caller already has as many heavy requests (audits, exports, replays) in flight as it may")))]
 #[get("/v1/games/{id}/export")]
@@ -25,8 +25,12 @@ pub async fn export(
     state: web::Data<AppState>,
     user: AuthUser,
     GamePath(id): GamePath,
+    query: web::Query<MinVersion>,
 ) -> ApiResult<HttpResponse> {
-    let served = state.games.export(id, user.id).await?;
+    let served = state
+        .games
+        .export_since(id, user.id, query.min_version()?)
+        .await?;
     let attachment = format!("attachment; filename=\"game-{id}.json\"");
     Ok(json_served(served, Some(attachment)))
 }
@@ -35,7 +39,7 @@ pub async fn export(
 /// through the rules (the server re-runs the dice with its secret seed; anyone can after the end).
 /// Heavy: a few in flight per caller (429 beyond); a version's audit is made once and then served
 /// from the cache (`Cache-Status`) until the log changes in any way.
-#[utoipa::path(get, path = "/v1/games/{id}/audit", tag = "replay", params(("id" = uuid::Uuid, Path)),
+#[utoipa::path(get, path = "/v1/games/{id}/audit", tag = "replay", params(("id" = uuid::Uuid, Path), MinVersion),
     security(("bearer" = [])), responses((status = 200, body = AuditReport, headers(("cache-status" = String, description = "RFC 9211: `homestretch; hit` when served from the cache, `homestretch; fwd=miss; stored` when made for this request"))),
     (status = 404, body = Problem), (status = 429, body = Problem, description = "the caller already has as many heavy requests (audits, exports, replays) in flight as it may")))]
 #[get("/v1/games/{id}/audit")]
@@ -43,8 +47,25 @@ pub async fn audit(
     state: web::Data<AppState>,
     _user: AuthUser,
     GamePath(id): GamePath,
+    query: web::Query<MinVersion>,
 ) -> ApiResult<HttpResponse> {
-    Ok(json_served(state.games.audit(id).await?, None))
+    let served = state.games.audit_since(id, query.min_version()?).await?;
+    Ok(json_served(served, None))
+}
+
+/// The version a heavy read must at least show.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct MinVersion {
+    /// The newest version of the game the client was shown (default 0): the answer is never
+    /// read from a replica behind it (monotonic reads, issue 29).
+    pub min_version: Option<u64>,
+}
+
+impl MinVersion {
+    fn min_version(&self) -> ApiResult<u64> {
+        crate::routes::games::int64("min_version", self.min_version.unwrap_or(0))
+    }
 }
 
 /// A heavy answer's JSON, with its `Cache-Status` (RFC 9211) and, for a download, its
@@ -111,7 +132,7 @@ impl From<crate::application::MoveAudit> for MoveAudit {
 /// Explains the move that produced event `seq`: the state before it (as the caller may see
 /// it), the command, who sent it and when, the checks it passed, the events it produced.
 #[utoipa::path(get, path = "/v1/games/{id}/audit/{seq}", tag = "replay",
-    params(("id" = uuid::Uuid, Path), ("seq" = u64, Path)), security(("bearer" = [])),
+    params(("id" = uuid::Uuid, Path), ("seq" = u64, Path), MinVersion), security(("bearer" = [])),
     responses((status = 200, body = MoveAudit), (status = 404, body = Problem),
     (status = 429, body = Problem, description = "the caller already has as many heavy requests (audits, exports, replays) in flight as it may")))]
 #[get("/v1/games/{id}/audit/{seq}")]
@@ -119,12 +140,15 @@ pub async fn audit_move(
     state: web::Data<AppState>,
     user: AuthUser,
     path: web::Path<(String, u64)>,
+    query: web::Query<MinVersion>,
 ) -> ApiResult<HttpResponse> {
     let (id, seq) = path.into_inner();
     let id = parse_game_id(&id)?;
-    Ok(HttpResponse::Ok().json(MoveAudit::from(
-        state.games.audit_move(id, user.id, seq).await?,
-    )))
+    let explained = state
+        .games
+        .audit_move_since(id, user.id, seq, query.min_version()?)
+        .await?;
+    Ok(HttpResponse::Ok().json(MoveAudit::from(explained)))
 }
 
 #[derive(Deserialize, ToSchema)]

@@ -368,6 +368,9 @@ pub struct EventsQuery {
     pub after: Option<u64>,
     /// 1..=1000 (default 100).
     pub limit: Option<u32>,
+    /// The newest version the client was shown (default 0): the page is never read from a
+    /// replica behind it (monotonic reads, issue 29).
+    pub min_version: Option<u64>,
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -782,7 +785,11 @@ pub async fn events(
         ));
     }
     let after = int64("after", query.after.unwrap_or(0))?;
-    let (last, events) = state.games.events(id, user.id, after, limit).await?;
+    let min_version = int64("min_version", query.min_version.unwrap_or(0))?;
+    let (last, events) = state
+        .games
+        .events_page(id, user.id, after, limit, min_version)
+        .await?;
     let head = state.games.head(id).await?;
     Ok(HttpResponse::Ok().json(EventsPage {
         events: events.into_iter().map(EventOut::from).collect(),

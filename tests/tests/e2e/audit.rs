@@ -3,7 +3,7 @@ use homestretch_tests::{Player, TestApp, spawn_app};
 use infra::audit::{Bundle, verify_bundle};
 use serde_json::json;
 
-async fn players(app: &TestApp) -> [Player; 3] {
+pub(crate) async fn players(app: &TestApp) -> [Player; 3] {
     [
         app.register("ada").await,
         app.register("ben").await,
@@ -31,7 +31,7 @@ async fn export(app: &TestApp, id: &str, player: &Player) -> Bundle {
 /// password could.
 /// A Whisky Race in which seat 1 has sealed its malt choice: the game and the choice's salt
 /// (seat 1's secret until the reveal).
-async fn sealed_malt_choice(app: &TestApp, players: &[Player]) -> (String, String) {
+pub(crate) async fn sealed_malt_choice(app: &TestApp, players: &[Player]) -> (String, String) {
     let id = app
         .started_game("whisky_race", players, json!({}), None)
         .await;

@@ -30,6 +30,7 @@ mod races;
 mod readme;
 mod registry;
 mod reliability;
+mod replica;
 mod rules27;
 mod schema;
 mod store;
