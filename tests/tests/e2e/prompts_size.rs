@@ -113,8 +113,14 @@ async fn prompts_answers_stay_within_16_kb_in_a_six_seat_mush_game_with_avalanch
             break;
         }
     }
-    assert!(avalanches_placed >= 4, "{avalanches_placed} avalanches placed");
+    assert!(
+        avalanches_placed >= 4,
+        "{avalanches_placed} avalanches placed"
+    );
     // The game did reach the positions this is about: their whole list is over 16 KB (6 with
     // this seed; on 8fa64d0..main, before the sample, each of them answered over 16 KB).
-    assert!(big >= 3, "only {big} positions had a whole legal list over 16 KB");
+    assert!(
+        big >= 3,
+        "only {big} positions had a whole legal list over 16 KB"
+    );
 }
