@@ -1316,7 +1316,11 @@ mod tests {
             let mut order: Vec<usize> = spread(n).collect();
             assert_eq!(order[0], 0);
             order.sort_unstable();
-            assert_eq!(order, (0..n).collect::<Vec<_>>(), "spread({n}) is a permutation");
+            assert_eq!(
+                order,
+                (0..n).collect::<Vec<_>>(),
+                "spread({n}) is a permutation"
+            );
         }
     }
 }
