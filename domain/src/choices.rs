@@ -840,8 +840,8 @@ pub const LEGAL_SAMPLE_BYTES: usize = 1024;
 pub fn legal_sample(legal: Vec<Value>) -> Vec<Value> {
     let sizes: Vec<usize> = legal.iter().map(|c| json_len(c) + 1).collect();
     // `[` + commands + commas + `]`: the commas and the closing bracket are the `+ 1`s.
-    if legal.len() <= LEGAL_SAMPLE_COMMANDS && 1 + sizes.iter().sum::<usize>() <= LEGAL_SAMPLE_BYTES
-    {
+    let whole = 1 + sizes.iter().sum::<usize>();
+    if legal.len() <= LEGAL_SAMPLE_COMMANDS && whole <= LEGAL_SAMPLE_BYTES {
         return legal;
     }
     let mut types: Vec<(&str, Vec<usize>)> = Vec::new();
@@ -910,7 +910,7 @@ fn spread(n: usize) -> impl Iterator<Item = usize> {
         } else {
             k.reverse_bits() >> (usize::BITS - bits)
         };
-        let i = reversed * n >> bits;
+        let i = (reversed * n) >> bits;
         (!std::mem::replace(&mut seen[i], true)).then_some(i)
     })
 }
