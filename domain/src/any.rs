@@ -119,10 +119,14 @@ pub trait AnyState: Send + Sync {
     /// The picture of the state as `viewer` sees it ([`Game::draw`]: from the viewer's view).
     fn draw(&self, viewer: Viewer) -> String;
     fn prompts(&self) -> Vec<Prompt>;
+    /// Every command `seat` may send now (bots and simulations choose among them); the
+    /// prompts answer carries only a sample of it ([`AnyState::choices_and_legal`]).
     fn legal(&self, seat: Seat) -> Vec<Value>;
     /// The seat's legal commands as JSON Schema families (see [`crate::choices`]).
     fn choices(&self, seat: Seat) -> Vec<crate::choices::Family>;
-    /// `choices` and `legal` together, the families computed once ([`Game::choices_and_legal`]).
+    /// What a prompts answer carries: `choices`, and a short sample of `legal`
+    /// ([`crate::choices::legal_sample`]), the families computed once
+    /// ([`Game::choices_and_legal`]).
     fn choices_and_legal(&self, seat: Seat) -> (Vec<crate::choices::Family>, Vec<Value>);
     fn outcome(&self) -> Option<Outcome>;
     /// The greedy bot's value of this state for `seat` ([`Game::heuristic`]).
@@ -452,7 +456,8 @@ impl<G: Game> AnyState for ErasedState<G> {
             .iter()
             .map(|c| serde_json::to_value(c).expect("commands serialize"))
             .collect();
-        (choices, legal)
+        // Bounded here, for every game: a whole list reached 45 KB in Mush (issue 31).
+        (choices, crate::choices::legal_sample(legal))
     }
     fn heuristic(&self, seat: Seat) -> i64 {
         G::heuristic(&self.0, seat)

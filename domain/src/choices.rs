@@ -823,6 +823,98 @@ pub fn concrete(families: &[Family], cap: usize, rng: &mut dyn Rng) -> Vec<Value
     out
 }
 
+/// The most commands a prompts answer's `legal` lists (issue 31).
+pub const LEGAL_SAMPLE_COMMANDS: usize = 16;
+/// The most bytes `legal` takes as JSON (the array, brackets and commas included): with the
+/// largest `choices` + prompts measured (14,357 B, Whisky Race) and the answer's other fields,
+/// the prompts answer stays under 16 KB.
+pub const LEGAL_SAMPLE_BYTES: usize = 1024;
+
+/// The `legal` of a prompts answer: a short sample of the seat's whole legal list (`legal`, in
+/// the game's order), at most [`LEGAL_SAMPLE_COMMANDS`] commands and [`LEGAL_SAMPLE_BYTES`]
+/// bytes. A list within both bounds is kept whole. Otherwise every command type gets a turn in
+/// each round (first appearance first), so each type the seat may send is in the sample while
+/// the bytes allow; within a type the picks spread over its list (first, middle, quarters, …).
+/// The kept commands stay in the game's order. Deterministic: the same list gives the same
+/// sample, so an answer depends on (game, version, seat) only.
+pub fn legal_sample(legal: Vec<Value>) -> Vec<Value> {
+    let sizes: Vec<usize> = legal.iter().map(|c| json_len(c) + 1).collect();
+    // `[` + commands + commas + `]`: the commas and the closing bracket are the `+ 1`s.
+    let whole = 1 + sizes.iter().sum::<usize>();
+    if legal.len() <= LEGAL_SAMPLE_COMMANDS && whole <= LEGAL_SAMPLE_BYTES {
+        return legal;
+    }
+    let mut types: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (i, command) in legal.iter().enumerate() {
+        let kind = command.get("type").and_then(Value::as_str).unwrap_or("");
+        match types.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, members)) => members.push(i),
+            None => types.push((kind, vec![i])),
+        }
+    }
+    let orders: Vec<Vec<usize>> = types
+        .iter()
+        .map(|(_, members)| spread(members.len()).map(|j| members[j]).collect())
+        .collect();
+    let (mut kept, mut bytes) = (Vec::new(), 1);
+    let rounds = orders.iter().map(Vec::len).max().unwrap_or(0);
+    'rounds: for round in 0..rounds {
+        for order in &orders {
+            if kept.len() == LEGAL_SAMPLE_COMMANDS {
+                break 'rounds;
+            }
+            let Some(&i) = order.get(round) else { continue };
+            // The first command always goes in: a seat with moves never gets an empty list.
+            if kept.is_empty() || bytes + sizes[i] <= LEGAL_SAMPLE_BYTES {
+                kept.push(i);
+                bytes += sizes[i];
+            }
+        }
+    }
+    kept.sort_unstable();
+    let mut keep = vec![false; legal.len()];
+    kept.iter().for_each(|&i| keep[i] = true);
+    legal
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(command, kept)| kept.then_some(command))
+        .collect()
+}
+
+/// The bytes of `value` as compact JSON, without building the text.
+fn json_len(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    serde_json::to_writer(&mut count, value).expect("a JSON value serializes");
+    count.0
+}
+
+/// `0..n` in a spreading order (the base-2 radical inverse: 0, n/2, n/4, 3n/4, n/8, …), so any
+/// prefix of it is spread over the whole range.
+fn spread(n: usize) -> impl Iterator<Item = usize> {
+    let span = if n == 0 { 0 } else { n.next_power_of_two() };
+    let bits = span.trailing_zeros();
+    let mut seen = vec![false; n];
+    (0..span).filter_map(move |k| {
+        let reversed = if bits == 0 {
+            0
+        } else {
+            k.reverse_bits() >> (usize::BITS - bits)
+        };
+        let i = (reversed * n) >> bits;
+        (!std::mem::replace(&mut seen[i], true)).then_some(i)
+    })
+}
+
 // ---------------------------------------------------------------------------------------------
 // Exactness, for the games' tests
 // ---------------------------------------------------------------------------------------------
@@ -1157,5 +1249,78 @@ mod tests {
             left += usize::from(!inside);
         }
         assert!(left > 300, "{left}");
+    }
+
+    fn commands(kind: &str, n: usize, pad: usize) -> Vec<Value> {
+        (0..n)
+            .map(|i| json!({"type": kind, "i": i, "pad": "x".repeat(pad)}))
+            .collect()
+    }
+
+    fn bytes(list: &[Value]) -> usize {
+        serde_json::to_string(list).unwrap().len()
+    }
+
+    /// Issue 31: a list within the bounds is `legal` whole.
+    #[test]
+    fn a_short_legal_list_is_kept_whole() {
+        let mut list = commands("move", 10, 20);
+        list.extend(commands("pass", 1, 0));
+        assert!(bytes(&list) <= LEGAL_SAMPLE_BYTES);
+        assert_eq!(legal_sample(list.clone()), list);
+        assert_eq!(legal_sample(Vec::new()), Vec::<Value>::new());
+    }
+
+    /// Issue 31: 580 commands (the 6-seat Mush avalanche position's shape) give at most 16
+    /// commands and 1 KB, every type among them, in the game's order, the same each time.
+    #[test]
+    fn a_long_legal_list_is_a_short_sample_of_every_type() {
+        let mut list = commands("move_avalanche", 288, 40);
+        list.extend(commands("place_avalanche", 144, 40));
+        list.extend(commands("step", 147, 10));
+        list.push(json!({"type": "declare_rest", "option": 1}));
+        let sample = legal_sample(list.clone());
+        assert!(sample.len() <= LEGAL_SAMPLE_COMMANDS, "{}", sample.len());
+        assert!(bytes(&sample) <= LEGAL_SAMPLE_BYTES, "{}", bytes(&sample));
+        for kind in ["move_avalanche", "place_avalanche", "step", "declare_rest"] {
+            assert!(sample.iter().any(|c| c["type"] == kind), "no {kind}");
+        }
+        let positions: Vec<usize> = sample
+            .iter()
+            .map(|c| list.iter().position(|l| l == c).expect("a listed command"))
+            .collect();
+        assert!(positions.windows(2).all(|w| w[0] < w[1]), "{positions:?}");
+        assert_eq!(legal_sample(list), sample);
+    }
+
+    /// Issue 31: the byte bound holds with large commands (Whisky Race trades reach 333 B), and
+    /// a seat with moves never gets an empty list, even when one command is over the bound.
+    #[test]
+    fn the_byte_bound_holds_and_the_sample_is_never_empty() {
+        let sample = legal_sample(commands("offer_trade", 40, 300));
+        assert!(bytes(&sample) <= LEGAL_SAMPLE_BYTES, "{}", bytes(&sample));
+        assert_eq!(sample.len(), 3);
+        let huge = commands("offer_trade", 2, 2 * LEGAL_SAMPLE_BYTES);
+        assert_eq!(legal_sample(huge.clone()), huge[..1]);
+    }
+
+    /// Issue 31: within a type the picks spread over its list, not its first commands.
+    #[test]
+    fn picks_spread_over_each_type() {
+        let sample = legal_sample(commands("step", 100, 0));
+        let picked: Vec<u64> = sample.iter().map(|c| c["i"].as_u64().unwrap()).collect();
+        assert_eq!(picked.len(), LEGAL_SAMPLE_COMMANDS);
+        assert_eq!(picked[..3], [0, 6, 12], "{picked:?}");
+        assert!(*picked.last().unwrap() >= 90, "{picked:?}");
+        for n in [1, 2, 3, 5, 8, 100, 577] {
+            let mut order: Vec<usize> = spread(n).collect();
+            assert_eq!(order[0], 0);
+            order.sort_unstable();
+            assert_eq!(
+                order,
+                (0..n).collect::<Vec<_>>(),
+                "spread({n}) is a permutation"
+            );
+        }
     }
 }

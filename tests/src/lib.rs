@@ -530,6 +530,29 @@ impl TestApp {
     }
 }
 
+/// The families of a prompts answer (or of a command answer's `next`): the contract.
+fn families_of(prompts: &Value) -> Vec<domain::choices::Family> {
+    serde_json::from_value(prompts["choices"].clone()).expect("choices")
+}
+
+/// Every concrete command a prompts answer's `choices` describe (finite families enumerated,
+/// larger ones sampled: `domain::choices::concrete`). The answer's `legal` is only a short
+/// sample (issue 31): a test that needs a given command, or checks all of them, draws them
+/// from the contract.
+pub fn commands_of(prompts: &Value) -> Vec<Value> {
+    domain::choices::concrete(&families_of(prompts), 1000, &mut domain::engine::seeded(31))
+}
+
+/// A Bandits seat's whole legal list from a prompts answer's `choices`, in `Bandits::legal`'s
+/// order (the domain's own expansion, `bandits::legal::legal_from`): walks found in the domain
+/// by the index of a command replay over HTTP.
+pub fn bandits_commands(prompts: &Value) -> Vec<Value> {
+    domain::bandits::legal::legal_from(&families_of(prompts))
+        .iter()
+        .map(|c| serde_json::to_value(c).expect("commands serialize"))
+        .collect()
+}
+
 fn player(body: &Value) -> Player {
     Player {
         token: body["access_token"].as_str().expect("access_token").into(),

@@ -181,8 +181,9 @@ pub struct PromptsResponse {
     /// command family): every instance of a family is accepted, and nothing else is. Empty when
     /// the caller has nothing to send.
     pub choices: Vec<domain::choices::Family>,
-    /// A short list of concrete commands drawn from `choices`, for simple bots (families with
-    /// very many instances, such as trades, are sampled). Not the contract: `choices` is.
+    /// A short sample of concrete commands drawn from `choices`, for simple bots: at most 16
+    /// commands and 1,024 bytes of JSON, every command type while the bytes allow, the whole list
+    /// when it fits (so the prompts answer stays within 16 KB). Not the contract: `choices` is.
     #[schema(value_type = Vec<Object>)]
     pub legal: Vec<Value>,
 }

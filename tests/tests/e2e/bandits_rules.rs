@@ -1,7 +1,7 @@
 //! Issue 13's positions over real HTTP (errata BD-505 … BD-514): a game is created with an
-//! admin `rng_seed` and played by a fixed policy (the `k`-th command picks a fixed index of
-//! `/prompts`' legal list) until the position is reached; then the rules are checked through
-//! `/prompts` and `/commands`.
+//! admin `rng_seed` and played by a fixed policy (the `k`-th command picks a fixed index of the
+//! whole legal list, drawn from `/prompts`' `choices`: its `legal` is a short sample, issue 31)
+//! until the position is reached; then the rules are checked through `/prompts` and `/commands`.
 //!
 //! The seeds were found by playing the same policy in the domain with the server's RNG
 //! (`find_positions`, ignored: `cargo test -p homestretch-tests --test e2e find_positions --
@@ -10,7 +10,7 @@
 use domain::Seat;
 use domain::bandits::{Bandits, Command, State, decide};
 use domain::engine::{ChaChaRng, Game as _};
-use homestretch_tests::{Player, TestApp, spawn_app};
+use homestretch_tests::{Player, TestApp, bandits_commands, spawn_app};
 use serde_json::{Value, json};
 
 /// The policy: the `k`-th command of the game takes this index of the legal list.
@@ -198,7 +198,8 @@ impl Table {
         game
     }
 
-    /// The player who must act and their legal commands.
+    /// The player who must act and all their legal commands (from `choices`, in the domain's
+    /// order: the walks were found with `Bandits::legal`).
     async fn turn<'a>(&'a self, app: &TestApp) -> (&'a Player, Vec<Value>) {
         let prompts = app
             .get(
@@ -213,7 +214,7 @@ impl Table {
             .get(&format!("/v1/games/{}/prompts", self.id), &player.token)
             .await
             .ok();
-        (player, mine["legal"].as_array().unwrap().clone())
+        (player, bandits_commands(&mine))
     }
 
     async fn view(&self, app: &TestApp, player: &Player) -> Value {

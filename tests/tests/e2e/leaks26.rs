@@ -19,7 +19,7 @@
 use crate::notify::{
     Browser, PushService, Receiver, drained, feed, read_stream, register_webhooks, secret_of,
 };
-use homestretch_tests::{Player, TestApp, spawn_app_with};
+use homestretch_tests::{Player, TestApp, commands_of, spawn_app_with};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Duration;
@@ -505,12 +505,11 @@ fn must(prompts: &Value, kind: &str) -> Vec<usize> {
         .collect()
 }
 
-/// The first and the last of the holder's legal commands of `kind`.
+/// The first and the last of the holder's legal commands of `kind` (all of them, from
+/// `choices`: `legal` is a short sample, issue 31).
 fn first_and_last(prompts: &Value, kind: &str) -> (Value, Value) {
-    let legal: Vec<&Value> = prompts["legal"]
-        .as_array()
-        .unwrap()
-        .iter()
+    let legal: Vec<Value> = commands_of(prompts)
+        .into_iter()
         .filter(|c| c["type"] == kind)
         .collect();
     (legal[0].clone(), legal[legal.len() - 1].clone())

@@ -26,6 +26,7 @@ mod mush_rules;
 mod notify;
 mod openapi;
 mod play;
+mod prompts_size;
 mod races;
 mod readme;
 mod registry;

@@ -3,7 +3,7 @@
 //! games survive snapshots and restarts; commands with unknown fields and numbers that
 //! overflow are refused.
 
-use homestretch_tests::{Answer, Player, TestApp, spawn_app};
+use homestretch_tests::{Answer, Player, TestApp, commands_of, spawn_app};
 use serde_json::{Value, json};
 
 /// A small deterministic generator for the bots' choices.
@@ -130,13 +130,11 @@ async fn version(app: &TestApp, id: &str, player: &Player) -> u64 {
         .unwrap()
 }
 
+/// All the seat's commands of type `kind`, from `choices` (`legal` is a short sample, issue 31).
 fn legal_of(prompts: &Value, kind: &str) -> Vec<Value> {
-    prompts["legal"]
-        .as_array()
-        .unwrap()
-        .iter()
+    commands_of(prompts)
+        .into_iter()
         .filter(|c| c["type"] == kind)
-        .cloned()
         .collect()
 }
 
