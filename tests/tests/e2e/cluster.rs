@@ -85,6 +85,14 @@ async fn legal(app: &TestApp, game: &str, players: &[Player]) -> Vec<Vec<Value>>
 }
 
 /// A started Bandits game for two through A, cached by B at its head.
+/// The first seat with something to do.
+fn acting_seat(legal: &[Vec<Value>]) -> usize {
+    legal
+        .iter()
+        .position(|l| !l.is_empty())
+        .expect("a seat acts")
+}
+
 async fn game_on_both(a: &TestApp, b: &TestApp) -> (String, Vec<Player>) {
     let players = vec![a.guest().await, a.guest().await];
     let game = a.started_game("bandits", &players, json!({}), None).await;
@@ -99,10 +107,7 @@ async fn a_retry_through_a_stale_instance_answers_the_first_answer_and_a_next_as
     let b = a.peer("fix29-b").await;
     let (game, players) = game_on_both(&a, &b).await;
     let before = legal(&a, &game, &players).await;
-    let seat = before
-        .iter()
-        .position(|l| !l.is_empty())
-        .expect("a seat acts");
+    let seat = acting_seat(&before);
     let body = json!({"command_id": uuid::Uuid::new_v4(), "command": before[seat][0]});
     let path = format!("/v1/games/{game}/commands");
     let stale = version_on(&b, &game, &players[0]).await;
@@ -136,10 +141,7 @@ async fn a_command_legal_only_in_a_newer_state_is_accepted_by_a_stale_instance()
     // Play through A until a command makes some seat able to act that could not before.
     for _ in 0..40 {
         let before = legal(&a, &game, &players).await;
-        let seat = before
-            .iter()
-            .position(|l| !l.is_empty())
-            .expect("a seat acts");
+        let seat = acting_seat(&before);
         let stale = version_on(&b, &game, &players[0]).await;
         let deaf = Deaf::stop(&a, "fix29-b").await;
         let sent = a
@@ -181,10 +183,7 @@ async fn a_command_illegal_in_the_newest_state_is_refused_through_a_stale_instan
     let b = a.peer("fix29-b").await;
     let (game, players) = game_on_both(&a, &b).await;
     let before = legal(&a, &game, &players).await;
-    let seat = before
-        .iter()
-        .position(|l| !l.is_empty())
-        .expect("a seat acts");
+    let seat = acting_seat(&before);
     let command = before[seat][0].clone();
     let deaf = Deaf::stop(&a, "fix29-b").await;
     a.command(&game, &players[seat], command.clone()).await.ok();
