@@ -1,9 +1,6 @@
 //! The OpenAPI 3.1 document, generated from the handlers and types (no database needed).
 
 use crate::error::Problem;
-use crate::routes::{
-    audit, auth, board, check, games, inbox, invites, me, ops, problems, seats, tickets,
-};
 use domain::Registry;
 use std::sync::OnceLock;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -18,20 +15,8 @@ use utoipa::{Modify, OpenApi};
                        Errors are RFC 9457 problem+json; rule violations carry the violated rule ID in `rule`.",
         license(name = "MIT")
     ),
-    paths(
-        auth::register, auth::login, auth::guest, auth::refresh, auth::logout, auth::me, auth::update_me, inbox::inbox,
-        games::create_game, games::list_games, games::join_game, games::leave_game, games::start_game,
-        invites::join_by_code, invites::rematch,
-        seats::add_bot, seats::resign, seats::cancel_game,
-        games::get_game, games::prompts, games::send_command, check::check_command, games::events, games::stream, tickets::issue, games::state_at,
-        audit::export, audit::audit, audit::audit_move, audit::open_dispute, audit::get_dispute, audit::resolve_dispute,
-        board::board_svg, board::dispute_board_svg, board::replay, board::page_session, board::page,
-        me::add_webhook, me::list_webhooks, me::delete_webhook, me::add_push_subscription, me::delete_push_subscription,
-        me::notifications, me::notification_stream, me::vapid_public_key,
-        ops::healthz, ops::readyz, ops::metrics, ops::openapi_json, ops::docs, problems::index, problems::problem,
-    ),
     components(schemas(Problem, domain::Prompt, domain::Outcome, domain::Seat, domain::choices::Family)),
-    modifiers(&Security, &Descriptions),
+    modifiers(&Security),
     tags(
         (name = "auth", description = "Accounts and tokens"),
         (name = "games", description = "Lobby, commands, views and event feeds"),
@@ -40,7 +25,15 @@ use utoipa::{Modify, OpenApi};
         (name = "ops", description = "Health, metrics and documentation"),
     )
 )]
-pub struct ApiDoc;
+struct ApiDoc;
+
+/// The document without the games: [`ApiDoc`] with the paths of every route, from the route
+/// list itself (`routes::document`), each response described.
+fn document() -> utoipa::openapi::OpenApi {
+    let mut document = crate::routes::document(ApiDoc::openapi());
+    Descriptions.modify(&mut document);
+    document
+}
 
 struct Security;
 
@@ -242,7 +235,7 @@ fn install_games(openapi: &mut utoipa::openapi::OpenApi, registry: &Registry) {
 /// games, what `openapi/openapi.json` holds). A server builds it once, on the first request
 /// for it (`AppState::openapi`).
 pub fn spec_json(registry: &Registry) -> String {
-    let mut doc = ApiDoc::openapi();
+    let mut doc = document();
     install_games(&mut doc, registry);
     let doc = serde_json::to_value(doc).expect("the OpenAPI document serializes");
     // Typed end to end: see `spec_typing`.
@@ -258,7 +251,7 @@ pub fn methods_for(path: &str) -> Vec<String> {
     static ROUTES: OnceLock<Vec<(Vec<String>, Vec<String>)>> = OnceLock::new();
     let routes = ROUTES.get_or_init(|| {
         // The paths do not depend on the games hosted.
-        let spec = serde_json::to_value(ApiDoc::openapi()).expect("the spec serializes");
+        let spec = serde_json::to_value(document()).expect("the spec serializes");
         spec["paths"]
             .as_object()
             .map(|paths| {

@@ -14,6 +14,7 @@ pub mod tickets;
 use crate::error::ApiError;
 use domain::i18n::says;
 use infra::GameId;
+use utoipa_actix_web::service_config::ServiceConfig;
 
 /// A game id from a route: not a UUID is a 404 (no such game can exist).
 pub(crate) fn parse_game_id(raw: &str) -> Result<GameId, ApiError> {
@@ -50,8 +51,11 @@ impl actix_web::FromRequest for DisputePath {
     }
 }
 
-/// Routes are matched in order: the hot paths of a game in play come first.
-pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
+/// Every route, listed once: the server registers this list ([`configure`]) and the OpenAPI
+/// document takes its paths from it ([`document`]), each handler's `#[utoipa::path]` and actix
+/// attribute giving its method and path. Routes are matched in order: the hot paths of a game
+/// in play come first.
+fn routes(cfg: &mut ServiceConfig) {
     cfg.service(games::send_command)
         .service(check::check_command)
         .service(games::prompts)
@@ -97,16 +101,34 @@ pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
         .service(board::dispute_board_svg)
         .service(board::replay)
         .service(board::page_session)
-        // The page's assets before the page, whose `{id}` would match them.
-        .service(board::page_script)
-        .service(board::page_style)
+        // The page's assets (not API operations, so not in the document) before the page,
+        // whose `{id}` would match them.
+        .map(|cfg| cfg.service(board::page_script).service(board::page_style))
         .service(board::page)
         .service(ops::healthz)
         .service(ops::readyz)
         .service(ops::metrics)
         .service(ops::openapi_json)
         .service(ops::docs)
-        .service(ops::docs_script)
+        // The docs page's script: an asset, not in the document.
+        .map(|cfg| cfg.service(ops::docs_script))
         .service(problems::index)
         .service(problems::problem);
+}
+
+/// Registers every route on the server.
+pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
+    routes(&mut ServiceConfig::new(cfg));
+}
+
+/// `base` (info, components, tags) with the paths of every route, and the schemas their
+/// handlers name, collected from the same list the server registers.
+pub fn document(base: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+    use utoipa_actix_web::AppExt;
+    let (_, document) = actix_web::App::new()
+        .into_utoipa_app()
+        .openapi(base)
+        .configure(routes)
+        .split_for_parts();
+    document
 }
