@@ -17,7 +17,7 @@ use utoipa::{IntoParams, ToSchema};
 /// end) the server seed. Check it offline with `homestretch verify BUNDLE.json`. Heavy: a caller
 /// has only a few heavy requests in flight at once (429 beyond); a version's export is made once
 /// per viewer and then served from the cache (`Cache-Status`).
-#[utoipa::path(get, path = "/v1/games/{id}/export", tag = "replay", params(("id" = uuid::Uuid, Path), MinVersion),
+#[utoipa::path(tag = "replay", params(("id" = uuid::Uuid, Path), MinVersion),
     security(("bearer" = [])), responses((status = 200, body = Bundle, headers(("cache-status" = String, description = "RFC 9211: `homestretch; hit` when served from the cache, `homestretch; fwd=miss; stored` when made for this request"))),
     (status = 404, body = Problem), (status = 429, body = Problem, description = "the caller already has as many heavy requests (audits, exports, replays) in flight as it may")))]
 #[get("/v1/games/{id}/export")]
@@ -39,7 +39,7 @@ pub async fn export(
 /// through the rules (the server re-runs the dice with its secret seed; anyone can after the end).
 /// Heavy: a few in flight per caller (429 beyond); a version's audit is made once and then served
 /// from the cache (`Cache-Status`) until the log changes in any way.
-#[utoipa::path(get, path = "/v1/games/{id}/audit", tag = "replay", params(("id" = uuid::Uuid, Path), MinVersion),
+#[utoipa::path(tag = "replay", params(("id" = uuid::Uuid, Path), MinVersion),
     security(("bearer" = [])), responses((status = 200, body = AuditReport, headers(("cache-status" = String, description = "RFC 9211: `homestretch; hit` when served from the cache, `homestretch; fwd=miss; stored` when made for this request"))),
     (status = 404, body = Problem), (status = 429, body = Problem, description = "the caller already has as many heavy requests (audits, exports, replays) in flight as it may")))]
 #[get("/v1/games/{id}/audit")]
@@ -131,7 +131,7 @@ impl From<crate::application::MoveAudit> for MoveAudit {
 
 /// Explains the move that produced event `seq`: the state before it (as the caller may see
 /// it), the command, who sent it and when, the checks it passed, the events it produced.
-#[utoipa::path(get, path = "/v1/games/{id}/audit/{seq}", tag = "replay",
+#[utoipa::path(tag = "replay",
     params(("id" = uuid::Uuid, Path), ("seq" = u64, Path), MinVersion), security(("bearer" = [])),
     responses((status = 200, body = MoveAudit), (status = 404, body = Problem),
     (status = 429, body = Problem, description = "the caller already has as many heavy requests (audits, exports, replays) in flight as it may")))]
@@ -217,7 +217,7 @@ impl From<DisputeRead> for DisputeOut {
 /// Open a dispute on a move (seated players only); it carries the automatic audit of that move.
 /// A player has one open dispute per move: filing again answers that one (200, its own
 /// reason); and at most `HOMESTRETCH_QUOTA_DISPUTES` (10) open disputes in all (429 past it).
-#[utoipa::path(post, path = "/v1/games/{id}/disputes", tag = "replay", request_body = OpenDispute,
+#[utoipa::path(tag = "replay", request_body = OpenDispute,
     params(("id" = uuid::Uuid, Path)), security(("bearer" = [])),
     responses((status = 201, body = DisputeOut), (status = 200, body = DisputeOut, description = "the caller's open dispute on this move, filed before"),
               (status = 403, body = Problem), (status = 404, body = Problem),
@@ -244,7 +244,7 @@ pub async fn open_dispute(
 
 /// A dispute (its players and admins may read it), with the move's audit computed for the
 /// reader.
-#[utoipa::path(get, path = "/v1/disputes/{id}", tag = "replay", params(("id" = uuid::Uuid, Path)),
+#[utoipa::path(tag = "replay", params(("id" = uuid::Uuid, Path)),
     security(("bearer" = [])), responses((status = 200, body = DisputeOut), (status = 403, body = Problem),
     (status = 404, body = Problem)))]
 #[get("/v1/disputes/{id}")]
@@ -257,7 +257,7 @@ pub async fn get_dispute(
 }
 
 /// Resolve a dispute (admins only): upheld or rejected, with a note.
-#[utoipa::path(post, path = "/v1/disputes/{id}/resolution", tag = "replay", request_body = Resolution,
+#[utoipa::path(tag = "replay", request_body = Resolution,
     params(("id" = uuid::Uuid, Path)), security(("bearer" = [])),
     responses((status = 200, body = DisputeOut), (status = 403, body = Problem), (status = 404, body = Problem),
               (status = 422, body = Problem)))]

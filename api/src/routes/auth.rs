@@ -128,7 +128,7 @@ impl From<Session> for TokenResponse {
 /// it upgrades that guest in place instead (issue 18): the same user id, so the guest's seats
 /// and games stay theirs and its sessions go on; the answer (200) is a new session under the
 /// new name.
-#[utoipa::path(post, path = "/v1/auth/register", tag = "auth", request_body = Credentials,
+#[utoipa::path(tag = "auth", request_body = Credentials,
     security((), ("bearer" = [])),
     responses((status = 201, body = TokenResponse, description = "a new account"),
               (status = 200, body = TokenResponse, description = "the guest of the bearer token, now a named account (same user id)"),
@@ -156,7 +156,7 @@ pub async fn register(
 }
 
 /// Sign in with name and password.
-#[utoipa::path(post, path = "/v1/auth/login", tag = "auth", request_body = Credentials,
+#[utoipa::path(tag = "auth", request_body = Credentials,
     responses((status = 200, body = TokenResponse), (status = 401, body = Problem),
               (status = 429, body = Problem, description = "too many attempts from this address")))]
 #[post("/v1/auth/login")]
@@ -170,7 +170,7 @@ pub async fn login(
 }
 
 /// Instant guest account, for a mobile app's first launch.
-#[utoipa::path(post, path = "/v1/auth/guest", tag = "auth", request_body(content = Option<GuestRequest>, description = "optional"),
+#[utoipa::path(tag = "auth", request_body(content = Option<GuestRequest>, description = "optional"),
     responses((status = 201, body = TokenResponse),
               (status = 429, body = Problem, description = "too many new accounts from this address")))]
 #[post("/v1/auth/guest")]
@@ -187,7 +187,7 @@ pub async fn guest(
 /// leeway (a few seconds: two requests that hit 401 together and both refresh) it gets the very
 /// same new pair; sent again later it is taken for a stolen copy and ends the whole session,
 /// the tokens already issued from it included.
-#[utoipa::path(post, path = "/v1/auth/refresh", tag = "auth", request_body = RefreshRequest,
+#[utoipa::path(tag = "auth", request_body = RefreshRequest,
     responses((status = 200, body = TokenResponse), (status = 401, body = Problem)))]
 #[post("/v1/auth/refresh")]
 pub async fn refresh(
@@ -200,7 +200,7 @@ pub async fn refresh(
 
 /// End the caller's session: its refresh token and every access token of the session stop
 /// working (other sessions of the same user go on).
-#[utoipa::path(post, path = "/v1/auth/logout", tag = "auth", security(("bearer" = [])),
+#[utoipa::path(tag = "auth", security(("bearer" = [])),
     responses((status = 204, description = "signed out"), (status = 401, body = Problem)))]
 #[post("/v1/auth/logout")]
 pub async fn logout(state: web::Data<AppState>, user: AuthUser) -> ApiResult<HttpResponse> {
@@ -213,7 +213,7 @@ pub async fn logout(state: web::Data<AppState>, user: AuthUser) -> ApiResult<Htt
 }
 
 /// The signed-in user.
-#[utoipa::path(get, path = "/v1/me", tag = "auth", security(("bearer" = [])),
+#[utoipa::path(tag = "auth", security(("bearer" = [])),
     responses((status = 200, body = Me), (status = 401, body = Problem)))]
 #[get("/v1/me")]
 pub async fn me(state: web::Data<AppState>, user: AuthUser) -> ApiResult<HttpResponse> {
@@ -238,7 +238,7 @@ async fn me_of(state: &AppState, user: &AuthUser) -> ApiResult<HttpResponse> {
 }
 
 /// Changes the signed-in user's settings: `language` (issue 18).
-#[utoipa::path(patch, path = "/v1/me", tag = "auth", security(("bearer" = [])), request_body = MePatch,
+#[utoipa::path(tag = "auth", security(("bearer" = [])), request_body = MePatch,
     responses((status = 200, body = Me), (status = 401, body = Problem), (status = 422, body = Problem)))]
 #[patch("/v1/me")]
 pub async fn update_me(

@@ -75,7 +75,7 @@ fn sign_in() -> ApiError {
 /// seat sees its own hidden items, never another seat's; a spectator the public picture. A
 /// finished game's pictures are public (no token needed) and cacheable by anyone; a running
 /// game's are private (`ETag`, `If-None-Match` → 304).
-#[utoipa::path(get, path = "/v1/games/{id}/board.svg", tag = "replay",
+#[utoipa::path(tag = "replay",
     params(("id" = uuid::Uuid, Path), BoardQuery,
            ("If-None-Match" = Option<String>, Header, description = "the ETag of a previous answer: 304 when unchanged")),
     security(("bearer" = []), ()),
@@ -121,7 +121,7 @@ pub enum Side {
 /// The board before or after a disputed move, for the dispute's readers (its game's players
 /// and admins): an arbiter (an admin who does not play the game) sees everything, a player
 /// what its seat may see.
-#[utoipa::path(get, path = "/v1/disputes/{id}/board.svg", tag = "replay",
+#[utoipa::path(tag = "replay",
     params(("id" = uuid::Uuid, Path), SideQuery), security(("bearer" = [])),
     responses((status = 200, content_type = "image/svg+xml", body = String), (status = 304),
               (status = 403, body = Problem), (status = 404, body = Problem)))]
@@ -246,7 +246,7 @@ fn lang_of(req: &HttpRequest) -> Lang {
 /// The game's record for the replay page: every move in words (English or French, by
 /// `Accept-Language`), its dice and its audit verdict; the seed commitment and, after the end,
 /// the seed. Public once the game is over; before, as the caller may see it.
-#[utoipa::path(get, path = "/v1/games/{id}/replay", tag = "replay",
+#[utoipa::path(tag = "replay",
     params(("id" = uuid::Uuid, Path), ("Accept-Language" = Option<String>, Header, description = "`fr` for French words")),
     security(("bearer" = []), ()),
     responses((status = 200, body = Replay), (status = 401, body = Problem, description = "a running game's record needs a sign-in"),
@@ -289,7 +289,7 @@ pub struct TicketQuery {
 /// bought (`POST /v1/stream-tickets`: single use, 30 seconds, so the URL is worthless
 /// afterwards and the token never appears in one); the page trades it here for an access token
 /// of the same session that expires when the access that bought the ticket does.
-#[utoipa::path(post, path = "/v1/page-sessions", tag = "replay", params(TicketQuery),
+#[utoipa::path(tag = "replay", params(TicketQuery),
     responses((status = 201, body = PageSession), (status = 401, body = Problem)))]
 #[post("/v1/page-sessions")]
 pub async fn page_session(
@@ -320,7 +320,7 @@ const PAGE_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'sel
 /// player a way to dispute a move (`#dispute=ID` shows a dispute: the move's pictures before
 /// and after, side by side). Sign in with `#ticket=T` (see `POST /v1/page-sessions`); a
 /// finished game's page needs none.
-#[utoipa::path(get, path = "/games/{id}", tag = "replay", params(("id" = uuid::Uuid, Path)),
+#[utoipa::path(tag = "replay", params(("id" = uuid::Uuid, Path)),
     responses((status = 200, content_type = "text/html", body = String), (status = 404, body = Problem)))]
 #[get("/games/{id}")]
 pub async fn page(GamePath(id): GamePath, req: HttpRequest) -> ApiResult<HttpResponse> {

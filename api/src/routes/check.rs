@@ -55,7 +55,7 @@ pub struct CheckAnswer {
 /// Nothing is appended, the game's randomness is not drawn from, and a refusal says no more
 /// than the caller would learn by sending the command. A UI validates a composed move (a
 /// trade) with it before sending.
-#[utoipa::path(post, path = "/v1/games/{id}/commands/check", tag = "games", request_body = CheckBody,
+#[utoipa::path(tag = "games", request_body = CheckBody,
     params(("id" = uuid::Uuid, Path)), security(("bearer" = [])),
     responses((status = 200, body = CheckAnswer, description = "the command would be accepted now"),
               (status = 403, body = Problem, description = "not seated in this game"),

@@ -505,7 +505,7 @@ impl CreateGameRequest {
 
 /// Create a game (the caller takes seat 1 and is the host). At most
 /// `HOMESTRETCH_QUOTA_LOBBIES` (20) lobbies hosted that have not started, per user.
-#[utoipa::path(post, path = "/v1/games", tag = "games", request_body = CreateGameRequest, security(("bearer" = [])),
+#[utoipa::path(tag = "games", request_body = CreateGameRequest, security(("bearer" = [])),
     responses((status = 201, body = GameSummary), (status = 401, body = Problem), (status = 403, body = Problem),
               (status = 422, body = Problem),
               (status = 429, body = Problem, description = "too many games created lately, or as many lobbies hosted as the quota allows")))]
@@ -528,7 +528,7 @@ pub async fn create_game(
 }
 
 /// List games, newest first, with cursor pagination (`Link: <…>; rel="next"`).
-#[utoipa::path(get, path = "/v1/games", tag = "games", params(ListQuery), security(("bearer" = [])),
+#[utoipa::path(tag = "games", params(ListQuery), security(("bearer" = [])),
     responses((status = 200, body = GameList), (status = 401, body = Problem)))]
 #[get("/v1/games")]
 pub async fn list_games(
@@ -574,7 +574,7 @@ fn decode_cursor(cursor: &str) -> Option<(time::OffsetDateTime, uuid::Uuid)> {
 }
 
 /// Join a game in its lobby (takes the lowest free seat).
-#[utoipa::path(post, path = "/v1/games/{id}/seats", tag = "games", request_body(content = Option<JoinRequest>, description = "optional"),
+#[utoipa::path(tag = "games", request_body(content = Option<JoinRequest>, description = "optional"),
     params(("id" = uuid::Uuid, Path)), security(("bearer" = [])),
     responses((status = 200, body = GameSummary), (status = 404, body = Problem), (status = 422, body = Problem)))]
 #[post("/v1/games/{id}/seats")]
@@ -592,7 +592,7 @@ pub async fn join_game(
 }
 
 /// Leave a game before it starts.
-#[utoipa::path(delete, path = "/v1/games/{id}/seats/me", tag = "games", params(("id" = uuid::Uuid, Path)),
+#[utoipa::path(tag = "games", params(("id" = uuid::Uuid, Path)),
     security(("bearer" = [])), responses((status = 204), (status = 404, body = Problem), (status = 422, body = Problem)))]
 #[delete("/v1/games/{id}/seats/me")]
 pub async fn leave_game(
@@ -605,7 +605,7 @@ pub async fn leave_game(
 }
 
 /// Start the game (host only, every seat taken): runs the game's setup.
-#[utoipa::path(post, path = "/v1/games/{id}/start", tag = "games", params(("id" = uuid::Uuid, Path)),
+#[utoipa::path(tag = "games", params(("id" = uuid::Uuid, Path)),
     security(("bearer" = [])),
     responses((status = 200, body = CommandResponse), (status = 403, body = Problem), (status = 404, body = Problem),
               (status = 422, body = Problem)))]
@@ -624,7 +624,7 @@ pub async fn start_game(
 }
 
 /// A game: summary and the caller's view (`ETag` = version). Spectators get the public view.
-#[utoipa::path(get, path = "/v1/games/{id}", tag = "games", params(("id" = uuid::Uuid, Path)), security(("bearer" = [])),
+#[utoipa::path(tag = "games", params(("id" = uuid::Uuid, Path)), security(("bearer" = [])),
     responses((status = 200, body = GameDetail), (status = 304), (status = 404, body = Problem)))]
 #[get("/v1/games/{id}")]
 pub async fn get_game(
@@ -674,7 +674,7 @@ impl GameDetail {
 }
 
 /// Who must act now, and the caller's legal commands.
-#[utoipa::path(get, path = "/v1/games/{id}/prompts", tag = "games",
+#[utoipa::path(tag = "games",
     params(("id" = uuid::Uuid, Path), ("If-None-Match" = Option<String>, Header, description = "the ETag of a previous answer: 304 when unchanged")),
     security(("bearer" = [])),
     responses((status = 200, body = PromptsResponse), (status = 304, description = "unchanged since the given ETag"), (status = 404, body = Problem),
@@ -746,7 +746,7 @@ fn command_answer(answer: CommandAnswer) -> HttpResponse {
 }
 
 /// Send a command for the caller's seat.
-#[utoipa::path(post, path = "/v1/games/{id}/commands", tag = "games", request_body = CommandBody,
+#[utoipa::path(tag = "games", request_body = CommandBody,
     params(("id" = uuid::Uuid, Path)), security(("bearer" = [])),
     responses((status = 200, body = CommandResponse), (status = 401, body = Problem),
               (status = 403, body = Problem, description = "not seated in this game"),
@@ -768,7 +768,7 @@ pub async fn send_command(
 }
 
 /// The event log as the caller may see it (hidden events are left out; `seq` stays global).
-#[utoipa::path(get, path = "/v1/games/{id}/events", tag = "games", params(("id" = uuid::Uuid, Path), EventsQuery),
+#[utoipa::path(tag = "games", params(("id" = uuid::Uuid, Path), EventsQuery),
     security(("bearer" = [])), responses((status = 200, body = EventsPage), (status = 404, body = Problem)))]
 #[get("/v1/games/{id}/events")]
 pub async fn events(
@@ -800,7 +800,7 @@ pub async fn events(
 }
 
 /// Replay: the caller's view at version `at` (everything once the game is over).
-#[utoipa::path(get, path = "/v1/games/{id}/state", tag = "replay", params(("id" = uuid::Uuid, Path), AtQuery),
+#[utoipa::path(tag = "replay", params(("id" = uuid::Uuid, Path), AtQuery),
     security(("bearer" = [])), responses((status = 200, body = StateAt), (status = 404, body = Problem),
     (status = 422, body = Problem), (status = 429, body = Problem, description = "the caller already has as many heavy requests (audits, exports, replays) in flight as it may")))]
 #[get("/v1/games/{id}/state")]
@@ -819,7 +819,7 @@ pub async fn state_at(
 
 /// Live events (Server-Sent Events): `id` = seq, `event` = type, `data` = the `EventOut` JSON.
 /// Resume with `Last-Event-ID`. Ends after the game's last event, or when the access expires.
-#[utoipa::path(get, path = "/v1/games/{id}/events/stream", tag = "games",
+#[utoipa::path(tag = "games",
     params(("id" = uuid::Uuid, Path), ("Last-Event-ID" = Option<u64>, Header, description = "resume after this seq"),
            ("ticket" = Option<String>, Query, description = "a stream ticket (`POST /v1/stream-tickets`) instead of the bearer token, for `EventSource`")),
     security(("bearer" = []), ()),

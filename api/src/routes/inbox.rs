@@ -39,7 +39,7 @@ pub struct Inbox {
 /// The games where the caller must act now (a prompt with `must: true` for their seat), most
 /// urgent first. Cheap to poll: one index read; send the `ETag` back as `If-None-Match` to get
 /// a bodiless 304 while nothing changed.
-#[utoipa::path(get, path = "/v1/me/inbox", tag = "auth", security(("bearer" = [])),
+#[utoipa::path(tag = "auth", security(("bearer" = [])),
     params(("If-None-Match" = Option<String>, Header, description = "the ETag of a previous answer: 304 when unchanged")),
     responses((status = 200, body = Inbox), (status = 304, description = "unchanged since the given ETag"),
               (status = 401, body = Problem)))]

@@ -53,7 +53,7 @@ pub struct JoinByCode {
 /// Join the lobby an invite code names (takes the lowest free seat, like
 /// `POST /v1/games/{id}/seats`). The code stops working once the game starts. Lookups are
 /// rate-limited per user and per address.
-#[utoipa::path(post, path = "/v1/games/join", tag = "games", request_body = JoinByCode, security(("bearer" = [])),
+#[utoipa::path(tag = "games", request_body = JoinByCode, security(("bearer" = [])),
     responses((status = 200, body = GameSummary), (status = 401, body = Problem),
               (status = 404, body = Problem, description = "no lobby has this code"),
               (status = 422, body = Problem, description = "the game has started, every seat is taken, or you are seated already"),
@@ -79,7 +79,7 @@ pub async fn join_by_code(
 /// options and seat count, the caller its host in seat 1, the other players invited (each gets
 /// a notification). Idempotent: once open, every player asking gets the same lobby (200), and
 /// the finished game names it in `rematch`.
-#[utoipa::path(post, path = "/v1/games/{id}/rematch", tag = "games", params(("id" = uuid::Uuid, Path)),
+#[utoipa::path(tag = "games", params(("id" = uuid::Uuid, Path)),
     security(("bearer" = [])),
     responses((status = 201, body = GameSummary, description = "the rematch lobby, opened now"),
               (status = 200, body = GameSummary, description = "the rematch lobby another player had opened"),

@@ -177,7 +177,7 @@ pub struct Feed {
 /// The same URL again replaces its secret (200). At most `HOMESTRETCH_QUOTA_WEBHOOKS` (5) per
 /// account; each holds at most `HOMESTRETCH_QUEUE_PER_DESTINATION` (1000) undelivered
 /// notifications (the feed has them all).
-#[utoipa::path(post, path = "/v1/me/webhooks", tag = "notifications", request_body = NewWebhook,
+#[utoipa::path(tag = "notifications", request_body = NewWebhook,
     security(("bearer" = [])),
     responses((status = 201, body = WebhookOut), (status = 200, body = WebhookOut, description = "the caller's webhook to this URL, its secret replaced"),
               (status = 401, body = Problem),
@@ -214,7 +214,7 @@ pub async fn add_webhook(
 }
 
 /// The caller's webhooks (their secrets are never shown again).
-#[utoipa::path(get, path = "/v1/me/webhooks", tag = "notifications", security(("bearer" = [])),
+#[utoipa::path(tag = "notifications", security(("bearer" = [])),
     responses((status = 200, body = WebhookList), (status = 401, body = Problem)))]
 #[get("/v1/me/webhooks")]
 pub async fn list_webhooks(state: web::Data<AppState>, user: AuthUser) -> ApiResult<HttpResponse> {
@@ -225,7 +225,7 @@ pub async fn list_webhooks(state: web::Data<AppState>, user: AuthUser) -> ApiRes
 }
 
 /// Removes one of the caller's webhooks (its pending deliveries are dropped).
-#[utoipa::path(delete, path = "/v1/me/webhooks/{id}", tag = "notifications",
+#[utoipa::path(tag = "notifications",
     params(("id" = uuid::Uuid, Path)), security(("bearer" = [])),
     responses((status = 204), (status = 401, body = Problem), (status = 404, body = Problem)))]
 #[delete("/v1/me/webhooks/{id}")]
@@ -248,7 +248,7 @@ pub async fn delete_webhook(
 /// caller's: the same endpoint again updates its keys (200); another account subscribing the
 /// same endpoint (another user signed in on that browser) gets a subscription of its own and
 /// never touches this one. At most `HOMESTRETCH_QUOTA_PUSH_SUBSCRIPTIONS` (10) per account.
-#[utoipa::path(post, path = "/v1/me/push-subscriptions", tag = "notifications",
+#[utoipa::path(tag = "notifications",
     request_body = NewPushSubscription, security(("bearer" = [])),
     responses((status = 201, body = PushSubscriptionOut), (status = 200, body = PushSubscriptionOut, description = "the caller's subscription to this endpoint, its keys updated"),
               (status = 401, body = Problem),
@@ -292,7 +292,7 @@ fn created_or_ok(created: bool) -> actix_web::HttpResponseBuilder {
 }
 
 /// Unsubscribes the caller's browser at `endpoint`.
-#[utoipa::path(delete, path = "/v1/me/push-subscriptions", tag = "notifications",
+#[utoipa::path(tag = "notifications",
     params(EndpointQuery), security(("bearer" = [])),
     responses((status = 204), (status = 401, body = Problem), (status = 404, body = Problem)))]
 #[delete("/v1/me/push-subscriptions")]
@@ -322,7 +322,7 @@ fn feed_item(entry: infra::outbox::FeedEntry) -> FeedItem {
 
 /// The caller's notifications after `after`, oldest first: what an app reads to resync after a
 /// long sleep (then it opens the stream with `Last-Event-ID: <last_seq>`).
-#[utoipa::path(get, path = "/v1/me/notifications", tag = "notifications", params(FeedQuery),
+#[utoipa::path(tag = "notifications", params(FeedQuery),
     security(("bearer" = [])),
     responses((status = 200, body = Feed), (status = 401, body = Problem), (status = 422, body = Problem)))]
 #[get("/v1/me/notifications")]
@@ -354,7 +354,7 @@ pub async fn notifications(
 /// The app's one stream (Server-Sent Events): the caller's notifications, `id` = the feed
 /// number, `event` = the type, `data` = the notification JSON. Resume with `Last-Event-ID`.
 /// Ends when the access behind it expires (refresh, reconnect with `Last-Event-ID`).
-#[utoipa::path(get, path = "/v1/me/events/stream", tag = "notifications",
+#[utoipa::path(tag = "notifications",
     params(("Last-Event-ID" = Option<u64>, Header, description = "resume after this feed number"),
            ("ticket" = Option<String>, Query, description = "a stream ticket (`POST /v1/stream-tickets`) instead of the bearer token, for `EventSource`")),
     security(("bearer" = []), ()),
@@ -464,7 +464,7 @@ pub struct VapidKey {
 }
 
 /// The server's VAPID public key (RFC 8292), to subscribe a browser to Web Push.
-#[utoipa::path(get, path = "/v1/push/vapid-public-key", tag = "notifications",
+#[utoipa::path(tag = "notifications",
     responses((status = 200, body = VapidKey)))]
 #[get("/v1/push/vapid-public-key")]
 pub async fn vapid_public_key(state: web::Data<AppState>) -> HttpResponse {

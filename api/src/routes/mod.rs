@@ -52,9 +52,10 @@ impl actix_web::FromRequest for DisputePath {
 }
 
 /// Every route, listed once: the server registers this list ([`configure`]) and the OpenAPI
-/// document takes its paths from it ([`document`]), each handler's `#[utoipa::path]` and actix
-/// attribute giving its method and path. Routes are matched in order: the hot paths of a game
-/// in play come first.
+/// document takes its paths from it ([`document`]). A handler's actix attribute
+/// (`#[get("/v1/...")]`) gives its method and path to both, its `#[utoipa::path]` the rest; a
+/// handler without one does not compile here. Routes are matched in order: the hot paths of a
+/// game in play come first.
 fn routes(cfg: &mut ServiceConfig) {
     cfg.service(games::send_command)
         .service(check::check_command)

@@ -13,7 +13,7 @@ pub struct Health {
 }
 
 /// Liveness: the process answers.
-#[utoipa::path(get, path = "/healthz", tag = "ops", responses((status = 200, body = Health)))]
+#[utoipa::path(tag = "ops", responses((status = 200, body = Health)))]
 #[get("/healthz")]
 pub async fn healthz() -> HttpResponse {
     HttpResponse::Ok().json(Health {
@@ -23,7 +23,7 @@ pub async fn healthz() -> HttpResponse {
 
 /// Readiness: the database answers and the instance is not draining (503 problem+json when
 /// it is: SIGTERM received, issue 29, or the database does not answer).
-#[utoipa::path(get, path = "/readyz", tag = "ops",
+#[utoipa::path(tag = "ops",
     responses((status = 200, body = Health), (status = 503, body = crate::error::Problem)))]
 #[get("/readyz")]
 pub async fn readyz(state: web::Data<AppState>) -> ApiResult<HttpResponse> {
@@ -43,7 +43,7 @@ pub async fn readyz(state: web::Data<AppState>) -> ApiResult<HttpResponse> {
 }
 
 /// Prometheus metrics.
-#[utoipa::path(get, path = "/metrics", tag = "ops", responses((status = 200, content_type = "application/openmetrics-text", body = String)))]
+#[utoipa::path(tag = "ops", responses((status = 200, content_type = "application/openmetrics-text", body = String)))]
 #[get("/metrics")]
 pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok()
@@ -52,7 +52,7 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
 }
 
 /// This API's OpenAPI 3.1 document.
-#[utoipa::path(get, path = "/openapi.json", tag = "ops", responses((status = 200, content_type = "application/json", body = Object)))]
+#[utoipa::path(tag = "ops", responses((status = 200, content_type = "application/json", body = Object)))]
 #[get("/openapi.json")]
 pub async fn openapi_json(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok()
@@ -68,7 +68,7 @@ const DOCS_POLICY: &str =
 // RapiDoc (navigable schemas, try-it-out, code samples); its script is compiled in
 // (`api/src/docs/`). The doc comment below is the spec's summary.
 /// Human-readable API docs, served entirely by this server (no other host is contacted).
-#[utoipa::path(get, path = "/docs", tag = "ops", responses((status = 200, content_type = "text/html", body = String)))]
+#[utoipa::path(tag = "ops", responses((status = 200, content_type = "text/html", body = String)))]
 #[get("/docs")]
 pub async fn docs() -> HttpResponse {
     let page = utoipa_rapidoc::RapiDoc::new("/openapi.json")

@@ -91,7 +91,7 @@ fn lang_of(req: &HttpRequest) -> Lang {
 }
 
 /// Every problem type this server answers with.
-#[utoipa::path(get, path = "/problems", tag = "ops",
+#[utoipa::path(tag = "ops",
     params(("accept-language" = Option<String>, Header, description = "`fr` for French, else English")),
     responses((status = 200, content_type = "text/html", body = String)))]
 #[get("/problems")]
@@ -119,7 +119,7 @@ pub async fn index(req: HttpRequest) -> HttpResponse {
 }
 
 /// The page describing one problem type (the target of a problem's `type` URI).
-#[utoipa::path(get, path = "/problems/{slug}", tag = "ops",
+#[utoipa::path(tag = "ops",
     params(("slug" = String, Path),
         ("accept-language" = Option<String>, Header, description = "`fr` for French, else English")),
     responses((status = 200, content_type = "text/html", body = String), (status = 404, body = Problem)))]

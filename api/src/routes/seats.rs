@@ -42,7 +42,7 @@ pub struct ResignAnswer {
 }
 
 /// Give the next free lobby seat to a server bot (host only).
-#[utoipa::path(post, path = "/v1/games/{id}/seats/bots", tag = "games", request_body = AddBotRequest,
+#[utoipa::path(tag = "games", request_body = AddBotRequest,
     params(("id" = uuid::Uuid, Path)), security(("bearer" = [])),
     responses((status = 201, body = GameSummary), (status = 403, body = Problem, description = "not the host"),
               (status = 404, body = Problem), (status = 422, body = Problem)))]
@@ -60,7 +60,7 @@ pub async fn add_bot(
 
 /// Resign: the caller's seat passes to a bot for the rest of the game (idempotent per
 /// `Idempotency-Key`; without one, once per seat).
-#[utoipa::path(post, path = "/v1/games/{id}/seats/me/resign", tag = "games",
+#[utoipa::path(tag = "games",
     params(("id" = uuid::Uuid, Path)), security(("bearer" = [])),
     responses((status = 200, body = ResignAnswer), (status = 403, body = Problem, description = "not seated"),
               (status = 404, body = Problem), (status = 409, body = Problem),
@@ -79,7 +79,7 @@ pub async fn resign(
 }
 
 /// Cancel a lobby (host only): its status becomes `cancelled`.
-#[utoipa::path(delete, path = "/v1/games/{id}", tag = "games", params(("id" = uuid::Uuid, Path)),
+#[utoipa::path(tag = "games", params(("id" = uuid::Uuid, Path)),
     security(("bearer" = [])),
     responses((status = 204), (status = 403, body = Problem, description = "not the host"),
               (status = 404, body = Problem), (status = 422, body = Problem, description = "not a lobby")))]

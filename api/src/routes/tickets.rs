@@ -60,7 +60,7 @@ pub struct StreamTicket {
 /// (`EventSource`). The stream it opens ends when the access token that bought it expires, or
 /// when its session is revoked. At most `HOMESTRETCH_QUOTA_STREAM_TICKETS` (8) unused tickets
 /// per user.
-#[utoipa::path(post, path = "/v1/stream-tickets", tag = "games", security(("bearer" = [])),
+#[utoipa::path(tag = "games", security(("bearer" = [])),
     responses((status = 201, body = StreamTicket), (status = 401, body = Problem),
               (status = 429, body = Problem, description = "the caller holds as many unused tickets as its quota allows")))]
 #[post("/v1/stream-tickets")]
