@@ -23,7 +23,6 @@ use std::collections::HashSet;
 use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tracing::Instrument;
 
 /// Largest accepted JSON body.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -54,8 +53,38 @@ pub struct ServerConfig {
     pub replica_url: Option<String>,
 }
 
+/// A request's id and route pattern, named once by its span ([`RequestSpan`]) and read by
+/// [`around_request`] and the error pages.
 #[derive(Clone)]
-struct RequestId(String);
+struct Named {
+    id: String,
+    route: String,
+}
+
+/// The span of every request, opened by tracing-actix-web's `TracingLogger` (which keeps it
+/// entered while the handler runs and while the body streams): `request` with `id`, `method`
+/// and `route`, the fields the logs have always had.
+struct RequestSpan;
+
+impl tracing_actix_web::RootSpanBuilder for RequestSpan {
+    fn on_request_start(req: &ServiceRequest) -> tracing::Span {
+        let named = Named {
+            id: request_id(req),
+            route: req.match_pattern().unwrap_or_else(|| "unmatched".into()),
+        };
+        let (id, method, route) = (&named.id, req.method(), &named.route);
+        let span = tracing::info_span!("request", %id, %method, %route);
+        req.extensions_mut().insert(named);
+        span
+    }
+
+    // The answer is logged by `served`, which also has the metrics to count.
+    fn on_request_end<B: MessageBody>(
+        _: tracing::Span,
+        _: &Result<ServiceResponse<B>, actix_web::Error>,
+    ) {
+    }
+}
 
 /// The replica's read-only pool (the URL was checked when the configuration was read; a bad
 /// one here is logged and the primary serves every read).
@@ -178,8 +207,8 @@ fn admit(counts: &Arc<ConnCounts>, ip: IpKey, limits: &LimitsConfig) -> Option<C
 }
 
 /// Starts serving on `listener`; the returned server runs when awaited or spawned. The app is
-/// the routes behind three layers: CORS (outermost), [`around_request`] (id, limits, metrics,
-/// language) and the problem+json error pages; connections are counted by [`count_connection`].
+/// the routes behind four layers: CORS (outermost), the request's id and span ([`RequestSpan`]),
+/// [`around_request`] (limits, metrics, language) and the problem+json error pages; connections are counted by [`count_connection`].
 pub fn serve(
     listener: TcpListener,
     state: Arc<AppState>,
@@ -196,6 +225,7 @@ pub fn serve(
             .configure(extractor_errors)
             .wrap(ErrorHandlers::new().default_handler(ensure_problem_json))
             .wrap_fn(around_request)
+            .wrap(tracing_actix_web::TracingLogger::<RequestSpan>::new())
             // Outermost: preflights are answered before routing and limits.
             .wrap(crate::cors::cors(&cors_origins))
             .configure(routes::configure)
@@ -275,8 +305,8 @@ fn count_connection(
     }
 }
 
-/// Around every request, in order: its id and log span; the limits gate (which verifies the
-/// bearer token once); the body deadline; the handler (or the refusal); a problem told again
+/// Around every request, inside its span ([`RequestSpan`]), in order: the limits gate (which
+/// verifies the bearer token once); the body deadline; the handler (or the refusal); a problem told again
 /// in the asked language; the `x-request-id` header, the metrics and the access log.
 fn around_request<S, B>(
     mut req: ServiceRequest,
@@ -292,11 +322,15 @@ where
 {
     use futures_util::future::Either;
     let started = Instant::now();
-    let request_id = request_id(&req);
-    req.extensions_mut().insert(RequestId(request_id.clone()));
+    let Named {
+        id: request_id,
+        route,
+    } = req
+        .extensions()
+        .get::<Named>()
+        .cloned()
+        .expect("RequestSpan names every request");
     let method = req.method().to_string();
-    let route = req.match_pattern().unwrap_or_else(|| "unmatched".into());
-    let span = tracing::info_span!("request", id = %request_id, %method, %route);
     let state = req.app_data::<web::Data<AppState>>().cloned();
     let (refused, heavy) = match state.as_ref().map(|s| gate(&req, s, &method, &route)) {
         Some(Err(refused)) => (Some(refused), None),
@@ -345,17 +379,26 @@ where
             (&method, &route, started),
         ))
     }
-    .instrument(span)
 }
 
-/// The request's id: its own `x-request-id` when sane, else a new one.
+/// The request's id: its own `x-request-id` when sane, else tracing-actix-web's (a UUID v4,
+/// written as 32 hex digits).
 fn request_id(req: &ServiceRequest) -> String {
-    req.headers()
+    let own = req
+        .headers()
         .get("x-request-id")
         .and_then(|v| v.to_str().ok())
         .filter(|v| v.len() <= 64 && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
-        .map(String::from)
-        .unwrap_or_else(|| uuid::Uuid::new_v4().simple().to_string())
+        .map(String::from);
+    own.unwrap_or_else(|| {
+        let made = req
+            .extensions()
+            .get::<tracing_actix_web::RequestId>()
+            .copied();
+        made.map_or_else(uuid::Uuid::new_v4, Into::into)
+            .simple()
+            .to_string()
+    })
 }
 
 /// The answer to a request the gate refused. It is sent after min(Retry-After, 1 s): a client
@@ -589,8 +632,8 @@ fn ensure_problem_json<B: MessageBody + 'static>(
     let request_id = res
         .request()
         .extensions()
-        .get::<RequestId>()
-        .map(|r| r.0.clone());
+        .get::<Named>()
+        .map(|named| named.id.clone());
     let (slug, title) = match status.as_u16() {
         404 => ("not-found", "Not found"),
         405 => ("method-not-allowed", "Method not allowed"),

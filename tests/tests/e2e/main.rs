@@ -32,6 +32,7 @@ mod readme;
 mod registry;
 mod reliability;
 mod replica;
+mod routes28;
 mod rules27;
 mod schema;
 mod store;
