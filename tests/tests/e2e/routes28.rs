@@ -54,7 +54,8 @@ fn label(line: &str, name: &str) -> Option<String> {
 }
 
 /// The request id and span, through the real binary and its JSON logs: a sane `x-request-id`
-/// of the caller's is answered back and logged, a bad one or none gets a new 32-hex-digit id;
+/// of the caller's is answered back, logged and named by the framework's error pages, a bad one
+/// or none gets a new 32-hex-digit id;
 /// every request is logged as `served` (`status`, `ms`) inside a span `request` with `id`,
 /// `method` and `route` (the route pattern, or `unmatched`). These are the names the logs and
 /// answers had before tracing-actix-web opened the span.
@@ -102,6 +103,21 @@ async fn request_ids_are_answered_and_logged_in_the_request_span() {
     assert_eq!(status, 404);
     assert!(made(&unmatched), "{unmatched}");
     fresh.push(unmatched.clone());
+    // The framework's own errors (a body over the limit) name the request id as `instance`.
+    let mut too_big = client
+        .post(format!("{}/v1/auth/guest", server.address()))
+        .insert_header(("x-request-id", "big-body-1"))
+        .insert_header(("content-type", "application/json"))
+        .send_body(vec![b' '; 70 * 1024])
+        .await
+        .expect("an answer");
+    assert_eq!(too_big.status().as_u16(), 413);
+    assert_eq!(
+        too_big.headers().get("x-request-id").map(|v| v.as_bytes()),
+        Some(&b"big-body-1"[..])
+    );
+    let problem: Value = too_big.json().await.expect("a problem");
+    assert_eq!(problem["instance"], "big-body-1", "{problem}");
     let distinct: BTreeSet<_> = fresh.iter().collect();
     assert_eq!(distinct.len(), fresh.len(), "{fresh:?}");
 
