@@ -1,6 +1,10 @@
 //! Building and running the HTTP server.
 
 use crate::application::GameService;
+use crate::application::accounts::UserService;
+use crate::application::delivery::DestinationCheck;
+use crate::application::disputes::DisputeService;
+use crate::application::subscriptions::Subscriptions;
 use crate::auth::{JwtKeys, Sessions, Verified};
 use crate::error::{ApiError, PROBLEM_JSON, Problem};
 use crate::limits::{Counts, HeavySlot, IpKey, Limits, LimitsConfig, Refusal};
@@ -114,18 +118,39 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
             }
         }
     });
+    let accounts = Accounts::new(pool);
+    let jwt = Arc::new(JwtKeys::new(&config.jwt_secret));
+    let users = Arc::new(UserService::new(
+        accounts.clone(),
+        games.clone(),
+        jwt.clone(),
+        sessions.clone(),
+        config.refresh_leeway,
+        config.admins.clone(),
+        crate::limits::cap(config.limits.lobbies_per_user),
+    ));
+    let disputes = DisputeService::new(
+        games.clone(),
+        users.clone(),
+        crate::limits::cap(config.limits.disputes_per_user),
+    );
+    let subscriptions = Subscriptions::new(
+        outbox,
+        Box::new(DestinationCheck(config.notify.clone())),
+        config.limits.destinations(false),
+        config.limits.destinations(true),
+    );
     Arc::new(AppState {
         games,
-        accounts: Accounts::new(pool),
-        jwt: JwtKeys::new(&config.jwt_secret),
-        admins: config.admins.clone(),
+        users,
+        disputes,
+        accounts,
+        jwt,
         metrics: Arc::new(Metrics::default()),
         hub,
         limits,
         sessions,
-        refresh_leeway: config.refresh_leeway,
-        outbox,
-        notify: config.notify.clone(),
+        subscriptions,
         vapid,
         openapi: Default::default(),
         drain,

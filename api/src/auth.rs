@@ -2,6 +2,7 @@
 //! checked), rotating opaque refresh tokens grouped in families (a session), argon2id passwords,
 //! and the `AuthUser` extractor, which also refuses tokens of a revoked family.
 
+use crate::application::error::AppError;
 use crate::error::ApiError;
 use crate::state::AppState;
 use actix_web::{FromRequest, HttpMessage, HttpRequest, dev::Payload, web};
@@ -69,7 +70,7 @@ impl JwtKeys {
         name: &str,
         family: Uuid,
         issued_at: i64,
-    ) -> Result<String, ApiError> {
+    ) -> Result<String, AppError> {
         let claims = Claims {
             sub: user.to_string(),
             name: name.to_string(),
@@ -81,7 +82,7 @@ impl JwtKeys {
             fam: family,
         };
         jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
-            .map_err(|e| ApiError::Internal(format!("signing a token: {e}")))
+            .map_err(|e| AppError::Internal(format!("signing a token: {e}")))
     }
 
     /// The refresh token that replaces `token`: HMAC-SHA256 of it under a server key. Only a
@@ -292,7 +293,7 @@ impl Sessions {
                 // The database is away: a session seen alive recently stays usable (its tokens
                 // live ACCESS_TTL_SECONDS at most); an unknown one cannot be checked.
                 Err(_) if cached.is_some() => false,
-                Err(error) => return Err(error.into()),
+                Err(error) => return Err(AppError::from(error).into()),
             },
         })
     }
@@ -336,12 +337,12 @@ impl Sessions {
     }
 }
 
-pub fn hash_password(password: &str) -> Result<String, ApiError> {
+pub fn hash_password(password: &str) -> Result<String, AppError> {
     use argon2::{Argon2, PasswordHasher};
     Argon2::default()
         .hash_password(password.as_bytes())
         .map(|h| h.to_string())
-        .map_err(|e| ApiError::Internal(format!("hashing a password: {e}")))
+        .map_err(|e| AppError::Internal(format!("hashing a password: {e}")))
 }
 
 pub fn verify_password(password: &str, phc: &str) -> bool {

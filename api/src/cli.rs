@@ -491,6 +491,8 @@ pub enum CliError {
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("{0}")]
     Store(#[from] infra::StoreError),
+    #[error("{0}")]
+    App(#[from] crate::application::AppError),
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),
     #[error("{0}")]

@@ -34,7 +34,7 @@ impl GameService {
                         divergence.recorded = Value::Null;
                         divergence.expected = Value::Null;
                     }
-                    serde_json::to_vec(&report).map_err(|e| StoreError::Corrupt(e.to_string()))
+                    serde_json::to_vec(&report).map_err(|e| AppError::Internal(e.to_string()))
                 })
                 .await?;
             Ok(heavy::Kept::json(json))
@@ -92,7 +92,7 @@ impl GameService {
     ) -> Result<MoveAudit> {
         let (row, seats, record) = Self::record(store, id).await?;
         if seq == 0 || seq > row.version {
-            return Err(StoreError::NotFound(says("errors.move_not_found")));
+            return Err(AppError::NotFound(says("errors.move_not_found")));
         }
         let viewer = if arbiter {
             Viewer::Omniscient
@@ -136,7 +136,7 @@ fn explain(
         .iter()
         .find(|c| c.first_seq <= seq && seq <= c.last_seq)
         .cloned()
-        .ok_or_else(|| StoreError::NotFound(says("errors.move_not_found")))?;
+        .ok_or_else(|| AppError::NotFound(says("errors.move_not_found")))?;
     let mut state = game.new_state();
     let events: Vec<StoredEvent> = bundle
         .events

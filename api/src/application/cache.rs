@@ -68,7 +68,7 @@ impl GameService {
         let row = self.store.game(id).await?;
         if row.started_at.is_none() {
             // A lobby, or one that was cancelled or expired (issue 17): no log.
-            return Err(StoreError::Invalid(
+            return Err(AppError::Invalid(
                 says("errors.game_not_started").arg("status", row.status.as_str()),
             ));
         }
@@ -116,7 +116,7 @@ impl GameService {
                 .collect();
             return Ok(());
         }
-        Err(StoreError::Conflict {
+        Err(AppError::Conflict {
             current: loaded.version,
         })
     }

@@ -22,7 +22,7 @@ impl GameService {
                 .state
                 .decide(seat, &command, &mut rng)
                 .map(drop)
-                .map_err(StoreError::Rejected)
+                .map_err(AppError::Rejected)
         })
         .await?
     }

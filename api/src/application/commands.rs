@@ -70,7 +70,7 @@ impl Loaded {
         let seat = self.seat_for(user)?;
         // Issue 17: a seat handed to a bot (resigned, or timed out too often) is the bot's.
         if self.abandoned(seat) {
-            return Err(StoreError::Forbidden(says("errors.seat_abandoned")));
+            return Err(AppError::Forbidden(says("errors.seat_abandoned")));
         }
         Ok(seat)
     }
@@ -144,7 +144,7 @@ impl GameService {
                 Ok(answer) => return Ok(answer),
                 // Lost a race: a client that named its version is told; otherwise decide again.
                 Err(current) if request.expected_version.is_some() => {
-                    let lost = StoreError::Conflict { current };
+                    let lost = AppError::Conflict { current };
                     return self.refuse(loaded, user, &request, lost).await;
                 }
                 Err(current) => {
@@ -154,7 +154,7 @@ impl GameService {
             }
         }
         let current = guard.as_ref().map(|l| l.version).unwrap_or(0);
-        Err(StoreError::Conflict { current })
+        Err(AppError::Conflict { current })
     }
 
     /// `refusal`, unless the command is a repeat of one the caller had accepted (then its
@@ -164,13 +164,13 @@ impl GameService {
         loaded: &mut Loaded,
         user: UserId,
         request: &CommandRequest,
-        refusal: StoreError,
+        refusal: AppError,
     ) -> Result<CommandAnswer> {
         if let Some(answer) = self.repeat(loaded, user, request).await? {
             return Ok(answer);
         }
         let counter = match refusal {
-            StoreError::Rejected(_) => &self.counters.rejections,
+            AppError::Rejected(_) => &self.counters.rejections,
             _ => &self.counters.conflicts,
         };
         counter.fetch_add(1, Ordering::Relaxed);
@@ -190,7 +190,7 @@ impl GameService {
         match self.store.command(id, user, request.command_id).await? {
             None => Ok(None),
             Some((hash, _, _)) if hash != body_hash(&request.command) => {
-                Err(StoreError::IdempotencyMismatch)
+                Err(AppError::IdempotencyMismatch)
             }
             Some((_, first, last)) => {
                 Ok(Some(self.answer_from_log(loaded, user, first, last).await?))
@@ -294,7 +294,7 @@ impl GameService {
             } => Ok(Ok(self
                 .answer_from_log(loaded, user, first_seq, last_seq)
                 .await?)),
-            AppendResult::Mismatch => Err(StoreError::IdempotencyMismatch),
+            AppendResult::Mismatch => Err(AppError::IdempotencyMismatch),
             AppendResult::Conflict { current } => Ok(Err(current)),
         }
     }
@@ -323,7 +323,7 @@ fn after(
             let mut next = loaded.state.clone_box();
             for event in &events {
                 next.apply(&event.payload, schema)
-                    .map_err(StoreError::Corrupt)?;
+                    .map_err(AppError::Internal)?;
             }
             next
         }

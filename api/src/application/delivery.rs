@@ -16,6 +16,7 @@
 //! ends, so a destination that is slow to answer holds its own delivery, never anyone else's.
 
 use super::pinning::{self, Pins};
+use super::subscriptions::Destinations;
 use super::webpush::{Vapid, encrypt};
 use domain::i18n::{Says, says};
 use hmac::{KeyInit, Mac};
@@ -103,6 +104,20 @@ pub async fn check_destination(
     field: &'static str,
 ) -> Result<url::Url, Says> {
     checked(raw, config, field).await.map(|c| c.url)
+}
+
+/// [`check_destination`] under one configuration: what the use cases ask
+/// (`application::subscriptions::Destinations`).
+pub struct DestinationCheck(pub NotifyConfig);
+
+impl Destinations for DestinationCheck {
+    fn check<'a>(
+        &'a self,
+        raw: &'a str,
+        field: &'static str,
+    ) -> futures_util::future::LocalBoxFuture<'a, Result<url::Url, Says>> {
+        Box::pin(check_destination(raw, &self.0, field))
+    }
 }
 
 /// A destination that passed [`check_destination`], with the addresses the check approved.

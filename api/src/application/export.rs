@@ -107,7 +107,7 @@ impl GameService {
                 .run(move || {
                     bundle.server_seed = seed;
                     redact_bundle(&mut bundle, game.new_state().as_ref(), viewer);
-                    serde_json::to_vec(&bundle).map_err(|e| StoreError::Corrupt(e.to_string()))
+                    serde_json::to_vec(&bundle).map_err(|e| AppError::Internal(e.to_string()))
                 })
                 .await?;
             Ok(heavy::Kept::json(json))

@@ -85,8 +85,8 @@ impl Answer {
     }
 }
 
-fn other_kind() -> StoreError {
-    StoreError::Corrupt("a kept answer of another kind".into())
+fn other_kind() -> AppError {
+    AppError::Internal("a kept answer of another kind".into())
 }
 
 /// A heavy answer as JSON, and whether it was served from the cache (the route says so in
@@ -208,9 +208,9 @@ impl Heavy {
         });
         self.sender()
             .send(job)
-            .map_err(|_| StoreError::Unavailable("heavy work stopped".into()))?;
+            .map_err(|_| AppError::Unavailable("heavy work stopped".into()))?;
         told.await
-            .map_err(|_| StoreError::Corrupt("a heavy job was lost".into()))?
+            .map_err(|_| AppError::Internal("a heavy job was lost".into()))?
     }
 
     /// The answer kept under `key`, or `make`'s (then kept): `(answer, true when kept)`.
@@ -232,7 +232,7 @@ impl Heavy {
             .loading
             .acquire()
             .await
-            .map_err(|_| StoreError::Unavailable("heavy work stopped".into()))?;
+            .map_err(|_| AppError::Unavailable("heavy work stopped".into()))?;
         self.misses.fetch_add(1, Ordering::Relaxed);
         let kept = make.await?;
         let _ = guard.insert(kept.clone());

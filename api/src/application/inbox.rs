@@ -9,7 +9,7 @@ impl GameService {
     /// The games where `user` must act, most urgent first (nearest deadline, then the turn
     /// waiting longest).
     pub async fn inbox(&self, user: UserId) -> Result<Vec<InboxRow>> {
-        self.store.inbox(user).await
+        self.store.inbox(user).await.map_err(AppError::from)
     }
 
     /// Rewrites the inbox rows of every started game from its state (for games started before

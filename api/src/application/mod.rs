@@ -18,6 +18,7 @@ mod clocks;
 mod commands;
 pub mod delivery;
 pub mod disputes;
+pub mod error;
 mod export;
 mod heavy;
 mod inbox;
@@ -26,13 +27,14 @@ pub mod notify;
 pub mod pinning;
 mod reads;
 mod replay;
+pub mod subscriptions;
 pub mod webpush;
 
 use domain::engine::{ChaChaRng, seed_commitment};
 use domain::i18n::says;
 use domain::{AnyGame, AnyState, Outcome, Prompt, Registry, Seat, Viewer};
+pub use error::{AppError, Result};
 use infra::audit::{self as bundles, Bundle, BundleCommand, BundleGame, BundleSeat};
-use infra::error::{Result, StoreError};
 use infra::hash::{canonical_json, event_hash};
 use infra::ids::{GameId, UserId};
 use infra::store::{
@@ -82,11 +84,11 @@ impl Loaded {
     /// `user`'s seat: sending or checking a command needs one (403 otherwise).
     pub fn seat_for(&self, user: UserId) -> Result<Seat> {
         self.seat_of(user)
-            .ok_or_else(|| StoreError::Forbidden(says("errors.no_seat")))
+            .ok_or_else(|| AppError::Forbidden(says("errors.no_seat")))
     }
     /// The version conflict of a command decided against `expected` (409 naming the current).
-    fn conflict(&self) -> StoreError {
-        StoreError::Conflict {
+    fn conflict(&self) -> AppError {
+        AppError::Conflict {
             current: self.version,
         }
     }
@@ -259,7 +261,7 @@ impl GameService {
     /// The game of a stored or requested `kind` (422 naming the known kinds if unknown).
     fn game_of(&self, kind: &str) -> Result<&'static dyn AnyGame> {
         self.registry.find(kind).map_err(|unknown| {
-            StoreError::Invalid(
+            AppError::Invalid(
                 says("errors.unknown_game_kind")
                     .arg("kind", &unknown.kind)
                     .arg("known", unknown.known.join(", ")),
@@ -272,5 +274,5 @@ impl GameService {
 /// worker down, and nothing is appended.
 fn guarded<R>(f: impl FnOnce() -> R) -> Result<R> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
-        .map_err(|_| StoreError::Corrupt("the rules engine panicked".into()))
+        .map_err(|_| AppError::Internal("the rules engine panicked".into()))
 }

@@ -36,7 +36,7 @@ impl GameService {
             .await;
         match cached {
             // Not started: `with_game` refuses a lobby.
-            Err(StoreError::Invalid(_)) => {
+            Err(AppError::Invalid(_)) => {
                 let (row, seats) = self.game_row(id).await?;
                 Ok(GameRead {
                     row,

@@ -111,7 +111,7 @@ impl GameService {
                         }
                         events.extend(batch);
                     }
-                    Ok((state, events))
+                    Ok::<_, AppError>((state, events))
                 })
                 .await?;
             let view = self
@@ -191,7 +191,7 @@ async fn fold_from(
 /// `?at=` past the log's head is invalid input, not a missing game.
 fn beyond_head(at: u64, head: u64) -> Result<()> {
     if at > head {
-        return Err(StoreError::Invalid(
+        return Err(AppError::Invalid(
             says("errors.version_beyond_head")
                 .arg("at", at)
                 .arg("head", head),

@@ -230,7 +230,8 @@ pub async fn open_dispute(
     body: web::Json<OpenDispute>,
 ) -> ApiResult<HttpResponse> {
     let (created, read) = state
-        .open_dispute(&user, id, body.seq, &body.reason)
+        .disputes
+        .open_dispute(user.id, id, body.seq, &body.reason)
         .await?;
     let mut answer = if created {
         HttpResponse::Created()
@@ -253,7 +254,7 @@ pub async fn get_dispute(
     user: AuthUser,
     DisputePath(id): DisputePath,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(DisputeOut::from(state.dispute(&user, id).await?)))
+    Ok(HttpResponse::Ok().json(DisputeOut::from(state.disputes.dispute(user.id, id).await?)))
 }
 
 /// Resolve a dispute (admins only): upheld or rejected, with a note.
@@ -269,6 +270,9 @@ pub async fn resolve_dispute(
     DisputePath(id): DisputePath,
 ) -> ApiResult<HttpResponse> {
     let upheld = body.verdict == Verdict::Upheld;
-    let read = state.resolve_dispute(&user, id, upheld, &body.note).await?;
+    let read = state
+        .disputes
+        .resolve_dispute(user.id, id, upheld, &body.note)
+        .await?;
     Ok(HttpResponse::Ok().json(DisputeOut::from(read)))
 }

@@ -134,7 +134,8 @@ pub async fn dispute_board_svg(
     if_none_match: IfNoneMatch,
 ) -> ApiResult<HttpResponse> {
     let picture = state
-        .dispute_picture(&user, id, query.side == Side::After)
+        .disputes
+        .dispute_picture(user.id, id, query.side == Side::After)
         .await?;
     Ok(svg_answer(&if_none_match, picture, false))
 }

@@ -516,9 +516,9 @@ pub async fn create_game(
     body: web::Json<CreateGameRequest>,
 ) -> ApiResult<HttpResponse> {
     let create = body.into_inner().into_create()?;
-    state.lobby_quota(&user).await?;
+    state.users.lobby_quota(user.id).await?;
     // Only an admin may fix the seed (checked by the use case).
-    let is_admin = create.rng_seed.is_some() && state.is_admin(&user).await?;
+    let is_admin = create.rng_seed.is_some() && state.users.is_admin(user.id).await?;
     let id = state.games.create(user.id, create, is_admin).await?;
     let (row, seats) = state.games.game_row(id).await?;
     let answer = with_links(&state, &user, &row, &seats, summary(&row, &seats)).await?;

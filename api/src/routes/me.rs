@@ -14,7 +14,6 @@ use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 use domain::i18n::says;
 use futures_util::Stream;
 use infra::UserId;
-use infra::outbox::Registered;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -189,28 +188,11 @@ pub async fn add_webhook(
     user: AuthUser,
     body: web::Json<NewWebhook>,
 ) -> ApiResult<HttpResponse> {
-    let secret_len = body.secret.chars().count();
-    if !(16..=256).contains(&secret_len) {
-        return Err(ApiError::Invalid(
-            says("errors.webhook_secret_length")
-                .arg("min", 16u32)
-                .arg("max", 256u32),
-        ));
-    }
-    let url = crate::application::delivery::check_destination(&body.url, &state.notify, "url")
-        .await
-        .map_err(ApiError::Invalid)?;
-    let quota = state.limits.config.destinations(false);
-    match state
-        .outbox
-        .add_webhook(user.id, url.as_str(), &body.secret, quota)
-        .await?
-    {
-        Registered::Done(hook, created) => Ok(created_or_ok(created).json(WebhookOut::from(hook))),
-        Registered::OverQuota => Err(ApiError::Quota(
-            says("errors.webhook_quota").arg("max", quota.per_user),
-        )),
-    }
+    let (hook, created) = state
+        .subscriptions
+        .add_webhook(user.id, &body.url, &body.secret)
+        .await?;
+    Ok(created_or_ok(created).json(WebhookOut::from(hook)))
 }
 
 /// The caller's webhooks (their secrets are never shown again).
@@ -218,7 +200,7 @@ pub async fn add_webhook(
     responses((status = 200, body = WebhookList), (status = 401, body = Problem)))]
 #[get("/v1/me/webhooks")]
 pub async fn list_webhooks(state: web::Data<AppState>, user: AuthUser) -> ApiResult<HttpResponse> {
-    let webhooks = state.outbox.webhooks(user.id).await?;
+    let webhooks = state.subscriptions.webhooks(user.id).await?;
     Ok(HttpResponse::Ok().json(WebhookList {
         webhooks: webhooks.into_iter().map(WebhookOut::from).collect(),
     }))
@@ -236,9 +218,7 @@ pub async fn delete_webhook(
 ) -> ApiResult<HttpResponse> {
     let not_found = || ApiError::NotFound(says("errors.webhook_not_found"));
     let id: uuid::Uuid = path.parse().map_err(|_| not_found())?;
-    if !state.outbox.remove_webhook(user.id, id).await? {
-        return Err(not_found());
-    }
+    state.subscriptions.remove_webhook(user.id, id).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -261,25 +241,15 @@ pub async fn add_push_subscription(
     body: web::Json<NewPushSubscription>,
 ) -> ApiResult<HttpResponse> {
     body.keys.check()?;
-    let url =
-        crate::application::delivery::check_destination(&body.endpoint, &state.notify, "endpoint")
-            .await
-            .map_err(ApiError::Invalid)?;
-    let quota = state.limits.config.destinations(true);
     let keys = &body.keys;
-    match state
-        .outbox
-        .add_push(user.id, url.as_str(), &keys.p256dh, &keys.auth, quota)
-        .await?
-    {
-        Registered::Done(sub, created) => Ok(created_or_ok(created).json(PushSubscriptionOut {
-            id: sub.id,
-            endpoint: sub.endpoint,
-        })),
-        Registered::OverQuota => Err(ApiError::Quota(
-            says("errors.push_subscription_quota").arg("max", quota.per_user),
-        )),
-    }
+    let (sub, created) = state
+        .subscriptions
+        .add_push(user.id, &body.endpoint, &keys.p256dh, &keys.auth)
+        .await?;
+    Ok(created_or_ok(created).json(PushSubscriptionOut {
+        id: sub.id,
+        endpoint: sub.endpoint,
+    }))
 }
 
 /// 201 for a destination just made, 200 for the caller's own one updated in place.
@@ -305,11 +275,7 @@ pub async fn delete_push_subscription(
     let endpoint = url::Url::parse(&query.endpoint)
         .map(String::from)
         .unwrap_or_else(|_| query.endpoint.clone());
-    if !state.outbox.remove_push(user.id, &endpoint).await? {
-        return Err(ApiError::NotFound(says(
-            "errors.push_subscription_not_found",
-        )));
-    }
+    state.subscriptions.remove_push(user.id, &endpoint).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -341,7 +307,7 @@ pub async fn notifications(
     }
     let after = i64::try_from(query.after)
         .map_err(|_| ApiError::Invalid(says("errors.after_out_of_range")))? as u64;
-    let entries = state.outbox.feed(user.id, after, limit).await?;
+    let entries = state.subscriptions.feed(user.id, after, limit).await?;
     let last_seq = entries.last().map(|e| e.seq).unwrap_or(after);
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))
@@ -423,7 +389,7 @@ fn feed_stream(
                 return Some((Ok(chunk), c));
             }
             if c.must_fetch {
-                match c.state.outbox.feed(c.user, c.after, 200).await {
+                match c.state.subscriptions.feed(c.user, c.after, 200).await {
                     Ok(entries) => {
                         c.must_fetch = entries.len() == 200;
                         for entry in entries {
