@@ -1,8 +1,9 @@
 //! Building and running the HTTP server.
 
+use crate::adapters::http_delivery::DestinationCheck;
+use crate::adapters::pg_listen::Hub;
 use crate::application::GameService;
 use crate::application::accounts::UserService;
-use crate::application::delivery::DestinationCheck;
 use crate::application::disputes::DisputeService;
 use crate::application::subscriptions::Subscriptions;
 use crate::auth::{JwtKeys, Sessions, Verified};
@@ -10,7 +11,6 @@ use crate::error::{ApiError, PROBLEM_JSON, Problem};
 use crate::limits::{Counts, HeavySlot, IpKey, Limits, LimitsConfig, Refusal};
 use crate::metrics::Metrics;
 use crate::routes;
-use crate::sse::Hub;
 use crate::state::AppState;
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{Server, ServiceRequest, ServiceResponse};
@@ -50,7 +50,7 @@ pub struct ServerConfig {
     /// Browser origins allowed by CORS (`HOMESTRETCH_CORS_ORIGINS`; default none).
     pub cors_origins: Vec<String>,
     /// Notification delivery (issue 18).
-    pub notify: crate::application::delivery::NotifyConfig,
+    pub notify: crate::adapters::http_delivery::NotifyConfig,
     /// The clock and bot worker (issue 17; `None`: this instance fires no deadline).
     pub clocks: Option<crate::application::ClockConfig>,
     /// A streaming replica for replays, exports, audits and event pages
@@ -86,7 +86,7 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
     );
     let outbox = infra::outbox::Outbox::new(pool.clone());
     let vapid = Arc::new(
-        crate::application::webpush::Vapid::new(
+        crate::adapters::web_push::Vapid::new(
             &config.notify.vapid_private_key,
             &config.notify.vapid_subject,
         )
@@ -94,7 +94,7 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
     );
     if config.notify.deliver {
         // The worker's HTTP client lives on this thread (actix's `awc`).
-        drain.track(actix_web::rt::spawn(crate::application::delivery::run(
+        drain.track(actix_web::rt::spawn(crate::adapters::http_delivery::run(
             outbox.clone(),
             config.notify.clone(),
             vapid.clone(),

@@ -1,5 +1,6 @@
 //! Shared application state handed to every handler.
 
+use crate::adapters::pg_listen::Hub;
 use crate::application::GameService;
 use crate::application::accounts::UserService;
 use crate::application::disputes::DisputeService;
@@ -7,7 +8,6 @@ use crate::application::subscriptions::Subscriptions;
 use crate::auth::{JwtKeys, Sessions};
 use crate::limits::Limits;
 use crate::metrics::Metrics;
-use crate::sse::Hub;
 use infra::accounts::Accounts;
 use std::sync::Arc;
 
@@ -25,7 +25,7 @@ pub struct AppState {
     pub sessions: Arc<Sessions>,
     /// Notification destinations and feeds (issue 18).
     pub subscriptions: Subscriptions,
-    pub vapid: Arc<crate::application::webpush::Vapid>,
+    pub vapid: Arc<crate::adapters::web_push::Vapid>,
     /// The OpenAPI document of the games this server hosts, built on first request.
     pub openapi: std::sync::OnceLock<String>,
     /// Set on SIGTERM: `/readyz` 503, streams end, workers stop (issue 29).

@@ -6,13 +6,6 @@ impl GameService {
         cache.entry(id).or_default().clone()
     }
 
-    /// Records a version heard from the notification channel.
-    pub fn heard(&self, id: GameId, version: u64) {
-        let mut heads = self.heads.lock().expect("heads lock");
-        let head = heads.entry(id).or_default();
-        *head = (*head).max(version);
-    }
-
     pub(super) fn heard_head(&self, id: GameId) -> u64 {
         self.heads
             .lock()
@@ -20,21 +13,6 @@ impl GameService {
             .get(&id)
             .copied()
             .unwrap_or(0)
-    }
-
-    /// The listener connected (`true`) or lost its connection (`false`). Notifications may
-    /// have been missed in between, so reads check the database until it is back.
-    pub fn set_listening(&self, up: bool) {
-        if !up {
-            self.listening
-                .store(false, std::sync::atomic::Ordering::Release);
-        } else {
-            self.heads.lock().expect("heads lock").clear();
-            // Whatever was missed while deaf: reload cached games from the log on next use.
-            self.cache.lock().expect("cache lock").clear();
-            self.listening
-                .store(true, std::sync::atomic::Ordering::Release);
-        }
     }
 
     /// Number of games held in the in-process cache.
@@ -128,5 +106,37 @@ impl GameService {
         self.ensure_fresh(id, &mut guard, None).await?;
         let loaded = guard.as_ref().expect("loaded");
         guarded(|| f(loaded))
+    }
+}
+
+/// What the notification listener (`adapters::pg_listen`) tells the games: the heads every
+/// instance appends, and whether it hears them.
+pub trait Heads: Send + Sync {
+    /// A version heard from the notification channel.
+    fn heard(&self, id: GameId, version: u64);
+    /// The listener connected (`true`) or lost its connection (`false`).
+    fn set_listening(&self, up: bool);
+}
+
+impl Heads for GameService {
+    fn heard(&self, id: GameId, version: u64) {
+        let mut heads = self.heads.lock().expect("heads lock");
+        let head = heads.entry(id).or_default();
+        *head = (*head).max(version);
+    }
+
+    // Notifications may have been missed in between, so reads check the database until the
+    // listener is back.
+    fn set_listening(&self, up: bool) {
+        if !up {
+            self.listening
+                .store(false, std::sync::atomic::Ordering::Release);
+        } else {
+            self.heads.lock().expect("heads lock").clear();
+            // Whatever was missed while deaf: reload cached games from the log on next use.
+            self.cache.lock().expect("cache lock").clear();
+            self.listening
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
     }
 }

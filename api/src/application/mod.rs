@@ -9,14 +9,12 @@
 //! check the head version before serving.
 
 pub mod accounts;
-pub mod addresses;
 mod audit;
 pub mod board;
 mod cache;
 mod check;
 mod clocks;
 mod commands;
-pub mod delivery;
 pub mod disputes;
 pub mod error;
 mod export;
@@ -24,11 +22,9 @@ mod heavy;
 mod inbox;
 mod lobby;
 pub mod notify;
-pub mod pinning;
 mod reads;
 mod replay;
 pub mod subscriptions;
-pub mod webpush;
 
 use domain::engine::{ChaChaRng, seed_commitment};
 use domain::i18n::says;
@@ -48,6 +44,7 @@ use std::sync::{Arc, Mutex};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+pub use cache::Heads;
 pub use clocks::{Clock, ClockConfig};
 pub use heavy::Served;
 pub use infra::random::fill_random;

@@ -1,6 +1,7 @@
 //! `/v1/games/*`: lobby, commands, views, prompts, the event feed, its live stream, replay.
 
-use crate::application::{CommandAnswer, CommandRequest, CreateGame, GameRead};
+use crate::adapters::sse_stream;
+use crate::application::{AppError, CommandAnswer, CommandRequest, CreateGame, GameRead};
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::extract::{IdempotencyKey, IfMatch, IfNoneMatch, LastEventId};
@@ -12,7 +13,7 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 use domain::i18n::says;
 use domain::{Outcome, Prompt};
-use infra::store::StoredEvent;
+use infra::store::{Entry, StoredEvent};
 use infra::store::{GameRow, GameStatus, ListFilter, SeatRow};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -836,7 +837,40 @@ pub async fn stream(
     let after = after.unwrap_or(0);
     // Fail early (404, not started) before committing to a stream.
     state.games.with_game(id, |_| ()).await?;
-    let ip = crate::limits::client_ip(&req);
-    let body = crate::stream::event_stream(state.into_inner(), id, access.user.id, ip, after)?;
-    Ok(crate::stream::sse_response(body, access.until))
+    let user = access.user.id;
+    let slot = (state.hub).open(user, crate::limits::client_ip(&req), &state.limits.config)?;
+    // Subscribe before reading the backlog, so nothing committed in between is missed.
+    let wake = state.hub.subscribe(id);
+    let games = state.games.clone();
+    let body = sse_stream::catch_up("event", after, wake, slot, move |after| {
+        event_batch(games.clone(), id, user, after)
+    });
+    Ok(sse_stream::sse_response(body, access.until))
+}
+
+/// The caller's copy of the events after `after` (500 at most) as stream messages; the last
+/// one a game has is its seed reveal.
+async fn event_batch(
+    games: std::sync::Arc<crate::application::GameService>,
+    id: infra::GameId,
+    user: infra::UserId,
+    after: u64,
+) -> Result<sse_stream::Batch, AppError> {
+    let (last, page) = games.events(id, user, after, 500).await?;
+    let more = last > after && page.len() == 500;
+    let ends = page.iter().any(|e| e.entry() == Entry::SeedRevealed);
+    let frames = page
+        .into_iter()
+        .map(|event| {
+            let out = EventOut::from(event);
+            let data = serde_json::to_string(&out).unwrap_or_default();
+            sse_stream::frame(out.seq, &out.kind, &data)
+        })
+        .collect();
+    Ok(sse_stream::Batch {
+        frames,
+        after: last,
+        more,
+        last: ends,
+    })
 }

@@ -3,7 +3,8 @@
 //! Every channel carries the same JSON ([`Notification`]), built in
 //! `application::notify` and written to the outbox with the events that cause it.
 
-use crate::application::webpush::b64url_decode;
+use crate::adapters::sse_stream;
+use crate::adapters::web_push::b64url_decode;
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::limits::IpKey;
@@ -15,10 +16,7 @@ use domain::i18n::says;
 use futures_util::Stream;
 use infra::UserId;
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
 use std::sync::Arc;
-use std::time::Duration;
-use tokio::sync::broadcast::error::RecvError;
 use utoipa::{IntoParams, ToSchema};
 
 /// A notification, as delivered to a webhook (the body), a push subscription (the decrypted
@@ -335,7 +333,7 @@ pub async fn notification_stream(
     let after = feed_after(&req)?;
     let ip = crate::limits::client_ip(&req);
     let body = feed_stream(state.into_inner(), access.user.id, ip, after)?;
-    Ok(crate::stream::sse_response(body, access.until))
+    Ok(sse_stream::sse_response(body, access.until))
 }
 
 /// The feed number a stream resumes after (`Last-Event-ID`; 0 without one).
@@ -351,20 +349,8 @@ fn feed_after(req: &HttpRequest) -> ApiResult<u64> {
     }
 }
 
-const KEEPALIVE: Duration = Duration::from_secs(15);
-
-struct FeedCursor {
-    state: Arc<AppState>,
-    user: UserId,
-    after: u64,
-    pending: VecDeque<Bytes>,
-    wake: tokio::sync::broadcast::Receiver<()>,
-    must_fetch: bool,
-    _slot: crate::sse::StreamSlot,
-}
-
 /// Catch up from the feed, then wake on the `pg_notify` of every instance's commits (the same
-/// machinery and stream limits as a game's stream, `crate::stream`).
+/// machinery and stream limits as a game's stream, `adapters::sse_stream`).
 fn feed_stream(
     state: Arc<AppState>,
     user: UserId,
@@ -374,52 +360,34 @@ fn feed_stream(
     let slot = state.hub.open(user, ip, &state.limits.config)?;
     // Subscribe before reading the backlog, so nothing committed in between is missed.
     let wake = state.hub.subscribe_feed(user);
-    let cursor = FeedCursor {
-        _slot: slot,
-        state,
-        user,
+    Ok(sse_stream::catch_up(
+        "notification",
         after,
-        pending: VecDeque::from([Bytes::from_static(b"retry: 2000\n\n")]),
         wake,
-        must_fetch: true,
-    };
-    Ok(futures_util::stream::unfold(cursor, |mut c| async move {
-        loop {
-            if let Some(chunk) = c.pending.pop_front() {
-                return Some((Ok(chunk), c));
-            }
-            if c.must_fetch {
-                match c.state.subscriptions.feed(c.user, c.after, 200).await {
-                    Ok(entries) => {
-                        c.must_fetch = entries.len() == 200;
-                        for entry in entries {
-                            c.after = entry.seq;
-                            let data = entry.payload.to_string();
-                            c.pending.push_back(Bytes::from(format!(
-                                "id: {}\nevent: {}\ndata: {}\n\n",
-                                entry.seq, entry.kind, data
-                            )));
-                        }
-                        continue;
-                    }
-                    Err(error) => {
-                        tracing::warn!(%error, "notification stream read failed; retrying");
-                        c.pending
-                            .push_back(Bytes::from_static(b": database unavailable, retrying\n\n"));
-                        tokio::time::sleep(Duration::from_secs(1)).await;
-                        continue;
-                    }
-                }
-            }
-            tokio::select! {
-                woke = c.wake.recv() => match woke {
-                    Ok(()) | Err(RecvError::Lagged(_)) => c.must_fetch = true,
-                    Err(RecvError::Closed) => return None,
-                },
-                _ = tokio::time::sleep(KEEPALIVE) => c.pending.push_back(Bytes::from_static(b": keepalive\n\n")),
-            }
-        }
-    }))
+        slot,
+        move |after| feed_batch(state.clone(), user, after),
+    ))
+}
+
+/// The caller's notifications after `after` (200 at most) as stream messages.
+async fn feed_batch(
+    state: Arc<AppState>,
+    user: UserId,
+    after: u64,
+) -> Result<sse_stream::Batch, crate::application::AppError> {
+    let entries = state.subscriptions.feed(user, after, 200).await?;
+    let more = entries.len() == 200;
+    let last = entries.last().map_or(after, |e| e.seq);
+    let frames = entries
+        .into_iter()
+        .map(|entry| sse_stream::frame(entry.seq, &entry.kind, &entry.payload.to_string()))
+        .collect();
+    Ok(sse_stream::Batch {
+        frames,
+        after: last,
+        more,
+        last: false,
+    })
 }
 
 #[derive(Serialize, ToSchema)]
