@@ -25,7 +25,7 @@ use infra::store::Store;
 use sqlx::PgPool;
 use std::collections::HashSet;
 use std::net::{SocketAddr, TcpListener};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 use tracing::Instrument;
 
@@ -119,6 +119,7 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
         }
     });
     let accounts = Accounts::new(pool);
+    let registry = config.registry.clone();
     let jwt = Arc::new(JwtKeys::new(&config.jwt_secret));
     let users = Arc::new(UserService::new(
         accounts.clone(),
@@ -152,7 +153,7 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
         sessions,
         subscriptions,
         vapid,
-        openapi: Default::default(),
+        openapi: LazyLock::new(Box::new(move || crate::openapi::spec_json(&registry))),
         drain,
     })
 }

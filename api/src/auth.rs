@@ -1,13 +1,12 @@
 //! Authentication: short-lived HS256 access tokens (algorithm pinned; iss/aud/exp/nbf/iat
 //! checked), rotating opaque refresh tokens grouped in families (a session), argon2id passwords,
-//! and the `AuthUser` extractor, which also refuses tokens of a revoked family.
+//! the caller (`AuthUser`; its extractor, which also refuses tokens of a revoked family, is in
+//! `extract.rs`).
 
 use crate::application::error::AppError;
 use crate::error::ApiError;
-use crate::state::AppState;
-use actix_web::{FromRequest, HttpMessage, HttpRequest, dev::Payload, web};
+use actix_web::HttpRequest;
 use domain::i18n::{Says, says};
-use futures_util::future::LocalBoxFuture;
 use infra::UserId;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
@@ -164,30 +163,6 @@ pub fn verify_request(req: &HttpRequest, jwt: &JwtKeys) -> Result<AuthUser, ApiE
         family: claims.fam,
         expires: claims.exp,
     })
-}
-
-impl FromRequest for AuthUser {
-    type Error = ApiError;
-    type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
-
-    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let state = req.app_data::<web::Data<AppState>>().cloned();
-        let verified = req.extensions().get::<Verified>().cloned();
-        let user = match (&state, verified) {
-            (_, Some(Verified(result))) => result,
-            (Some(state), None) => verify_request(req, &state.jwt),
-            (None, None) => Err(ApiError::Internal("app state missing".into())),
-        };
-        Box::pin(async move {
-            let user = user?;
-            let state = state.ok_or_else(|| ApiError::Internal("app state missing".into()))?;
-            state
-                .sessions
-                .ensure_alive(&state.accounts, user.family)
-                .await?;
-            Ok(user)
-        })
-    }
 }
 
 /// Which sessions are revoked, cached: the check runs on every authenticated request, so a

@@ -9,7 +9,7 @@ use crate::auth::{JwtKeys, Sessions};
 use crate::limits::Limits;
 use crate::metrics::Metrics;
 use infra::accounts::Accounts;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 pub struct AppState {
     pub games: Arc<GameService>,
@@ -26,16 +26,9 @@ pub struct AppState {
     /// Notification destinations and feeds (issue 18).
     pub subscriptions: Subscriptions,
     pub vapid: Arc<crate::adapters::web_push::Vapid>,
-    /// The OpenAPI document of the games this server hosts, built on first request.
-    pub openapi: std::sync::OnceLock<String>,
+    /// The OpenAPI document of the games this server hosts, built on first request (by
+    /// `crate::openapi::spec_json`, handed in at start-up: the state names no route).
+    pub openapi: LazyLock<String, Box<dyn FnOnce() -> String + Send>>,
     /// Set on SIGTERM: `/readyz` 503, streams end, workers stop (issue 29).
     pub drain: Arc<crate::drain::Drain>,
-}
-
-impl AppState {
-    /// This server's OpenAPI document: its registry's games (`crate::openapi::spec_json`).
-    pub fn openapi(&self) -> &str {
-        self.openapi
-            .get_or_init(|| crate::openapi::spec_json(self.games.registry()))
-    }
 }

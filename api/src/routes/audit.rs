@@ -3,8 +3,8 @@
 use crate::application::disputes::DisputeRead;
 use crate::auth::AuthUser;
 use crate::error::{ApiResult, Problem};
+use crate::extract::{DisputePath, GamePath, parse_game_id};
 use crate::routes::games::EventOut;
-use crate::routes::{DisputePath, GamePath, parse_game_id};
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, post, web};
 use infra::audit::{AuditReport, Bundle, Check};
@@ -64,7 +64,7 @@ pub struct MinVersion {
 
 impl MinVersion {
     fn min_version(&self) -> ApiResult<u64> {
-        crate::routes::games::int64("min_version", self.min_version.unwrap_or(0))
+        crate::extract::int64("min_version", self.min_version.unwrap_or(0))
     }
 }
 

@@ -178,7 +178,7 @@ pub async fn login(
 #[post("/v1/auth/guest")]
 pub async fn guest(
     state: web::Data<AppState>,
-    body: crate::routes::games::OptionalJson<GuestRequest>,
+    body: crate::extract::OptionalJson<GuestRequest>,
 ) -> ApiResult<HttpResponse> {
     // Limited per address before the body is read: `limits::route_limit`.
     let session = state.users.guest(body.0.and_then(|b| b.name)).await?;
