@@ -2,8 +2,8 @@
 //! lobby quota): the handlers in `routes/auth.rs` parse and answer, [`UserService`] decides. It
 //! holds what it needs: the accounts, the games (a rename), the token keys, the session list.
 
-use super::GameService;
 use super::error::{AppError, Result};
+use super::service::GameService;
 use crate::auth::{self, JwtKeys, REFRESH_TTL_DAYS, Sessions};
 use domain::i18n::{Lang, says};
 use infra::UserId;

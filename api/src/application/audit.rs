@@ -1,5 +1,24 @@
-use super::*;
+use super::error::AppError;
+use super::error::Result;
+use super::heavy;
+use super::heavy::Served;
+use super::loaded::redact_for;
+use super::move_audit::MoveAudit;
+use super::service::GameService;
+use domain::AnyGame;
+use domain::Viewer;
+use domain::i18n::says;
+use infra::audit::Bundle;
+use infra::audit::{self as bundles};
 use infra::deadlines::{CLOCK_USER, bot_user};
+use infra::ids::GameId;
+use infra::ids::UserId;
+use infra::store::GameStatus;
+use infra::store::Store;
+use infra::store::StoredEvent;
+use infra::store::replay;
+use serde_json::Value;
+use std::sync::Arc;
 
 impl GameService {
     /// Every check on the live log. The server re-runs the dice with its secret seed; before

@@ -7,8 +7,23 @@
 //! design §2, and any guest account could already read it): its pictures and its replay need
 //! no sign-in. A running game's need one (`None` below: the route answers 401).
 
-use super::*;
+use super::audit;
+use super::error::AppError;
+use super::error::Result;
+use super::error::guarded;
+use super::heavy::Served;
+use super::loaded::Loaded;
+use super::service::GameService;
+use domain::AnyGame;
+use domain::Seat;
+use domain::Viewer;
+use domain::i18n::says;
 use domain::i18n::{Lang, describe_entry};
+use infra::audit::{self as bundles};
+use infra::ids::GameId;
+use infra::ids::UserId;
+use time::OffsetDateTime;
+use uuid::Uuid;
 
 /// Who asks: a signed-in user, or nobody (a shared link to a finished game).
 #[derive(Clone, Copy)]

@@ -1,5 +1,13 @@
-use super::*;
-
+use super::error::AppError;
+use super::error::Result;
+use super::error::guarded;
+use super::loaded::Decision;
+use super::loaded::Loaded;
+use super::service::GameService;
+use super::service::MAX_RETRIES;
+use super::service::Slot;
+use domain::i18n::says;
+use infra::ids::GameId;
 impl GameService {
     pub(super) fn slot(&self, id: GameId) -> Slot {
         let mut cache = self.cache.lock().expect("cache lock");
@@ -86,7 +94,7 @@ impl GameService {
             }
             loaded.decisions = decided
                 .iter()
-                .map(|d| super::clocks::Decision {
+                .map(|d| Decision {
                     seat: d.seat,
                     since: d.since_seq.unwrap_or(version),
                     at: d.since,

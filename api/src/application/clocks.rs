@@ -9,10 +9,27 @@
 //! so it happens once.
 
 use super::commands::decide;
-use super::*;
+use super::error::AppError;
+use super::error::Result;
+use super::error::guarded;
+use super::loaded::Decision;
+use super::loaded::Loaded;
+use super::service::GameService;
+use domain::Prompt;
+use domain::Seat;
+use domain::engine::ChaChaRng;
+use domain::i18n::says;
 use infra::deadlines::{CLOCK_USER, Due, bot_user, is_server_actor};
 use infra::event::{SEAT_ABANDONED, SEAT_TIMED_OUT};
+use infra::ids::GameId;
+use infra::ids::UserId;
+use infra::store::StoredEvent;
+use serde_json::Value;
+use serde_json::json;
+use std::sync::Arc;
 use std::time::Duration;
+use time::OffsetDateTime;
+use uuid::Uuid;
 
 /// A game's time control as stored (`games.clock`, exported as `game.clock`): what the
 /// creator asked for in `options.clock` ([`ClockRequest`]) and the timeout rules the server
@@ -68,18 +85,6 @@ pub(super) fn current(clock: Option<&Value>) -> Option<Value> {
         ..clock
     };
     Some(serde_json::to_value(current).expect("clock serializes"))
-}
-
-/// When a seat's decision times out (issue 26: each seat's own), if the game has a clock.
-pub(super) type DeadlineOf<'a> = dyn Fn(u8) -> Option<OffsetDateTime> + 'a;
-
-/// A seat the game waits for, and the log entry its decision counts from (issue 26).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Decision {
-    pub seat: u8,
-    /// The seq of the entry the decision began at (the last of the command that asked for it).
-    pub since: u64,
-    pub at: OffsetDateTime,
 }
 
 /// The longest decision a clock may allow: 30 days (correspondence play).

@@ -1,6 +1,49 @@
-use super::*;
+use super::error::AppError;
+use super::error::Result;
+use super::error::guarded;
+use super::loaded::Decision;
+use super::loaded::Loaded;
+use super::loaded::Prompts;
+use super::notify;
+use super::service::GameService;
+use super::service::MAX_RETRIES;
+use super::service::SNAPSHOT_EVERY;
+use super::service::body_hash;
+use super::service::now_micros;
+use domain::AnyState;
+use domain::Outcome;
 use domain::Rejection;
+use domain::Seat;
+use domain::engine::ChaChaRng;
+use domain::i18n::says;
+use infra::hash::event_hash;
+use infra::ids::GameId;
+use infra::ids::UserId;
+use infra::store::Append;
+use infra::store::AppendResult;
+use infra::store::Entry;
+use infra::store::GameStatus;
+use infra::store::StoredEvent;
+use serde_json::Value;
 use std::sync::atomic::Ordering;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+pub struct CommandAnswer {
+    pub version: u64,
+    pub events: Vec<StoredEvent>,
+    /// True when this was a repeat of an accepted command id.
+    pub replayed: bool,
+    /// After the command: the version, who must or may act, the caller's legal commands
+    /// (computed under the command's lock: no second lock, no re-read).
+    pub next: Prompts,
+}
+
+pub struct CommandRequest {
+    pub command_id: Uuid,
+    pub expected_version: Option<u64>,
+    pub command: Value,
+}
 
 type Decided = (Vec<domain::EventData>, Box<dyn AnyState>);
 /// The events to append, the state after them and its outcome.
@@ -345,7 +388,7 @@ fn append_of<'a>(
     body_hash: &'a str,
     entries: &'a [StoredEvent],
     (next, outcome): (&dyn AnyState, Option<&Outcome>),
-) -> Result<(Append<'a>, Vec<super::clocks::Decision>)> {
+) -> Result<(Append<'a>, Vec<Decision>)> {
     let new_version = loaded.version + entries.len() as u64;
     let crosses_snapshot = new_version / SNAPSHOT_EVERY > loaded.version / SNAPSHOT_EVERY;
     let snapshot = (crosses_snapshot || outcome.is_some()).then(|| next.to_json());

@@ -4,7 +4,16 @@
 
 use super::accounts::UserService;
 use super::board::Picture;
-use super::*;
+use super::error::AppError;
+use super::error::Result;
+use super::move_audit::MoveAudit;
+use super::notify;
+use super::service::GameService;
+use domain::i18n::says;
+use infra::ids::GameId;
+use infra::ids::UserId;
+use std::sync::Arc;
+use uuid::Uuid;
 
 pub use infra::disputes::{Dispute, Disputes, Opened};
 

@@ -59,6 +59,13 @@ impl infra::replica::SourceTrouble for AppError {
     }
 }
 
+/// Runs rules-engine code; a panic (a bug) becomes an internal error instead of taking the
+/// worker down, and nothing is appended.
+pub(crate) fn guarded<R>(f: impl FnOnce() -> R) -> Result<R> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+        .map_err(|_| AppError::Internal("the rules engine panicked".into()))
+}
+
 pub type Result<T, E = AppError> = std::result::Result<T, E>;
 
 #[cfg(test)]

@@ -1,5 +1,34 @@
 use super::clocks;
-use super::*;
+use super::commands::CommandAnswer;
+use super::error::AppError;
+use super::error::Result;
+use super::loaded::Loaded;
+use super::notify;
+use super::service::GameService;
+use domain::engine::ChaChaRng;
+use domain::engine::seed_commitment;
+use domain::i18n::says;
+use infra::ids::GameId;
+use infra::ids::UserId;
+use infra::random::fill_random;
+use infra::store::GameRow;
+use infra::store::GameStatus;
+use infra::store::ListFilter;
+use infra::store::NewGame;
+use infra::store::SeatRow;
+use serde_json::Value;
+use serde_json::json;
+use sha2::Digest;
+use sha2::Sha256;
+use uuid::Uuid;
+
+pub struct CreateGame {
+    pub kind: String,
+    pub seats: u8,
+    pub options: Value,
+    pub rng_seed: Option<String>,
+    pub client_seed: String,
+}
 
 impl GameService {
     pub async fn create(
