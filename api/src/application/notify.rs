@@ -233,6 +233,7 @@ pub fn invited(user: UserId, game: GameId, game_kind: &str, from: GameId) -> New
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     use domain::engine::SeatScore;
 
     fn seat(n: u8) -> Seat {
