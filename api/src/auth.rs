@@ -167,7 +167,7 @@ pub fn verify_request(req: &HttpRequest, jwt: &JwtKeys) -> Result<AuthUser, ApiE
 
 /// Which sessions are revoked, cached: the check runs on every authenticated request, so a
 /// family's answer is kept for `ttl`. A revocation here updates the cache at once; one on
-/// another instance arrives by `pg_notify` (see `sse::Hub::listen`) and by
+/// another instance arrives by `pg_notify` (see `adapters::pg_listen::Hub::listen`) and by
 /// [`Sessions::poll_revocations`], which reads the recent revocations from the database every
 /// [`REVOCATION_POLL`] (issue 26, item 6: a lost notification delays a revocation by seconds,
 /// not by `ttl`). Every revocation learnt is announced to the open streams ([`Sessions::ended`]),
