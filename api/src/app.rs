@@ -1,12 +1,16 @@
 //! Building and running the HTTP server.
 
+use crate::adapters::http_delivery::DestinationCheck;
+use crate::adapters::pg_listen::Hub;
 use crate::application::GameService;
+use crate::application::accounts::UserService;
+use crate::application::disputes::DisputeService;
+use crate::application::subscriptions::Subscriptions;
 use crate::auth::{JwtKeys, Sessions, Verified};
 use crate::error::{ApiError, PROBLEM_JSON, Problem};
 use crate::limits::{Counts, HeavySlot, IpKey, Limits, LimitsConfig, Refusal};
 use crate::metrics::Metrics;
 use crate::routes;
-use crate::sse::Hub;
 use crate::state::AppState;
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{Server, ServiceRequest, ServiceResponse};
@@ -21,7 +25,7 @@ use infra::store::Store;
 use sqlx::PgPool;
 use std::collections::HashSet;
 use std::net::{SocketAddr, TcpListener};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
 /// Largest accepted JSON body.
@@ -45,7 +49,7 @@ pub struct ServerConfig {
     /// Browser origins allowed by CORS (`HOMESTRETCH_CORS_ORIGINS`; default none).
     pub cors_origins: Vec<String>,
     /// Notification delivery (issue 18).
-    pub notify: crate::application::delivery::NotifyConfig,
+    pub notify: crate::adapters::http_delivery::NotifyConfig,
     /// The clock and bot worker (issue 17; `None`: this instance fires no deadline).
     pub clocks: Option<crate::application::ClockConfig>,
     /// A streaming replica for replays, exports, audits and event pages
@@ -111,7 +115,7 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
     );
     let outbox = infra::outbox::Outbox::new(pool.clone());
     let vapid = Arc::new(
-        crate::application::webpush::Vapid::new(
+        crate::adapters::web_push::Vapid::new(
             &config.notify.vapid_private_key,
             &config.notify.vapid_subject,
         )
@@ -119,7 +123,7 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
     );
     if config.notify.deliver {
         // The worker's HTTP client lives on this thread (actix's `awc`).
-        drain.track(actix_web::rt::spawn(crate::application::delivery::run(
+        drain.track(actix_web::rt::spawn(crate::adapters::http_delivery::run(
             outbox.clone(),
             config.notify.clone(),
             vapid.clone(),
@@ -143,20 +147,42 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
             }
         }
     });
+    let accounts = Accounts::new(pool);
+    let registry = config.registry.clone();
+    let jwt = Arc::new(JwtKeys::new(&config.jwt_secret));
+    let users = Arc::new(UserService::new(
+        accounts.clone(),
+        games.clone(),
+        jwt.clone(),
+        sessions.clone(),
+        config.refresh_leeway,
+        config.admins.clone(),
+        crate::limits::cap(config.limits.lobbies_per_user),
+    ));
+    let disputes = DisputeService::new(
+        games.clone(),
+        users.clone(),
+        crate::limits::cap(config.limits.disputes_per_user),
+    );
+    let subscriptions = Subscriptions::new(
+        outbox,
+        Box::new(DestinationCheck(config.notify.clone())),
+        config.limits.destinations(false),
+        config.limits.destinations(true),
+    );
     Arc::new(AppState {
         games,
-        accounts: Accounts::new(pool),
-        jwt: JwtKeys::new(&config.jwt_secret),
-        admins: config.admins.clone(),
+        users,
+        disputes,
+        accounts,
+        jwt,
         metrics: Arc::new(Metrics::default()),
         hub,
         limits,
         sessions,
-        refresh_leeway: config.refresh_leeway,
-        outbox,
-        notify: config.notify.clone(),
+        subscriptions,
         vapid,
-        openapi: Default::default(),
+        openapi: LazyLock::new(Box::new(move || crate::openapi::spec_json(&registry))),
         drain,
     })
 }

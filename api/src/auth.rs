@@ -1,12 +1,12 @@
 //! Authentication: short-lived HS256 access tokens (algorithm pinned; iss/aud/exp/nbf/iat
 //! checked), rotating opaque refresh tokens grouped in families (a session), argon2id passwords,
-//! and the `AuthUser` extractor, which also refuses tokens of a revoked family.
+//! the caller (`AuthUser`; its extractor, which also refuses tokens of a revoked family, is in
+//! `extract.rs`).
 
+use crate::application::error::AppError;
 use crate::error::ApiError;
-use crate::state::AppState;
-use actix_web::{FromRequest, HttpMessage, HttpRequest, dev::Payload, web};
+use actix_web::HttpRequest;
 use domain::i18n::{Says, says};
-use futures_util::future::LocalBoxFuture;
 use infra::UserId;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
@@ -69,7 +69,7 @@ impl JwtKeys {
         name: &str,
         family: Uuid,
         issued_at: i64,
-    ) -> Result<String, ApiError> {
+    ) -> Result<String, AppError> {
         let claims = Claims {
             sub: user.to_string(),
             name: name.to_string(),
@@ -81,7 +81,7 @@ impl JwtKeys {
             fam: family,
         };
         jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
-            .map_err(|e| ApiError::Internal(format!("signing a token: {e}")))
+            .map_err(|e| AppError::Internal(format!("signing a token: {e}")))
     }
 
     /// The refresh token that replaces `token`: HMAC-SHA256 of it under a server key. Only a
@@ -165,33 +165,9 @@ pub fn verify_request(req: &HttpRequest, jwt: &JwtKeys) -> Result<AuthUser, ApiE
     })
 }
 
-impl FromRequest for AuthUser {
-    type Error = ApiError;
-    type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
-
-    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let state = req.app_data::<web::Data<AppState>>().cloned();
-        let verified = req.extensions().get::<Verified>().cloned();
-        let user = match (&state, verified) {
-            (_, Some(Verified(result))) => result,
-            (Some(state), None) => verify_request(req, &state.jwt),
-            (None, None) => Err(ApiError::Internal("app state missing".into())),
-        };
-        Box::pin(async move {
-            let user = user?;
-            let state = state.ok_or_else(|| ApiError::Internal("app state missing".into()))?;
-            state
-                .sessions
-                .ensure_alive(&state.accounts, user.family)
-                .await?;
-            Ok(user)
-        })
-    }
-}
-
 /// Which sessions are revoked, cached: the check runs on every authenticated request, so a
 /// family's answer is kept for `ttl`. A revocation here updates the cache at once; one on
-/// another instance arrives by `pg_notify` (see `sse::Hub::listen`) and by
+/// another instance arrives by `pg_notify` (see `adapters::pg_listen::Hub::listen`) and by
 /// [`Sessions::poll_revocations`], which reads the recent revocations from the database every
 /// [`REVOCATION_POLL`] (issue 26, item 6: a lost notification delays a revocation by seconds,
 /// not by `ttl`). Every revocation learnt is announced to the open streams ([`Sessions::ended`]),
@@ -292,7 +268,7 @@ impl Sessions {
                 // The database is away: a session seen alive recently stays usable (its tokens
                 // live ACCESS_TTL_SECONDS at most); an unknown one cannot be checked.
                 Err(_) if cached.is_some() => false,
-                Err(error) => return Err(error.into()),
+                Err(error) => return Err(AppError::from(error).into()),
             },
         })
     }
@@ -336,12 +312,12 @@ impl Sessions {
     }
 }
 
-pub fn hash_password(password: &str) -> Result<String, ApiError> {
+pub fn hash_password(password: &str) -> Result<String, AppError> {
     use argon2::{Argon2, PasswordHasher};
     Argon2::default()
         .hash_password(password.as_bytes())
         .map(|h| h.to_string())
-        .map_err(|e| ApiError::Internal(format!("hashing a password: {e}")))
+        .map_err(|e| AppError::Internal(format!("hashing a password: {e}")))
 }
 
 pub fn verify_password(password: &str, phc: &str) -> bool {

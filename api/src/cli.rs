@@ -491,6 +491,8 @@ pub enum CliError {
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("{0}")]
     Store(#[from] infra::StoreError),
+    #[error("{0}")]
+    App(#[from] crate::application::AppError),
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),
     #[error("{0}")]
@@ -615,7 +617,7 @@ fn jwt_secret(settings: &Settings) -> Result<Vec<u8>, CliError> {
 
 /// The VAPID private key: from the settings, else the one kept in the data folder (made once).
 fn vapid_private_key(settings: &Settings) -> Result<Vec<u8>, CliError> {
-    use crate::application::webpush::{Vapid, b64url_decode};
+    use crate::adapters::web_push::{Vapid, b64url_decode};
     let usage = || {
         CliError::Usage(
             "HOMESTRETCH_VAPID_PRIVATE_KEY must be a base64url P-256 private key (32 bytes)".into(),
@@ -678,8 +680,8 @@ pub fn server_config(
         workers: None,
         registry,
         cors_origins: crate::cors::parse(&settings.cors_origins),
-        notify: crate::application::delivery::NotifyConfig {
-            allow_http_hosts: crate::application::delivery::NotifyConfig::parse_hosts(
+        notify: crate::adapters::http_delivery::NotifyConfig {
+            allow_http_hosts: crate::adapters::http_delivery::NotifyConfig::parse_hosts(
                 &settings.allow_http_hosts,
             ),
             vapid_private_key: vapid_private_key(settings)?,

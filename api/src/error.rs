@@ -1,10 +1,10 @@
 //! One error type for the HTTP layer, mapped once to RFC 9457 `application/problem+json`.
 
+use crate::application::error::AppError;
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
 use domain::i18n::{self, Lang, Says, says};
-use infra::StoreError;
 use serde::{Deserialize, Serialize};
 
 pub const PROBLEM_JSON: &str = "application/problem+json";
@@ -307,26 +307,28 @@ impl ResponseError for ApiError {
     }
 }
 
-impl From<StoreError> for ApiError {
-    fn from(error: StoreError) -> Self {
+/// The one mapping of a use case's answer to the HTTP layer's errors (and so to problem+json).
+impl From<AppError> for ApiError {
+    fn from(error: AppError) -> Self {
         match error {
-            StoreError::NotFound(says) => ApiError::NotFound(says),
-            StoreError::Conflict { current } => ApiError::Conflict { current },
-            StoreError::IdempotencyMismatch => ApiError::Invalid(says("errors.command_id_reused")),
-            StoreError::Rejected(domain::Rejection::Rule(v)) => ApiError::Rule {
+            AppError::NotFound(says) => ApiError::NotFound(says),
+            AppError::Unauthenticated(says) => ApiError::Unauthorized(says),
+            AppError::Forbidden(says) => ApiError::Forbidden(says),
+            AppError::Invalid(says) => ApiError::Invalid(says),
+            AppError::Quota(says) => ApiError::Quota(says),
+            AppError::IdempotencyMismatch => ApiError::Invalid(says("errors.command_id_reused")),
+            AppError::Rejected(domain::Rejection::Rule(v)) => ApiError::Rule {
                 rule: v.rule.into_owned(),
                 message: v.message,
                 says: v.says,
             },
-            StoreError::Rejected(domain::Rejection::Malformed(m)) => {
+            AppError::Rejected(domain::Rejection::Malformed(m)) => {
                 // serde's words (a command that does not parse): English, and said to be.
                 ApiError::Invalid(says("errors.invalid_command").arg("detail", m))
             }
-            StoreError::Forbidden(m) => ApiError::Forbidden(m),
-            StoreError::Invalid(m) => ApiError::Invalid(m),
-            StoreError::Unavailable(m) => ApiError::Unavailable(m),
-            StoreError::Corrupt(m) => ApiError::Internal(format!("corrupt: {m}")),
-            StoreError::Database(e) => ApiError::Internal(e.to_string()),
+            AppError::Conflict { current } => ApiError::Conflict { current },
+            AppError::Unavailable(m) => ApiError::Unavailable(m),
+            AppError::Internal(m) => ApiError::Internal(m),
         }
     }
 }
@@ -416,7 +418,7 @@ mod tests {
     // English answer is the text it always was.
     #[test]
     fn server_specifics_are_told_in_both_languages() {
-        let error: ApiError = StoreError::Invalid(says("errors.game_already_started")).into();
+        let error: ApiError = AppError::Invalid(says("errors.game_already_started")).into();
         let problem = error.problem();
         assert_eq!(problem.kind, "/problems/invalid-request");
         assert_eq!(

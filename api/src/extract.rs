@@ -1,11 +1,18 @@
 //! Typed request headers: a handler takes them as parameters; a bad value is the one
 //! `ApiError` (problem+json 400, or 422 out of range) before the handler runs.
 
+use crate::auth::{AuthUser, Verified, verify_request};
 use crate::error::ApiError;
+use crate::state::AppState;
+use actix_web::HttpMessage;
+use actix_web::HttpResponse;
 use actix_web::dev::Payload;
 use actix_web::http::header::{self, HeaderName};
+use actix_web::web;
 use actix_web::{FromRequest, HttpRequest};
 use domain::i18n::says;
+use futures_util::future::LocalBoxFuture;
+use infra::GameId;
 use std::future::{Ready, ready};
 use uuid::Uuid;
 
@@ -81,7 +88,7 @@ impl FromRequest for LastEventId {
             let seq = v
                 .parse::<u64>()
                 .map_err(|_| ApiError::BadRequest(says("errors.last_event_id_not_seq")))?;
-            crate::routes::games::int64("Last-Event-ID", seq)
+            int64("Last-Event-ID", seq)
         };
         ready(
             text(req, &name, "Last-Event-ID")
@@ -136,10 +143,10 @@ impl FromRequest for IfNoneMatch {
 /// The bearer token of a request that may send one: `None` without `Authorization`; a token
 /// sent is verified, and a bad one refused (never taken for "no token") when the handler asks
 /// for [`OptionalAuth::user`], after its own checks of the body.
-pub struct OptionalAuth(Option<Result<crate::auth::AuthUser, ApiError>>);
+pub struct OptionalAuth(Option<Result<AuthUser, ApiError>>);
 
 impl OptionalAuth {
-    pub fn user(self) -> Result<Option<crate::auth::AuthUser>, ApiError> {
+    pub fn user(self) -> Result<Option<AuthUser>, ApiError> {
         self.0.transpose()
     }
 }
@@ -152,7 +159,7 @@ impl FromRequest for OptionalAuth {
         let user = req
             .headers()
             .contains_key(header::AUTHORIZATION)
-            .then(|| crate::auth::AuthUser::extract(req));
+            .then(|| AuthUser::extract(req));
         Box::pin(async move {
             Ok(OptionalAuth(match user {
                 Some(user) => Some(user.await),
@@ -160,6 +167,124 @@ impl FromRequest for OptionalAuth {
             }))
         })
     }
+}
+
+/// The signed-in caller: the request gate's verification (`auth::Verified`), or the bearer
+/// token verified here, and its session not revoked.
+impl FromRequest for AuthUser {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let state = req.app_data::<web::Data<AppState>>().cloned();
+        let verified = req.extensions().get::<Verified>().cloned();
+        let user = match (&state, verified) {
+            (_, Some(Verified(result))) => result,
+            (Some(state), None) => verify_request(req, &state.jwt),
+            (None, None) => Err(ApiError::Internal("app state missing".into())),
+        };
+        Box::pin(async move {
+            let user = user?;
+            let state = state.ok_or_else(|| ApiError::Internal("app state missing".into()))?;
+            state
+                .sessions
+                .ensure_alive(&state.accounts, user.family)
+                .await?;
+            Ok(user)
+        })
+    }
+}
+
+/// Versions and seqs are `int64` (PostgreSQL `bigint`): a larger number is refused with a 422,
+/// never wrapped or clamped.
+pub fn int64(name: &str, value: u64) -> Result<u64, ApiError> {
+    if value > i64::MAX as u64 {
+        return Err(ApiError::Invalid(
+            says("errors.out_of_range")
+                .arg("name", name)
+                .arg("max", i64::MAX),
+        ));
+    }
+    Ok(value)
+}
+
+/// A game id from a route: not a UUID is a 404 (no such game can exist).
+pub fn parse_game_id(raw: &str) -> Result<GameId, ApiError> {
+    raw.parse()
+        .map_err(|_| ApiError::NotFound(says("errors.game_not_found")))
+}
+
+/// The `{id}` of a game route, parsed (see [`parse_game_id`]).
+pub struct GamePath(pub GameId);
+
+impl actix_web::FromRequest for GamePath {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &actix_web::HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let id = req.match_info().get("id").unwrap_or_default();
+        std::future::ready(parse_game_id(id).map(GamePath))
+    }
+}
+
+/// The `{id}` of a dispute route, parsed: not a UUID is a 404.
+pub struct DisputePath(pub uuid::Uuid);
+
+impl actix_web::FromRequest for DisputePath {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &actix_web::HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let id = req.match_info().get("id").unwrap_or_default();
+        let id = id
+            .parse()
+            .map_err(|_| ApiError::NotFound(says("errors.dispute_not_found")));
+        std::future::ready(id.map(DisputePath))
+    }
+}
+
+/// An optional JSON body: an empty body is `None`; a body that is not a valid `T` (unknown
+/// fields included) is refused like any other. (actix's `Option<Json<T>>` would turn a bad
+/// body into `None` and silently go on without it.)
+pub struct OptionalJson<T>(pub Option<T>);
+
+impl<T: serde::de::DeserializeOwned + 'static> actix_web::FromRequest for OptionalJson<T> {
+    type Error = actix_web::Error;
+    type Future = futures_util::future::LocalBoxFuture<'static, Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut actix_web::dev::Payload) -> Self::Future {
+        let bytes = web::Bytes::from_request(req, payload);
+        Box::pin(async move {
+            let bytes = bytes.await?;
+            if bytes.iter().all(u8::is_ascii_whitespace) {
+                return Ok(OptionalJson(None));
+            }
+            serde_json::from_slice(&bytes)
+                .map(|body| OptionalJson(Some(body)))
+                .map_err(|e| {
+                    // serde's words: English, and said to be.
+                    if e.is_data() {
+                        ApiError::Invalid(says("errors.invalid_body").arg("detail", e.to_string()))
+                            .into()
+                    } else {
+                        ApiError::BadRequest(
+                            says("errors.malformed_json").arg("detail", e.to_string()),
+                        )
+                        .into()
+                    }
+                })
+        })
+    }
+}
+
+/// A JSON answer tagged with the game's version as its `ETag`, or 304 Not Modified when the
+/// request's `If-None-Match` already names it (a polling client re-downloads nothing).
+pub fn with_etag<T: serde::Serialize>(
+    req: &actix_web::HttpRequest,
+    version: u64,
+    body: T,
+) -> HttpResponse {
+    IfNoneMatch::of(req).answer(format!("\"{version}\""), |mut ok| ok.json(body))
 }
 
 #[cfg(test)]

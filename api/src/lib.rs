@@ -1,6 +1,7 @@
 //! The Homestretch server: HTTP (`routes`), the application layer (`application`: the use
 //! cases between HTTP and the PostgreSQL adapter of `infra`), the CLI and the load tool.
 
+pub mod adapters;
 pub mod app;
 pub mod application;
 pub mod auth;
@@ -16,6 +17,4 @@ pub mod openapi;
 pub mod page;
 pub mod routes;
 pub mod spec_typing;
-pub mod sse;
 pub mod state;
-pub mod stream;

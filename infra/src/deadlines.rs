@@ -152,17 +152,17 @@ impl Store {
     pub async fn add_bot(&self, id: GameId, host: UserId, policy: &str) -> Result<u8> {
         let mut locked = self.lock_game(id).await?;
         if locked.row.host_id != host {
-            return Err(StoreError::Forbidden(says("errors.host_only_bot")));
+            return Err(StoreError::NotOwner(says("errors.host_only_bot")));
         }
         let status = locked.row.status;
         if status != GameStatus::Lobby {
-            return Err(StoreError::Invalid(
+            return Err(StoreError::Conflict(
                 says("errors.bots_join_lobby").arg("status", status.as_str()),
             ));
         }
         let seat = (1..=locked.row.seat_count)
             .find(|s| !locked.seats.iter().any(|t| t.seat == *s))
-            .ok_or_else(|| StoreError::Invalid(says("errors.every_seat_taken")))?;
+            .ok_or_else(|| StoreError::Conflict(says("errors.every_seat_taken")))?;
         // The seat's own bot user (`bot_user`); a lobby seated before seats had their own
         // bot may hold one at another seat: only then are the seats re-keyed.
         let misplaced =
@@ -195,7 +195,7 @@ impl Store {
             .ok_or_else(|| StoreError::NotFound(domain::i18n::says("errors.game_not_found")))?;
         let status: String = row.try_get("status")?;
         if status != "lobby" {
-            return Err(StoreError::Invalid(
+            return Err(StoreError::Conflict(
                 domain::i18n::says("errors.leave_only_lobby")
                     .arg("status", &status)
                     .arg("id", id.0.to_string()),
@@ -276,11 +276,11 @@ impl Store {
     pub async fn cancel_lobby(&self, id: GameId, host: UserId) -> Result<()> {
         let mut locked = self.lock_game(id).await?;
         if locked.row.host_id != host {
-            return Err(StoreError::Forbidden(says("errors.host_only_cancel")));
+            return Err(StoreError::NotOwner(says("errors.host_only_cancel")));
         }
         let status = locked.row.status;
         if status != GameStatus::Lobby {
-            return Err(StoreError::Invalid(
+            return Err(StoreError::Conflict(
                 says("errors.cancel_only_lobby").arg("status", status.as_str()),
             ));
         }

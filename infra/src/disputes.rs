@@ -190,7 +190,9 @@ impl Disputes {
             None => return Err(StoreError::NotFound(says("errors.dispute_not_found"))),
             Some("open") => {}
             Some(_) => {
-                return Err(StoreError::Invalid(says("errors.dispute_already_resolved")));
+                return Err(StoreError::Conflict(says(
+                    "errors.dispute_already_resolved",
+                )));
             }
         }
         let verdict = if upheld { "upheld" } else { "rejected" };

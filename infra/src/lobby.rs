@@ -142,7 +142,7 @@ impl Store {
             None => return Err(StoreError::NotFound(says("errors.game_not_found"))),
             Some("finished") => {}
             Some(_) => {
-                return Err(StoreError::Invalid(says("errors.rematch_not_over")));
+                return Err(StoreError::Conflict(says("errors.rematch_not_over")));
             }
         }
         let existing: Option<Uuid> =

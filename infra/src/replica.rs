@@ -131,10 +131,12 @@ impl ReadSource {
     /// `read` of game `id`, which needs the log up to version `need`: on the replica when its
     /// head of the game is at least `need` and it answers in time without error, otherwise on
     /// the primary (an error from the primary is the answer).
-    pub async fn read<T, F, Fut>(&self, id: GameId, need: u64, read: F) -> Result<T>
+    /// Generic over the error so a caller's own error type (the application's) passes through.
+    pub async fn read<T, E, F, Fut>(&self, id: GameId, need: u64, read: F) -> Result<T, E>
     where
+        E: SourceTrouble + std::fmt::Display,
         F: Fn(Store) -> Fut,
-        Fut: Future<Output = Result<T>>,
+        Fut: Future<Output = Result<T, E>>,
     {
         let reason = match &self.replica {
             None => Reason::Unset,
@@ -142,7 +144,7 @@ impl ReadSource {
             Some(replica) => match tokio::time::timeout(HEAD_TIMEOUT, replica.head(id)).await {
                 Err(_) => Reason::Timeout,
                 Ok(Err(StoreError::NotFound(_))) => Reason::Behind,
-                Ok(Err(error)) => failure(error),
+                Ok(Err(error)) => failure(&error),
                 Ok(Ok((head, _))) if head < need => Reason::Behind,
                 Ok(Ok(_)) => {
                     match tokio::time::timeout(READ_TIMEOUT, read(replica.clone())).await {
@@ -150,7 +152,7 @@ impl ReadSource {
                             self.count(Reason::Fresh);
                             return Ok(answer);
                         }
-                        Ok(Err(error)) => failure(error),
+                        Ok(Err(error)) => failure(&error),
                         Err(_) => Reason::Timeout,
                     }
                 }
@@ -163,12 +165,26 @@ impl ReadSource {
 
 /// Why a replica's error sends the read to the primary: the replica's own trouble, or the
 /// client's (then the primary's answer is given, and the replica is not thought down).
-fn failure(error: StoreError) -> Reason {
-    match error {
-        StoreError::Unavailable(_) | StoreError::Database(_) | StoreError::Corrupt(_) => {
-            tracing::warn!(%error, "a replica read failed: reading the primary");
-            Reason::Error
-        }
-        _ => Reason::Refused,
+fn failure(error: &(impl SourceTrouble + std::fmt::Display)) -> Reason {
+    if error.is_source_trouble() {
+        tracing::warn!(%error, "a replica read failed: reading the primary");
+        Reason::Error
+    } else {
+        Reason::Refused
+    }
+}
+
+/// Whether an error is the database's own trouble (away, failing, a log that does not fold),
+/// not the request's.
+pub trait SourceTrouble {
+    fn is_source_trouble(&self) -> bool;
+}
+
+impl SourceTrouble for StoreError {
+    fn is_source_trouble(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Unavailable(_) | StoreError::Database(_) | StoreError::Corrupt(_)
+        )
     }
 }

@@ -283,7 +283,7 @@ impl Store {
                 .await?
                 .ok_or_else(|| StoreError::NotFound(says("errors.game_not_found")))?;
         if status != "lobby" {
-            return Err(StoreError::Invalid(says("errors.game_already_started")));
+            return Err(StoreError::Conflict(says("errors.game_already_started")));
         }
         let taken: Vec<(i16, Uuid)> =
             sqlx::query_as("SELECT seat, user_id FROM game_seats WHERE game_id = $1")
@@ -291,11 +291,11 @@ impl Store {
                 .fetch_all(&mut *tx)
                 .await?;
         if taken.iter().any(|(_, u)| *u == user.0) {
-            return Err(StoreError::Invalid(says("errors.already_seated")));
+            return Err(StoreError::Conflict(says("errors.already_seated")));
         }
         let seat = (1..=seat_count)
             .find(|s| !taken.iter().any(|(t, _)| t == s))
-            .ok_or_else(|| StoreError::Invalid(says("errors.every_seat_taken")))?;
+            .ok_or_else(|| StoreError::Conflict(says("errors.every_seat_taken")))?;
         sqlx::query(
             "INSERT INTO game_seats (game_id, seat, user_id, client_seed) VALUES ($1,$2,$3,$4)",
         )

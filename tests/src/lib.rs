@@ -98,7 +98,7 @@ pub fn test_config() -> ServerConfig {
         workers: Some(2),
         registry: domain::registry(),
         cors_origins: Vec::new(),
-        notify: api::application::delivery::NotifyConfig {
+        notify: api::adapters::http_delivery::NotifyConfig {
             allow_http_hosts: vec!["127.0.0.1".into()],
             retry_base: std::time::Duration::from_millis(100),
             idle_poll: std::time::Duration::from_millis(500),

@@ -1,5 +1,24 @@
-use super::*;
+use super::error::AppError;
+use super::error::Result;
+use super::heavy;
+use super::heavy::Served;
+use super::loaded::redact_for;
+use super::move_audit::MoveAudit;
+use super::service::GameService;
+use domain::AnyGame;
+use domain::Viewer;
+use domain::i18n::says;
+use infra::audit::Bundle;
+use infra::audit::{self as bundles};
 use infra::deadlines::{CLOCK_USER, bot_user};
+use infra::ids::GameId;
+use infra::ids::UserId;
+use infra::store::GameStatus;
+use infra::store::Store;
+use infra::store::StoredEvent;
+use infra::store::replay;
+use serde_json::Value;
+use std::sync::Arc;
 
 impl GameService {
     /// Every check on the live log. The server re-runs the dice with its secret seed; before
@@ -34,7 +53,7 @@ impl GameService {
                         divergence.recorded = Value::Null;
                         divergence.expected = Value::Null;
                     }
-                    serde_json::to_vec(&report).map_err(|e| StoreError::Corrupt(e.to_string()))
+                    serde_json::to_vec(&report).map_err(|e| AppError::Internal(e.to_string()))
                 })
                 .await?;
             Ok(heavy::Kept::json(json))
@@ -92,7 +111,7 @@ impl GameService {
     ) -> Result<MoveAudit> {
         let (row, seats, record) = Self::record(store, id).await?;
         if seq == 0 || seq > row.version {
-            return Err(StoreError::NotFound(says("errors.move_not_found")));
+            return Err(AppError::NotFound(says("errors.move_not_found")));
         }
         let viewer = if arbiter {
             Viewer::Omniscient
@@ -136,7 +155,7 @@ fn explain(
         .iter()
         .find(|c| c.first_seq <= seq && seq <= c.last_seq)
         .cloned()
-        .ok_or_else(|| StoreError::NotFound(says("errors.move_not_found")))?;
+        .ok_or_else(|| AppError::NotFound(says("errors.move_not_found")))?;
     let mut state = game.new_state();
     let events: Vec<StoredEvent> = bundle
         .events

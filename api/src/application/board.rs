@@ -7,11 +7,23 @@
 //! design §2, and any guest account could already read it): its pictures and its replay need
 //! no sign-in. A running game's need one (`None` below: the route answers 401).
 
-use super::*;
-use crate::auth::AuthUser;
-use crate::error::{ApiError, ApiResult};
-use crate::state::AppState;
+use super::audit;
+use super::error::AppError;
+use super::error::Result;
+use super::error::guarded;
+use super::heavy::Served;
+use super::loaded::Loaded;
+use super::service::GameService;
+use domain::AnyGame;
+use domain::Seat;
+use domain::Viewer;
+use domain::i18n::says;
 use domain::i18n::{Lang, describe_entry};
+use infra::audit::{self as bundles};
+use infra::ids::GameId;
+use infra::ids::UserId;
+use time::OffsetDateTime;
+use uuid::Uuid;
 
 /// Who asks: a signed-in user, or nobody (a shared link to a finished game).
 #[derive(Clone, Copy)]
@@ -118,7 +130,7 @@ impl GameService {
             .await?
             .into_iter()
             .find(|c| c.first_seq <= seq && seq <= c.last_seq)
-            .ok_or_else(|| StoreError::NotFound(says("errors.move_not_found")))?;
+            .ok_or_else(|| AppError::NotFound(says("errors.move_not_found")))?;
         let at = if after {
             command.last_seq
         } else {
@@ -250,29 +262,7 @@ pub struct MoveRecord {
     pub dice: Vec<u8>,
 }
 
-impl AppState {
-    /// The picture before (`after` false) or after a disputed move, for the dispute's readers:
-    /// an arbiter sees everything (as its audit shows the move), a player what its seat may see.
-    pub async fn dispute_picture(
-        &self,
-        user: &AuthUser,
-        id: Uuid,
-        after: bool,
-    ) -> ApiResult<Picture> {
-        let dispute = self.games.disputes().get(id).await?;
-        let reader = self.reader(user, dispute.game_id).await?;
-        if reader == disputes::Reader::Stranger {
-            return Err(ApiError::Forbidden(says("errors.dispute_read_forbidden")));
-        }
-        let everything = reader == disputes::Reader::Arbiter;
-        Ok(self
-            .games
-            .move_picture(dispute.game_id, user.id, dispute.seq, after, everything)
-            .await?)
-    }
-}
-
 /// A heavy answer read back from its JSON.
 fn from_served<T: serde::de::DeserializeOwned>(served: &Served) -> Result<T> {
-    serde_json::from_slice(&served.json).map_err(|e| StoreError::Corrupt(e.to_string()))
+    serde_json::from_slice(&served.json).map_err(|e| AppError::Internal(e.to_string()))
 }

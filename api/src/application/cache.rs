@@ -1,16 +1,17 @@
-use super::*;
-
+use super::error::AppError;
+use super::error::Result;
+use super::error::guarded;
+use super::loaded::Decision;
+use super::loaded::Loaded;
+use super::service::GameService;
+use super::service::MAX_RETRIES;
+use super::service::Slot;
+use domain::i18n::says;
+use infra::ids::GameId;
 impl GameService {
     pub(super) fn slot(&self, id: GameId) -> Slot {
         let mut cache = self.cache.lock().expect("cache lock");
         cache.entry(id).or_default().clone()
-    }
-
-    /// Records a version heard from the notification channel.
-    pub fn heard(&self, id: GameId, version: u64) {
-        let mut heads = self.heads.lock().expect("heads lock");
-        let head = heads.entry(id).or_default();
-        *head = (*head).max(version);
     }
 
     pub(super) fn heard_head(&self, id: GameId) -> u64 {
@@ -20,21 +21,6 @@ impl GameService {
             .get(&id)
             .copied()
             .unwrap_or(0)
-    }
-
-    /// The listener connected (`true`) or lost its connection (`false`). Notifications may
-    /// have been missed in between, so reads check the database until it is back.
-    pub fn set_listening(&self, up: bool) {
-        if !up {
-            self.listening
-                .store(false, std::sync::atomic::Ordering::Release);
-        } else {
-            self.heads.lock().expect("heads lock").clear();
-            // Whatever was missed while deaf: reload cached games from the log on next use.
-            self.cache.lock().expect("cache lock").clear();
-            self.listening
-                .store(true, std::sync::atomic::Ordering::Release);
-        }
     }
 
     /// Number of games held in the in-process cache.
@@ -68,7 +54,7 @@ impl GameService {
         let row = self.store.game(id).await?;
         if row.started_at.is_none() {
             // A lobby, or one that was cancelled or expired (issue 17): no log.
-            return Err(StoreError::Invalid(
+            return Err(AppError::Invalid(
                 says("errors.game_not_started").arg("status", row.status.as_str()),
             ));
         }
@@ -108,7 +94,7 @@ impl GameService {
             }
             loaded.decisions = decided
                 .iter()
-                .map(|d| super::clocks::Decision {
+                .map(|d| Decision {
                     seat: d.seat,
                     since: d.since_seq.unwrap_or(version),
                     at: d.since,
@@ -116,7 +102,7 @@ impl GameService {
                 .collect();
             return Ok(());
         }
-        Err(StoreError::Conflict {
+        Err(AppError::Conflict {
             current: loaded.version,
         })
     }
@@ -128,5 +114,37 @@ impl GameService {
         self.ensure_fresh(id, &mut guard, None).await?;
         let loaded = guard.as_ref().expect("loaded");
         guarded(|| f(loaded))
+    }
+}
+
+/// What the notification listener (`adapters::pg_listen`) tells the games: the heads every
+/// instance appends, and whether it hears them.
+pub trait Heads: Send + Sync {
+    /// A version heard from the notification channel.
+    fn heard(&self, id: GameId, version: u64);
+    /// The listener connected (`true`) or lost its connection (`false`).
+    fn set_listening(&self, up: bool);
+}
+
+impl Heads for GameService {
+    fn heard(&self, id: GameId, version: u64) {
+        let mut heads = self.heads.lock().expect("heads lock");
+        let head = heads.entry(id).or_default();
+        *head = (*head).max(version);
+    }
+
+    // Notifications may have been missed in between, so reads check the database until the
+    // listener is back.
+    fn set_listening(&self, up: bool) {
+        if !up {
+            self.listening
+                .store(false, std::sync::atomic::Ordering::Release);
+        } else {
+            self.heads.lock().expect("heads lock").clear();
+            // Whatever was missed while deaf: reload cached games from the log on next use.
+            self.cache.lock().expect("cache lock").clear();
+            self.listening
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
     }
 }

@@ -1,5 +1,9 @@
-use super::*;
-
+use super::error::AppError;
+use super::error::Result;
+use super::service::GameService;
+use infra::ids::GameId;
+use infra::ids::UserId;
+use serde_json::Value;
 impl GameService {
     /// Would `command` from `user` be accepted now? (`POST …/commands/check`, issue 15.) The
     /// same seat, version and rules checks as [`GameService::command`], nothing appended, and a
@@ -22,7 +26,7 @@ impl GameService {
                 .state
                 .decide(seat, &command, &mut rng)
                 .map(drop)
-                .map_err(StoreError::Rejected)
+                .map_err(AppError::Rejected)
         })
         .await?
     }

@@ -9,10 +9,27 @@
 //! so it happens once.
 
 use super::commands::decide;
-use super::*;
+use super::error::AppError;
+use super::error::Result;
+use super::error::guarded;
+use super::loaded::Decision;
+use super::loaded::Loaded;
+use super::service::GameService;
+use domain::Prompt;
+use domain::Seat;
+use domain::engine::ChaChaRng;
+use domain::i18n::says;
 use infra::deadlines::{CLOCK_USER, Due, bot_user, is_server_actor};
 use infra::event::{SEAT_ABANDONED, SEAT_TIMED_OUT};
+use infra::ids::GameId;
+use infra::ids::UserId;
+use infra::store::StoredEvent;
+use serde_json::Value;
+use serde_json::json;
+use std::sync::Arc;
 use std::time::Duration;
+use time::OffsetDateTime;
+use uuid::Uuid;
 
 /// A game's time control as stored (`games.clock`, exported as `game.clock`): what the
 /// creator asked for in `options.clock` ([`ClockRequest`]) and the timeout rules the server
@@ -70,18 +87,6 @@ pub(super) fn current(clock: Option<&Value>) -> Option<Value> {
     Some(serde_json::to_value(current).expect("clock serializes"))
 }
 
-/// When a seat's decision times out (issue 26: each seat's own), if the game has a clock.
-pub(super) type DeadlineOf<'a> = dyn Fn(u8) -> Option<OffsetDateTime> + 'a;
-
-/// A seat the game waits for, and the log entry its decision counts from (issue 26).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Decision {
-    pub seat: u8,
-    /// The seq of the entry the decision began at (the last of the command that asked for it).
-    pub since: u64,
-    pub at: OffsetDateTime,
-}
-
 /// The longest decision a clock may allow: 30 days (correspondence play).
 const MAX_PER_DECISION_S: u64 = 30 * 24 * 3600;
 
@@ -101,7 +106,7 @@ pub(super) fn split_clock(options: &Value) -> Result<(Value, Option<Value>)> {
         return Ok((options, None));
     }
     let request: ClockRequest = serde_json::from_value(raw).map_err(|e| {
-        StoreError::Invalid(says("errors.invalid_clock").arg("detail", e.to_string()))
+        AppError::Invalid(says("errors.invalid_clock").arg("detail", e.to_string()))
     })?;
     let clock = Clock {
         per_decision_s: request.per_decision_s,
@@ -109,12 +114,12 @@ pub(super) fn split_clock(options: &Value) -> Result<(Value, Option<Value>)> {
         version: CLOCK_VERSION,
     };
     if clock.per_decision_s == 0 || clock.per_decision_s > MAX_PER_DECISION_S {
-        return Err(StoreError::Invalid(
+        return Err(AppError::Invalid(
             says("errors.clock_per_decision_range").arg("max", MAX_PER_DECISION_S),
         ));
     }
     if clock.abandon_after == 0 || clock.abandon_after > 100 {
-        return Err(StoreError::Invalid(
+        return Err(AppError::Invalid(
             says("errors.clock_abandon_after_range").arg("max", 100u32),
         ));
     }
@@ -357,7 +362,11 @@ impl GameService {
         if let Some(prompt) = waited.iter().find(|p| loaded.bot_policy(p.seat).is_some()) {
             let at = due.head_at + config.bot_interval;
             if now < at {
-                return self.store.reschedule(id, due.version, Some(at)).await;
+                return self
+                    .store
+                    .reschedule(id, due.version, Some(at))
+                    .await
+                    .map_err(AppError::from);
             }
             return self.bot_act(loaded, prompt).await;
         }
@@ -378,11 +387,18 @@ impl GameService {
         {
             let deadline = since.1 + Duration::from_secs(clock.per_decision_s);
             if now < deadline {
-                return self.store.reschedule(id, due.version, Some(deadline)).await;
+                return self
+                    .store
+                    .reschedule(id, due.version, Some(deadline))
+                    .await
+                    .map_err(AppError::from);
             }
             return self.time_out(loaded, seat, clock, since).await;
         }
-        self.store.reschedule(id, due.version, None).await
+        self.store
+            .reschedule(id, due.version, None)
+            .await
+            .map_err(AppError::from)
     }
 
     /// A bot's move for the seat `prompt` waits for, through the command path.
@@ -408,13 +424,21 @@ impl GameService {
         let fallback = guarded(|| loaded.state.default_move(seat))?;
         let Some(command) = chosen.or(fallback) else {
             tracing::error!(game = %loaded.row.id.0, %seat, "a bot's seat has no legal command");
-            return self.store.reschedule(loaded.row.id, version, None).await;
+            return self
+                .store
+                .reschedule(loaded.row.id, version, None)
+                .await
+                .map_err(AppError::from);
         };
         let decided = match decide(loaded, seat, &command)? {
             Ok(decided) => decided,
             Err(rejection) => {
                 tracing::error!(game = %loaded.row.id.0, %seat, %rejection, "a bot's legal command was refused");
-                return self.store.reschedule(loaded.row.id, version, None).await;
+                return self
+                    .store
+                    .reschedule(loaded.row.id, version, None)
+                    .await
+                    .map_err(AppError::from);
             }
         };
         let user = loaded
@@ -467,13 +491,21 @@ impl GameService {
         };
         let Some(command) = guarded(default)? else {
             tracing::error!(game = %id.0, %seat, "a timed-out seat has no legal command");
-            return self.store.reschedule(id, version, None).await;
+            return self
+                .store
+                .reschedule(id, version, None)
+                .await
+                .map_err(AppError::from);
         };
         let (events, next) = match decide(loaded, seat, &command)? {
             Ok(decided) => decided,
             Err(rejection) => {
                 tracing::error!(game = %id.0, %seat, %rejection, "a default move was refused");
-                return self.store.reschedule(id, version, None).await;
+                return self
+                    .store
+                    .reschedule(id, version, None)
+                    .await
+                    .map_err(AppError::from);
             }
         };
         let in_a_row = self.store.consecutive_timeouts(id, seat.number()).await? + 1;
@@ -522,16 +554,16 @@ impl GameService {
         let loaded = guard.as_mut().expect("loaded");
         let seat = loaded
             .seat_of(user)
-            .ok_or_else(|| StoreError::Forbidden(says("errors.no_seat")))?;
+            .ok_or_else(|| AppError::Forbidden(says("errors.no_seat")))?;
         let command = json!({ "type": "resign" });
         if let Some((_, _, last)) = self.store.command(id, user, command_id).await? {
             return Ok(last);
         }
         if loaded.finished {
-            return Err(StoreError::Invalid(says("errors.game_over")));
+            return Err(AppError::Invalid(says("errors.game_over")));
         }
         if loaded.abandoned(seat) {
-            return Err(StoreError::Invalid(says("errors.seat_already_bot")));
+            return Err(AppError::Invalid(says("errors.seat_already_bot")));
         }
         let abandoned = entry(
             SEAT_ABANDONED,
@@ -552,25 +584,31 @@ impl GameService {
             .await?
         {
             Ok(answer) => Ok(answer.version),
-            Err(current) => Err(StoreError::Conflict { current }),
+            Err(current) => Err(AppError::Conflict { current }),
         }
     }
 
     /// The host gives the lowest free lobby seat to a server bot; the seat.
     pub async fn add_bot(&self, id: GameId, user: UserId, policy: &str) -> Result<u8> {
         if !BOT_POLICIES.contains(&policy) {
-            return Err(StoreError::Invalid(
+            return Err(AppError::Invalid(
                 says("errors.unknown_bot_policy")
                     .arg("policy", policy)
                     .arg("known", BOT_POLICIES.join(", ")),
             ));
         }
         // The host is checked under the lobby's lock (a hand-over may be landing).
-        self.store.add_bot(id, user, policy).await
+        self.store
+            .add_bot(id, user, policy)
+            .await
+            .map_err(AppError::from)
     }
 
     /// The host cancels their lobby: its status becomes `cancelled`.
     pub async fn cancel(&self, id: GameId, user: UserId) -> Result<()> {
-        self.store.cancel_lobby(id, user).await
+        self.store
+            .cancel_lobby(id, user)
+            .await
+            .map_err(AppError::from)
     }
 }

@@ -1,6 +1,49 @@
-use super::*;
+use super::error::AppError;
+use super::error::Result;
+use super::error::guarded;
+use super::loaded::Decision;
+use super::loaded::Loaded;
+use super::loaded::Prompts;
+use super::notify;
+use super::service::GameService;
+use super::service::MAX_RETRIES;
+use super::service::SNAPSHOT_EVERY;
+use super::service::body_hash;
+use super::service::now_micros;
+use domain::AnyState;
+use domain::Outcome;
 use domain::Rejection;
+use domain::Seat;
+use domain::engine::ChaChaRng;
+use domain::i18n::says;
+use infra::hash::event_hash;
+use infra::ids::GameId;
+use infra::ids::UserId;
+use infra::store::Append;
+use infra::store::AppendResult;
+use infra::store::Entry;
+use infra::store::GameStatus;
+use infra::store::StoredEvent;
+use serde_json::Value;
 use std::sync::atomic::Ordering;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+pub struct CommandAnswer {
+    pub version: u64,
+    pub events: Vec<StoredEvent>,
+    /// True when this was a repeat of an accepted command id.
+    pub replayed: bool,
+    /// After the command: the version, who must or may act, the caller's legal commands
+    /// (computed under the command's lock: no second lock, no re-read).
+    pub next: Prompts,
+}
+
+pub struct CommandRequest {
+    pub command_id: Uuid,
+    pub expected_version: Option<u64>,
+    pub command: Value,
+}
 
 type Decided = (Vec<domain::EventData>, Box<dyn AnyState>);
 /// The events to append, the state after them and its outcome.
@@ -70,7 +113,7 @@ impl Loaded {
         let seat = self.seat_for(user)?;
         // Issue 17: a seat handed to a bot (resigned, or timed out too often) is the bot's.
         if self.abandoned(seat) {
-            return Err(StoreError::Forbidden(says("errors.seat_abandoned")));
+            return Err(AppError::Forbidden(says("errors.seat_abandoned")));
         }
         Ok(seat)
     }
@@ -144,7 +187,7 @@ impl GameService {
                 Ok(answer) => return Ok(answer),
                 // Lost a race: a client that named its version is told; otherwise decide again.
                 Err(current) if request.expected_version.is_some() => {
-                    let lost = StoreError::Conflict { current };
+                    let lost = AppError::Conflict { current };
                     return self.refuse(loaded, user, &request, lost).await;
                 }
                 Err(current) => {
@@ -154,7 +197,7 @@ impl GameService {
             }
         }
         let current = guard.as_ref().map(|l| l.version).unwrap_or(0);
-        Err(StoreError::Conflict { current })
+        Err(AppError::Conflict { current })
     }
 
     /// `refusal`, unless the command is a repeat of one the caller had accepted (then its
@@ -164,13 +207,13 @@ impl GameService {
         loaded: &mut Loaded,
         user: UserId,
         request: &CommandRequest,
-        refusal: StoreError,
+        refusal: AppError,
     ) -> Result<CommandAnswer> {
         if let Some(answer) = self.repeat(loaded, user, request).await? {
             return Ok(answer);
         }
         let counter = match refusal {
-            StoreError::Rejected(_) => &self.counters.rejections,
+            AppError::Rejected(_) => &self.counters.rejections,
             _ => &self.counters.conflicts,
         };
         counter.fetch_add(1, Ordering::Relaxed);
@@ -190,7 +233,7 @@ impl GameService {
         match self.store.command(id, user, request.command_id).await? {
             None => Ok(None),
             Some((hash, _, _)) if hash != body_hash(&request.command) => {
-                Err(StoreError::IdempotencyMismatch)
+                Err(AppError::IdempotencyMismatch)
             }
             Some((_, first, last)) => {
                 Ok(Some(self.answer_from_log(loaded, user, first, last).await?))
@@ -294,7 +337,7 @@ impl GameService {
             } => Ok(Ok(self
                 .answer_from_log(loaded, user, first_seq, last_seq)
                 .await?)),
-            AppendResult::Mismatch => Err(StoreError::IdempotencyMismatch),
+            AppendResult::Mismatch => Err(AppError::IdempotencyMismatch),
             AppendResult::Conflict { current } => Ok(Err(current)),
         }
     }
@@ -323,7 +366,7 @@ fn after(
             let mut next = loaded.state.clone_box();
             for event in &events {
                 next.apply(&event.payload, schema)
-                    .map_err(StoreError::Corrupt)?;
+                    .map_err(AppError::Internal)?;
             }
             next
         }
@@ -345,7 +388,7 @@ fn append_of<'a>(
     body_hash: &'a str,
     entries: &'a [StoredEvent],
     (next, outcome): (&dyn AnyState, Option<&Outcome>),
-) -> Result<(Append<'a>, Vec<super::clocks::Decision>)> {
+) -> Result<(Append<'a>, Vec<Decision>)> {
     let new_version = loaded.version + entries.len() as u64;
     let crosses_snapshot = new_version / SNAPSHOT_EVERY > loaded.version / SNAPSHOT_EVERY;
     let snapshot = (crosses_snapshot || outcome.is_some()).then(|| next.to_json());

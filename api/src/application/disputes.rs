@@ -1,12 +1,19 @@
 //! Disputes on a move: their log and projection live in `infra::disputes`; who may open, read
-//! or resolve one is decided here, and the move's audit is computed in [`super::audit`] for
-//! each reader. The admin checks need the accounts of [`AppState`], so these use cases are
-//! methods of it.
+//! or resolve one is decided here ([`DisputeService`]), and the move's audit is computed in
+//! [`super::audit`] for each reader. The admin checks ask the [`UserService`].
 
-use super::*;
-use crate::auth::AuthUser;
-use crate::error::{ApiError, ApiResult};
-use crate::state::AppState;
+use super::accounts::UserService;
+use super::board::Picture;
+use super::error::AppError;
+use super::error::Result;
+use super::move_audit::MoveAudit;
+use super::notify;
+use super::service::GameService;
+use domain::i18n::says;
+use infra::ids::GameId;
+use infra::ids::UserId;
+use std::sync::Arc;
+use uuid::Uuid;
 
 pub use infra::disputes::{Dispute, Disputes, Opened};
 
@@ -25,7 +32,7 @@ pub struct DisputeRead {
 
 /// Who reads a dispute, and so which audit they get.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Reader {
+enum Reader {
     /// A seated player: their seat's view (everything once the game is over).
     Player,
     /// An admin with no seat in the game: everything.
@@ -37,44 +44,60 @@ pub(super) enum Reader {
 /// At most this many characters in a reason or a note.
 const TEXT_MAX: usize = 2000;
 
-impl AppState {
+/// The dispute use cases.
+pub struct DisputeService {
+    games: Arc<GameService>,
+    users: Arc<UserService>,
+    /// Disputes one player may hold open (`HOMESTRETCH_QUOTA_DISPUTES`, issue 26).
+    quota: u32,
+}
+
+impl DisputeService {
+    pub fn new(games: Arc<GameService>, users: Arc<UserService>, quota: u32) -> Self {
+        DisputeService {
+            games,
+            users,
+            quota,
+        }
+    }
+
     /// Opens a dispute on the move that produced event `seq` (seated players only). A player's
     /// dispute on a move that is still open is answered again (`Ok((false, _))`), and a player
     /// has at most `quota` disputes open (issue 26: 429 past it).
     pub async fn open_dispute(
         &self,
-        user: &AuthUser,
+        user: UserId,
         game: GameId,
         seq: u64,
         reason: &str,
-    ) -> ApiResult<(bool, DisputeRead)> {
+    ) -> Result<(bool, DisputeRead)> {
         let reason = reason.trim();
         if reason.is_empty() || reason.chars().count() > TEXT_MAX {
-            return Err(ApiError::Invalid(
+            return Err(AppError::Invalid(
                 says("errors.dispute_reason_length").arg("max", TEXT_MAX),
             ));
         }
         if self.reader(user, game).await? != Reader::Player {
-            return Err(ApiError::Forbidden(says("errors.dispute_players_only")));
+            return Err(AppError::Forbidden(says("errors.dispute_players_only")));
         }
         let disputes = self.games.disputes();
-        let quota = crate::limits::cap(self.limits.config.disputes_per_user);
-        let over_quota = || ApiError::Quota(says("errors.dispute_quota").arg("max", quota));
+        let quota = self.quota;
+        let over_quota = || AppError::Quota(says("errors.dispute_quota").arg("max", quota));
         // The cheap checks first: a repeat or a filer over quota costs no audit. (Both are
         // checked again under the filer's lock when the dispute is written.)
-        let opened = match disputes.open_one(game, seq, user.id).await? {
+        let opened = match disputes.open_one(game, seq, user).await? {
             Some(id) => Opened::Existing(id),
-            None if disputes.open_count(user.id).await? >= u64::from(quota) => {
+            None if disputes.open_count(user).await? >= u64::from(quota) => {
                 return Err(over_quota());
             }
             None => {
-                let audit = self.games.audit_move(game, user.id, seq).await?;
+                let audit = self.games.audit_move(game, user, seq).await?;
                 // Only the reader-independent part of the audit is stored
                 // (`disputes::public_audit`).
                 let audit =
-                    serde_json::to_value(&audit).map_err(|e| ApiError::Internal(e.to_string()))?;
+                    serde_json::to_value(&audit).map_err(|e| AppError::Internal(e.to_string()))?;
                 disputes
-                    .open(game, seq, user.id, reason, &audit, quota)
+                    .open(game, seq, user, reason, &audit, quota)
                     .await?
             }
         };
@@ -90,11 +113,11 @@ impl AppState {
     }
 
     /// A dispute, for the game's players and admins.
-    pub async fn dispute(&self, user: &AuthUser, id: Uuid) -> ApiResult<DisputeRead> {
+    pub async fn dispute(&self, user: UserId, id: Uuid) -> Result<DisputeRead> {
         let dispute = self.games.disputes().get(id).await?;
         let reader = self.reader(user, dispute.game_id).await?;
         if reader == Reader::Stranger {
-            return Err(ApiError::Forbidden(says("errors.dispute_read_forbidden")));
+            return Err(AppError::Forbidden(says("errors.dispute_read_forbidden")));
         }
         self.read_as(user, reader, dispute).await
     }
@@ -103,16 +126,16 @@ impl AppState {
     /// the game's players are told (`dispute_resolved`, in the same transaction).
     pub async fn resolve_dispute(
         &self,
-        user: &AuthUser,
+        user: UserId,
         id: Uuid,
         upheld: bool,
         note: &str,
-    ) -> ApiResult<DisputeRead> {
-        if !self.is_admin(user).await? {
-            return Err(ApiError::Forbidden(says("errors.dispute_admins_resolve")));
+    ) -> Result<DisputeRead> {
+        if !self.users.is_admin(user).await? {
+            return Err(AppError::Forbidden(says("errors.dispute_admins_resolve")));
         }
         if note.chars().count() > TEXT_MAX {
-            return Err(ApiError::Invalid(
+            return Err(AppError::Invalid(
                 says("errors.dispute_note_length").arg("max", TEXT_MAX),
             ));
         }
@@ -120,39 +143,49 @@ impl AppState {
         let game = disputes.get(id).await?.game_id;
         // No one judges a game they play in.
         if self.reader(user, game).await? != Reader::Arbiter {
-            return Err(ApiError::Forbidden(says("errors.dispute_admin_player")));
+            return Err(AppError::Forbidden(says("errors.dispute_admin_player")));
         }
         let (row, seats) = self.games.game_row(game).await?;
         let verdict = if upheld { "upheld" } else { "rejected" };
         let outbox = notify::dispute_resolved(&row, &seats, id, verdict);
-        disputes.resolve(id, user.id, upheld, note, &outbox).await?;
+        disputes.resolve(id, user, upheld, note, &outbox).await?;
         self.read_as(user, Reader::Arbiter, disputes.get(id).await?)
             .await
     }
 
-    pub(super) async fn reader(&self, user: &AuthUser, game: GameId) -> ApiResult<Reader> {
-        let seated = self.games.seated(game, user.id).await?;
+    /// The picture before (`after` false) or after a disputed move, for the dispute's readers:
+    /// an arbiter sees everything (as its audit shows the move), a player what its seat may see.
+    pub async fn dispute_picture(&self, user: UserId, id: Uuid, after: bool) -> Result<Picture> {
+        let dispute = self.games.disputes().get(id).await?;
+        let reader = self.reader(user, dispute.game_id).await?;
+        if reader == Reader::Stranger {
+            return Err(AppError::Forbidden(says("errors.dispute_read_forbidden")));
+        }
+        let everything = reader == Reader::Arbiter;
+        Ok(self
+            .games
+            .move_picture(dispute.game_id, user, dispute.seq, after, everything)
+            .await?)
+    }
+
+    async fn reader(&self, user: UserId, game: GameId) -> Result<Reader> {
+        let seated = self.games.seated(game, user).await?;
         // A playing admin is a player: an arbiter never sees a game it plays in with more than
         // its seat's eyes.
         Ok(if seated {
             Reader::Player
-        } else if self.is_admin(user).await? {
+        } else if self.users.is_admin(user).await? {
             Reader::Arbiter
         } else {
             Reader::Stranger
         })
     }
 
-    async fn read_as(
-        &self,
-        user: &AuthUser,
-        reader: Reader,
-        dispute: Dispute,
-    ) -> ApiResult<DisputeRead> {
+    async fn read_as(&self, user: UserId, reader: Reader, dispute: Dispute) -> Result<DisputeRead> {
         let arbiter = reader == Reader::Arbiter;
         let audit = self
             .games
-            .audit_move_as(dispute.game_id, user.id, dispute.seq, arbiter)
+            .audit_move_as(dispute.game_id, user, dispute.seq, arbiter)
             .await?;
         Ok(DisputeRead { dispute, audit })
     }

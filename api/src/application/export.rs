@@ -1,5 +1,23 @@
-use super::*;
-
+use super::error::AppError;
+use super::error::Result;
+use super::heavy;
+use super::heavy::Served;
+use super::loaded::redact_for;
+use super::service::GameService;
+use domain::AnyState;
+use domain::Viewer;
+use infra::audit::Bundle;
+use infra::audit::BundleCommand;
+use infra::audit::BundleGame;
+use infra::audit::BundleSeat;
+use infra::audit::{self as bundles};
+use infra::ids::GameId;
+use infra::ids::UserId;
+use infra::store::GameRow;
+use infra::store::GameStatus;
+use infra::store::SeatRow;
+use infra::store::Store;
+use serde_json::Value;
 impl GameService {
     /// The whole record of a game as the server holds it (every payload, no seed), from its
     /// row and seats as read for its [`heavy::Record`], from the same `store`.
@@ -107,7 +125,7 @@ impl GameService {
                 .run(move || {
                     bundle.server_seed = seed;
                     redact_bundle(&mut bundle, game.new_state().as_ref(), viewer);
-                    serde_json::to_vec(&bundle).map_err(|e| StoreError::Corrupt(e.to_string()))
+                    serde_json::to_vec(&bundle).map_err(|e| AppError::Internal(e.to_string()))
                 })
                 .await?;
             Ok(heavy::Kept::json(json))

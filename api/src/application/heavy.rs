@@ -7,8 +7,18 @@
 //! once, and concurrent requests for the same answer wait for one computation. How many heavy
 //! requests one caller may have in flight is the request gate's (`crate::limits::is_heavy`).
 
-use super::*;
+use super::error::AppError;
+use super::error::Result;
+use super::error::guarded;
+use super::move_audit::MoveAudit;
+use domain::Viewer;
+use infra::ids::GameId;
+use infra::store::GameRow;
+use infra::store::SeatRow;
+use serde_json::Value;
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{OnceLock, mpsc};
 
@@ -85,8 +95,8 @@ impl Answer {
     }
 }
 
-fn other_kind() -> StoreError {
-    StoreError::Corrupt("a kept answer of another kind".into())
+fn other_kind() -> AppError {
+    AppError::Internal("a kept answer of another kind".into())
 }
 
 /// A heavy answer as JSON, and whether it was served from the cache (the route says so in
@@ -208,9 +218,9 @@ impl Heavy {
         });
         self.sender()
             .send(job)
-            .map_err(|_| StoreError::Unavailable("heavy work stopped".into()))?;
+            .map_err(|_| AppError::Unavailable("heavy work stopped".into()))?;
         told.await
-            .map_err(|_| StoreError::Corrupt("a heavy job was lost".into()))?
+            .map_err(|_| AppError::Internal("a heavy job was lost".into()))?
     }
 
     /// The answer kept under `key`, or `make`'s (then kept): `(answer, true when kept)`.
@@ -232,36 +242,10 @@ impl Heavy {
             .loading
             .acquire()
             .await
-            .map_err(|_| StoreError::Unavailable("heavy work stopped".into()))?;
+            .map_err(|_| AppError::Unavailable("heavy work stopped".into()))?;
         self.misses.fetch_add(1, Ordering::Relaxed);
         let kept = make.await?;
         let _ = guard.insert(kept.clone());
         Ok((kept.answer, false))
-    }
-}
-
-impl GameService {
-    /// This service with `threads` heavy-work threads and `cache_mb` MiB of kept answers.
-    pub fn with_heavy(mut self, threads: usize, cache_mb: Option<usize>) -> Self {
-        self.heavy = Heavy::new(threads, cache_mb);
-        self
-    }
-
-    /// The heavy-work counts: answers served from the cache, and computed.
-    pub fn heavy_counts(&self) -> (u64, u64) {
-        self.heavy.counts()
-    }
-
-    /// A game's row and seats, and its record: what a bundle is built from, and what an answer
-    /// computed from it is kept under. Read from `store` (the primary or a fresh replica).
-    pub(super) async fn record(
-        store: &Store,
-        id: GameId,
-    ) -> Result<(GameRow, Vec<SeatRow>, Record)> {
-        let row = store.game(id).await?;
-        let seats = store.seats(id).await?;
-        let log = store.log_mark(id).await?;
-        let record = Record::new(&row, &seats, log);
-        Ok((row, seats, record))
     }
 }

@@ -2,14 +2,23 @@
 //! seats the new state waits for go to the `inbox` table in the append's own statement), read
 //! with one index scan: a poll never replays or even loads a game.
 
-use super::*;
+use super::error::AppError;
+use super::error::Result;
+use super::error::guarded;
+use super::loaded::Decision;
+use super::service::GameService;
+use domain::AnyState;
+use infra::ids::UserId;
 use infra::lobby::InboxRow;
+use serde_json::Value;
+use serde_json::json;
+use time::OffsetDateTime;
 
 impl GameService {
     /// The games where `user` must act, most urgent first (nearest deadline, then the turn
     /// waiting longest).
     pub async fn inbox(&self, user: UserId) -> Result<Vec<InboxRow>> {
-        self.store.inbox(user).await
+        self.store.inbox(user).await.map_err(AppError::from)
     }
 
     /// Rewrites the inbox rows of every started game from its state (for games started before
@@ -75,7 +84,7 @@ pub(super) fn waiting(
 pub(super) fn inbox_rows(
     waiting: &[(u8, Vec<String>)],
     deadline_of: &dyn Fn(u8) -> Option<OffsetDateTime>,
-    decisions: &[super::clocks::Decision],
+    decisions: &[Decision],
 ) -> Value {
     let rfc3339 = |at: OffsetDateTime| {
         at.format(&time::format_description::well_known::Rfc3339)

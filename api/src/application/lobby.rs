@@ -1,5 +1,34 @@
 use super::clocks;
-use super::*;
+use super::commands::CommandAnswer;
+use super::error::AppError;
+use super::error::Result;
+use super::loaded::Loaded;
+use super::notify;
+use super::service::GameService;
+use domain::engine::ChaChaRng;
+use domain::engine::seed_commitment;
+use domain::i18n::says;
+use infra::ids::GameId;
+use infra::ids::UserId;
+use infra::random::fill_random;
+use infra::store::GameRow;
+use infra::store::GameStatus;
+use infra::store::ListFilter;
+use infra::store::NewGame;
+use infra::store::SeatRow;
+use serde_json::Value;
+use serde_json::json;
+use sha2::Digest;
+use sha2::Sha256;
+use uuid::Uuid;
+
+pub struct CreateGame {
+    pub kind: String,
+    pub seats: u8,
+    pub options: Value,
+    pub rng_seed: Option<String>,
+    pub client_seed: String,
+}
 
 impl GameService {
     pub async fn create(
@@ -11,7 +40,7 @@ impl GameService {
         let game = self.game_of(&request.kind)?;
         if !game.seat_range().contains(&request.seats) {
             let range = game.seat_range();
-            return Err(StoreError::Invalid(
+            return Err(AppError::Invalid(
                 says("errors.seat_count_range")
                     .arg("kind", &request.kind)
                     .arg("min", *range.start())
@@ -22,10 +51,10 @@ impl GameService {
         let (options, clock) = clocks::split_clock(&request.options)?;
         let options = game
             .normalize_options(&options)
-            .map_err(|e| StoreError::Invalid(says("errors.invalid_options").arg("detail", e)))?;
+            .map_err(|e| AppError::Invalid(says("errors.invalid_options").arg("detail", e)))?;
         let (server_seed, fair) = match &request.rng_seed {
             Some(_) if !is_admin => {
-                return Err(StoreError::Forbidden(says("errors.rng_seed_admins_only")));
+                return Err(AppError::Forbidden(says("errors.rng_seed_admins_only")));
             }
             Some(fixed) => (Sha256::digest(fixed.as_bytes()).into(), false),
             None => {
@@ -65,7 +94,7 @@ impl GameService {
         let mut guard = slot.lock().await;
         let mut lock = self.store.lock_game(id).await?;
         if lock.row.host_id != user {
-            return Err(StoreError::Forbidden(says("errors.host_only_start")));
+            return Err(AppError::Forbidden(says("errors.host_only_start")));
         }
         // Only the host's own records answer (the host is the only one who gets this far).
         if let Some((_, first, last)) = lock.command(user, command_id).await? {
@@ -76,12 +105,12 @@ impl GameService {
         }
         let row = lock.row.clone();
         if row.status != GameStatus::Lobby {
-            return Err(StoreError::Invalid(says("errors.game_already_started")));
+            return Err(AppError::Invalid(says("errors.game_already_started")));
         }
         let seats = lock.seats.clone();
         let game = self.game_of(&row.kind)?;
         if seats.len() != usize::from(row.seat_count) {
-            return Err(StoreError::Invalid(
+            return Err(AppError::Invalid(
                 says("errors.seats_not_all_taken")
                     .arg("taken", seats.len())
                     .arg("seats", row.seat_count),
@@ -118,7 +147,7 @@ impl GameService {
                 *guard = Some(loaded);
                 Ok(answer)
             }
-            Err(current) => Err(StoreError::Conflict { current }),
+            Err(current) => Err(AppError::Conflict { current }),
         }
     }
 
@@ -150,6 +179,7 @@ impl GameService {
                 notify::player_joined(&row, seat, others, others.len() + 1)
             })
             .await
+            .map_err(AppError::from)
     }
 
     /// Whether `user` has a seat in the game.
@@ -164,7 +194,10 @@ impl GameService {
 
     /// Leaves a lobby; the host's leaving hands it to the next seated person (issue 17).
     pub async fn leave(&self, id: GameId, user: UserId) -> Result<()> {
-        self.store.leave_lobby(id, user).await
+        self.store
+            .leave_lobby(id, user)
+            .await
+            .map_err(AppError::from)
     }
 
     /// The head version of a game as stored.
@@ -174,12 +207,12 @@ impl GameService {
 
     /// The games past their lobby (for `homestretch check-snapshots`).
     pub async fn started_games(&self) -> Result<Vec<GameId>> {
-        self.store.started_games().await
+        self.store.started_games().await.map_err(AppError::from)
     }
 
     /// Whether the database answers (readiness).
     pub async fn ping(&self) -> Result<()> {
-        self.store.ping().await
+        self.store.ping().await.map_err(AppError::from)
     }
 }
 
@@ -210,11 +243,11 @@ impl GameService {
         user: UserId,
         client_seed: &str,
     ) -> Result<GameId> {
-        let unknown = || StoreError::NotFound(says("errors.invite_code_unknown"));
+        let unknown = || AppError::NotFound(says("errors.invite_code_unknown"));
         let code = infra::lobby::normalize_join_code(code).ok_or_else(unknown)?;
         let (id, status) = self.store.game_by_code(&code).await?.ok_or_else(unknown)?;
         if status != GameStatus::Lobby {
-            return Err(StoreError::Invalid(says("errors.invite_expired")));
+            return Err(AppError::Invalid(says("errors.invite_expired")));
         }
         // The same join as by id: the seated players are told (`player_joined`).
         self.join(id, user, client_seed).await?;
@@ -226,7 +259,7 @@ impl GameService {
         if row.status != GameStatus::Finished {
             return Ok(None);
         }
-        self.store.rematch_of(row.id).await
+        self.store.rematch_of(row.id).await.map_err(AppError::from)
     }
 
     /// A rematch of finished game `id`, asked by one of its players: a new lobby of the same
@@ -236,10 +269,10 @@ impl GameService {
         let row = self.store.game(id).await?;
         let seats = self.store.seats(id).await?;
         if !seats.iter().any(|s| s.user_id == user) {
-            return Err(StoreError::Forbidden(says("errors.rematch_players_only")));
+            return Err(AppError::Forbidden(says("errors.rematch_players_only")));
         }
         if row.status != GameStatus::Finished {
-            return Err(StoreError::Invalid(says("errors.rematch_not_over")));
+            return Err(AppError::Invalid(says("errors.rematch_not_over")));
         }
         if let Some(open) = self.store.rematch_of(id).await? {
             return Ok(infra::lobby::Rematch {
@@ -281,6 +314,7 @@ impl GameService {
                 &invitations,
             )
             .await
+            .map_err(AppError::from)
     }
 }
 

@@ -10,7 +10,8 @@
 //! The English texts live in one place, [`text`], keyed by type (the I18N catalogue replaces
 //! it).
 
-use super::Loaded;
+use super::loaded::DeadlineOf;
+use super::loaded::Loaded;
 use domain::{Outcome, Seat};
 use infra::ids::{GameId, UserId};
 use infra::outbox::NewNotification;
@@ -109,7 +110,7 @@ pub(super) fn after_command(
     outcome: Option<&Outcome>,
     actor: UserId,
     version: u64,
-    (deadline_of, bot_plays): (&super::clocks::DeadlineOf, &dyn Fn(u8) -> bool),
+    (deadline_of, bot_plays): (&DeadlineOf, &dyn Fn(u8) -> bool),
 ) -> Vec<NewNotification> {
     let row = &loaded.row;
     let kind = row.kind.as_str();

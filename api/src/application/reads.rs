@@ -1,5 +1,16 @@
-use super::*;
-
+use super::error::AppError;
+use super::error::Result;
+use super::loaded::Prompts;
+use super::service::GameService;
+use infra::ids::GameId;
+use infra::ids::UserId;
+use infra::store::GameRow;
+use infra::store::GameStatus;
+use infra::store::SeatRow;
+use infra::store::Store;
+use infra::store::StoredEvent;
+use serde_json::Value;
+use time::OffsetDateTime;
 /// A game as one user reads it (see [`GameService::detail`]).
 pub struct GameRead {
     pub row: GameRow,
@@ -36,7 +47,7 @@ impl GameService {
             .await;
         match cached {
             // Not started: `with_game` refuses a lobby.
-            Err(StoreError::Invalid(_)) => {
+            Err(AppError::Invalid(_)) => {
                 let (row, seats) = self.game_row(id).await?;
                 Ok(GameRead {
                     row,

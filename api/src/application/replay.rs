@@ -1,5 +1,18 @@
-use super::*;
-
+use super::error::AppError;
+use super::error::Result;
+use super::error::guarded;
+use super::heavy;
+use super::loaded::Loaded;
+use super::service::GameService;
+use domain::AnyGame;
+use domain::AnyState;
+use domain::i18n::says;
+use infra::ids::GameId;
+use infra::ids::UserId;
+use infra::store::Store;
+use infra::store::replay;
+use serde_json::Value;
+use std::sync::Arc;
 impl GameService {
     /// The state at the newest snapshot at or before `at` (or the empty state at version 0).
     /// A snapshot that does not load never bricks a game: the log is folded up to it instead,
@@ -111,7 +124,7 @@ impl GameService {
                         }
                         events.extend(batch);
                     }
-                    Ok((state, events))
+                    Ok::<_, AppError>((state, events))
                 })
                 .await?;
             let view = self
@@ -191,7 +204,7 @@ async fn fold_from(
 /// `?at=` past the log's head is invalid input, not a missing game.
 fn beyond_head(at: u64, head: u64) -> Result<()> {
     if at > head {
-        return Err(StoreError::Invalid(
+        return Err(AppError::Invalid(
             says("errors.version_beyond_head")
                 .arg("at", at)
                 .arg("head", head),

@@ -3,8 +3,8 @@
 use crate::application::disputes::DisputeRead;
 use crate::auth::AuthUser;
 use crate::error::{ApiResult, Problem};
+use crate::extract::{DisputePath, GamePath, parse_game_id};
 use crate::routes::games::EventOut;
-use crate::routes::{DisputePath, GamePath, parse_game_id};
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, post, web};
 use infra::audit::{AuditReport, Bundle, Check};
@@ -64,7 +64,7 @@ pub struct MinVersion {
 
 impl MinVersion {
     fn min_version(&self) -> ApiResult<u64> {
-        crate::routes::games::int64("min_version", self.min_version.unwrap_or(0))
+        crate::extract::int64("min_version", self.min_version.unwrap_or(0))
     }
 }
 
@@ -230,7 +230,8 @@ pub async fn open_dispute(
     body: web::Json<OpenDispute>,
 ) -> ApiResult<HttpResponse> {
     let (created, read) = state
-        .open_dispute(&user, id, body.seq, &body.reason)
+        .disputes
+        .open_dispute(user.id, id, body.seq, &body.reason)
         .await?;
     let mut answer = if created {
         HttpResponse::Created()
@@ -253,7 +254,7 @@ pub async fn get_dispute(
     user: AuthUser,
     DisputePath(id): DisputePath,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(DisputeOut::from(state.dispute(&user, id).await?)))
+    Ok(HttpResponse::Ok().json(DisputeOut::from(state.disputes.dispute(user.id, id).await?)))
 }
 
 /// Resolve a dispute (admins only): upheld or rejected, with a note.
@@ -269,6 +270,9 @@ pub async fn resolve_dispute(
     DisputePath(id): DisputePath,
 ) -> ApiResult<HttpResponse> {
     let upheld = body.verdict == Verdict::Upheld;
-    let read = state.resolve_dispute(&user, id, upheld, &body.note).await?;
+    let read = state
+        .disputes
+        .resolve_dispute(user.id, id, upheld, &body.note)
+        .await?;
     Ok(HttpResponse::Ok().json(DisputeOut::from(read)))
 }

@@ -1,12 +1,11 @@
 //! `/v1/auth/*` and `/v1/me`.
 
-use crate::application::accounts::{Password, Session, UserName};
+use crate::application::accounts::{Password, Profile, Session, UserName};
 use crate::auth::{self, AuthUser};
-use crate::error::{ApiError, ApiResult, Problem};
+use crate::error::{ApiResult, Problem};
 use crate::extract::OptionalAuth;
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, patch, post, web};
-use infra::accounts::Revocation;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -146,7 +145,10 @@ pub async fn register(
     // otherwise end up with a second, empty account.
     let name = UserName::parse(&body.name)?;
     let password = Password::parse(&body.password)?;
-    let (created, session) = state.register(name, password, upgrading.user()?).await?;
+    let (created, session) = state
+        .users
+        .register(name, password, upgrading.user()?.map(|u| u.id))
+        .await?;
     let mut answer = if created {
         HttpResponse::Created()
     } else {
@@ -165,7 +167,7 @@ pub async fn login(
     body: web::Json<Credentials>,
 ) -> ApiResult<HttpResponse> {
     // Limited per address before the body is read: `limits::route_limit`.
-    let session = state.login(&body.name, &body.password).await?;
+    let session = state.users.login(&body.name, &body.password).await?;
     Ok(HttpResponse::Ok().json(TokenResponse::from(session)))
 }
 
@@ -176,10 +178,10 @@ pub async fn login(
 #[post("/v1/auth/guest")]
 pub async fn guest(
     state: web::Data<AppState>,
-    body: crate::routes::games::OptionalJson<GuestRequest>,
+    body: crate::extract::OptionalJson<GuestRequest>,
 ) -> ApiResult<HttpResponse> {
     // Limited per address before the body is read: `limits::route_limit`.
-    let session = state.guest(body.0.and_then(|b| b.name)).await?;
+    let session = state.users.guest(body.0.and_then(|b| b.name)).await?;
     Ok(HttpResponse::Created().json(TokenResponse::from(session)))
 }
 
@@ -194,7 +196,7 @@ pub async fn refresh(
     state: web::Data<AppState>,
     body: web::Json<RefreshRequest>,
 ) -> ApiResult<HttpResponse> {
-    let session = state.refresh(&body.refresh_token).await?;
+    let session = state.users.refresh(&body.refresh_token).await?;
     Ok(HttpResponse::Ok().json(TokenResponse::from(session)))
 }
 
@@ -204,11 +206,7 @@ pub async fn refresh(
     responses((status = 204, description = "signed out"), (status = 401, body = Problem)))]
 #[post("/v1/auth/logout")]
 pub async fn logout(state: web::Data<AppState>, user: AuthUser) -> ApiResult<HttpResponse> {
-    state
-        .accounts
-        .revoke_family(user.family, user.id, Revocation::Logout)
-        .await?;
-    state.sessions.remember(user.family, true);
+    state.users.logout(user.id, user.family).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -217,24 +215,20 @@ pub async fn logout(state: web::Data<AppState>, user: AuthUser) -> ApiResult<Htt
     responses((status = 200, body = Me), (status = 401, body = Problem)))]
 #[get("/v1/me")]
 pub async fn me(state: web::Data<AppState>, user: AuthUser) -> ApiResult<HttpResponse> {
-    me_of(&state, &user).await
+    let profile = state.users.profile(user.id, None).await?;
+    Ok(HttpResponse::Ok().json(Me::from(profile)))
 }
 
-async fn me_of(state: &AppState, user: &AuthUser) -> ApiResult<HttpResponse> {
-    let record = state
-        .accounts
-        .by_id(user.id)
-        .await?
-        .ok_or_else(|| ApiError::Unauthorized(domain::i18n::says("errors.unknown_user")))?;
-    let is_admin = state.is_admin(user).await?;
-    let language = state.accounts.language(user.id).await?.map(Language::from);
-    Ok(HttpResponse::Ok().json(Me {
-        id: record.id.0,
-        name: record.name,
-        is_guest: record.is_guest,
-        is_admin,
-        language,
-    }))
+impl From<Profile> for Me {
+    fn from(profile: Profile) -> Self {
+        Me {
+            id: profile.user.id.0,
+            name: profile.user.name,
+            is_guest: profile.user.is_guest,
+            is_admin: profile.is_admin,
+            language: profile.language.map(Language::from),
+        }
+    }
 }
 
 /// Changes the signed-in user's settings: `language` (issue 18).
@@ -246,11 +240,7 @@ pub async fn update_me(
     user: AuthUser,
     body: web::Json<MePatch>,
 ) -> ApiResult<HttpResponse> {
-    if let Some(language) = body.into_inner().language {
-        state
-            .accounts
-            .set_language(user.id, language.map(Into::into))
-            .await?;
-    }
-    me_of(&state, &user).await
+    let language = body.into_inner().language.map(|l| l.map(Into::into));
+    let profile = state.users.profile(user.id, language).await?;
+    Ok(HttpResponse::Ok().json(Me::from(profile)))
 }

@@ -5,8 +5,8 @@
 use crate::application::board::{Caller, MoveRecord, Picture, ReplayRecord};
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, Problem};
+use crate::extract::{DisputePath, GamePath};
 use crate::extract::{IfNoneMatch, OptionalAuth};
-use crate::routes::{DisputePath, GamePath};
 use crate::state::AppState;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
@@ -92,7 +92,7 @@ pub async fn board_svg(
 ) -> ApiResult<HttpResponse> {
     let at = query
         .at
-        .map(|at| crate::routes::games::int64("at", at))
+        .map(|at| crate::extract::int64("at", at))
         .transpose()?;
     let picture = state
         .games
@@ -134,7 +134,8 @@ pub async fn dispute_board_svg(
     if_none_match: IfNoneMatch,
 ) -> ApiResult<HttpResponse> {
     let picture = state
-        .dispute_picture(&user, id, query.side == Side::After)
+        .disputes
+        .dispute_picture(user.id, id, query.side == Side::After)
         .await?;
     Ok(svg_answer(&if_none_match, picture, false))
 }

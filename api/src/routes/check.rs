@@ -4,7 +4,7 @@
 
 use crate::auth::AuthUser;
 use crate::error::{ApiResult, Problem};
-use crate::routes::GamePath;
+use crate::extract::GamePath;
 use crate::routes::games::PromptsResponse;
 use crate::state::AppState;
 use actix_web::{HttpResponse, post, web};
@@ -74,21 +74,11 @@ pub async fn check_command(
     } = body.into_inner();
     crate::routes::games::command_object(&command)?;
     let expected_version = expected_version
-        .map(|v| crate::routes::games::int64("expected_version", v))
+        .map(|v| crate::extract::int64("expected_version", v))
         .transpose()?;
     state
         .games
         .check(id, user.id, command, expected_version)
         .await?;
     Ok(HttpResponse::Ok().json(CheckAnswer { accepted: true }))
-}
-
-/// A JSON answer tagged with the game's version as its `ETag`, or 304 Not Modified when the
-/// request's `If-None-Match` already names it (a polling client re-downloads nothing).
-pub fn with_etag<T: Serialize>(
-    req: &actix_web::HttpRequest,
-    version: u64,
-    body: T,
-) -> HttpResponse {
-    crate::extract::IfNoneMatch::of(req).answer(format!("\"{version}\""), |mut ok| ok.json(body))
 }

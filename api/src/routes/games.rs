@@ -1,18 +1,18 @@
 //! `/v1/games/*`: lobby, commands, views, prompts, the event feed, its live stream, replay.
 
-use crate::application::{CommandAnswer, CommandRequest, CreateGame, GameRead};
+use crate::adapters::sse_stream;
+use crate::application::{AppError, CommandAnswer, CommandRequest, CreateGame, GameRead};
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, Problem};
-use crate::extract::{IdempotencyKey, IfMatch, IfNoneMatch, LastEventId};
-use crate::routes::GamePath;
+use crate::extract::GamePath;
+use crate::extract::{IdempotencyKey, IfMatch, IfNoneMatch, LastEventId, OptionalJson, int64};
 use crate::routes::auth::UserInfo;
-use crate::routes::invites::with_links;
 use crate::state::AppState;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 use domain::i18n::says;
 use domain::{Outcome, Prompt};
-use infra::store::StoredEvent;
+use infra::store::{Entry, StoredEvent};
 use infra::store::{GameRow, GameStatus, ListFilter, SeatRow};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -381,51 +381,30 @@ pub struct AtQuery {
     pub at: u64,
 }
 
-/// An optional JSON body: an empty body is `None`; a body that is not a valid `T` (unknown
-/// fields included) is refused like any other. (actix's `Option<Json<T>>` would turn a bad
-/// body into `None` and silently go on without it.)
-pub struct OptionalJson<T>(pub Option<T>);
-
-impl<T: serde::de::DeserializeOwned + 'static> actix_web::FromRequest for OptionalJson<T> {
-    type Error = actix_web::Error;
-    type Future = futures_util::future::LocalBoxFuture<'static, Result<Self, Self::Error>>;
-
-    fn from_request(req: &HttpRequest, payload: &mut actix_web::dev::Payload) -> Self::Future {
-        let bytes = web::Bytes::from_request(req, payload);
-        Box::pin(async move {
-            let bytes = bytes.await?;
-            if bytes.iter().all(u8::is_ascii_whitespace) {
-                return Ok(OptionalJson(None));
-            }
-            serde_json::from_slice(&bytes)
-                .map(|body| OptionalJson(Some(body)))
-                .map_err(|e| {
-                    // serde's words: English, and said to be.
-                    if e.is_data() {
-                        ApiError::Invalid(says("errors.invalid_body").arg("detail", e.to_string()))
-                            .into()
-                    } else {
-                        ApiError::BadRequest(
-                            says("errors.malformed_json").arg("detail", e.to_string()),
-                        )
-                        .into()
-                    }
-                })
-        })
-    }
+/// The link form of an invite code: an app deep link (`homestretch://join/<code>`). The app
+/// registers the `homestretch` scheme, reads the code off the link and sends
+/// `POST /v1/games/join {code}`.
+pub fn join_url(code: &str) -> String {
+    format!("homestretch://join/{code}")
 }
 
-/// Versions and seqs are `int64` (PostgreSQL `bigint`): a larger number is refused with a 422,
-/// never wrapped or clamped.
-pub(crate) fn int64(name: &str, value: u64) -> ApiResult<u64> {
-    if value > i64::MAX as u64 {
-        return Err(ApiError::Invalid(
-            says("errors.out_of_range")
-                .arg("name", name)
-                .arg("max", i64::MAX),
-        ));
+/// Fills the caller-specific links of a game's answer: the invite (to a seated player of a
+/// lobby only: the code is theirs to share) and the rematch (on a finished game).
+pub(crate) async fn with_links(
+    state: &AppState,
+    user: &AuthUser,
+    row: &GameRow,
+    seats: &[SeatRow],
+    mut summary: GameSummary,
+) -> ApiResult<GameSummary> {
+    if seats.iter().any(|s| s.user_id == user.id)
+        && let Some(invite) = state.games.invite(row).await?
+    {
+        summary.join_url = Some(join_url(&invite.code));
+        summary.join_code = Some(invite.code);
     }
-    Ok(value)
+    summary.rematch = state.games.rematch_of(row).await?.map(|id| id.0);
+    Ok(summary)
 }
 
 pub(crate) fn summary(row: &GameRow, seats: &[SeatRow]) -> GameSummary {
@@ -516,9 +495,9 @@ pub async fn create_game(
     body: web::Json<CreateGameRequest>,
 ) -> ApiResult<HttpResponse> {
     let create = body.into_inner().into_create()?;
-    state.lobby_quota(&user).await?;
+    state.users.lobby_quota(user.id).await?;
     // Only an admin may fix the seed (checked by the use case).
-    let is_admin = create.rng_seed.is_some() && state.is_admin(&user).await?;
+    let is_admin = create.rng_seed.is_some() && state.users.is_admin(user.id).await?;
     let id = state.games.create(user.id, create, is_admin).await?;
     let (row, seats) = state.games.game_row(id).await?;
     let answer = with_links(&state, &user, &row, &seats, summary(&row, &seats)).await?;
@@ -687,11 +666,7 @@ pub async fn prompts(
     req: HttpRequest,
 ) -> ApiResult<HttpResponse> {
     let answer = PromptsResponse::from(state.games.prompts(id, user.id).await?);
-    Ok(crate::routes::check::with_etag(
-        &req,
-        answer.version,
-        answer,
-    ))
+    Ok(crate::extract::with_etag(&req, answer.version, answer))
 }
 
 /// A command is a JSON object (its `type` and fields are the game's to check).
@@ -836,7 +811,40 @@ pub async fn stream(
     let after = after.unwrap_or(0);
     // Fail early (404, not started) before committing to a stream.
     state.games.with_game(id, |_| ()).await?;
-    let ip = crate::limits::client_ip(&req);
-    let body = crate::stream::event_stream(state.into_inner(), id, access.user.id, ip, after)?;
-    Ok(crate::stream::sse_response(body, access.until))
+    let user = access.user.id;
+    let slot = (state.hub).open(user, crate::limits::client_ip(&req), &state.limits.config)?;
+    // Subscribe before reading the backlog, so nothing committed in between is missed.
+    let wake = state.hub.subscribe(id);
+    let games = state.games.clone();
+    let body = sse_stream::catch_up("event", after, wake, slot, move |after| {
+        event_batch(games.clone(), id, user, after)
+    });
+    Ok(sse_stream::sse_response(body, access.until))
+}
+
+/// The caller's copy of the events after `after` (500 at most) as stream messages; the last
+/// one a game has is its seed reveal.
+async fn event_batch(
+    games: std::sync::Arc<crate::application::GameService>,
+    id: infra::GameId,
+    user: infra::UserId,
+    after: u64,
+) -> Result<sse_stream::Batch, AppError> {
+    let (last, page) = games.events(id, user, after, 500).await?;
+    let more = last > after && page.len() == 500;
+    let ends = page.iter().any(|e| e.entry() == Entry::SeedRevealed);
+    let frames = page
+        .into_iter()
+        .map(|event| {
+            let out = EventOut::from(event);
+            let data = serde_json::to_string(&out).unwrap_or_default();
+            sse_stream::frame(out.seq, &out.kind, &data)
+        })
+        .collect();
+    Ok(sse_stream::Batch {
+        frames,
+        after: last,
+        more,
+        last: ends,
+    })
 }

@@ -4,40 +4,14 @@
 
 use crate::auth::AuthUser;
 use crate::error::{ApiResult, Problem};
-use crate::routes::GamePath;
-use crate::routes::games::{GameSummary, client_seed, summary};
+use crate::extract::GamePath;
+use crate::routes::games::{GameSummary, client_seed, summary, with_links};
 use crate::state::AppState;
 use actix_web::http::header;
 use actix_web::{HttpResponse, post, web};
-use infra::store::{GameRow, SeatRow};
+
 use serde::Deserialize;
 use utoipa::ToSchema;
-
-/// The link form of an invite code: an app deep link (`homestretch://join/<code>`). The app
-/// registers the `homestretch` scheme, reads the code off the link and sends
-/// `POST /v1/games/join {code}`.
-pub fn join_url(code: &str) -> String {
-    format!("homestretch://join/{code}")
-}
-
-/// Fills the caller-specific links of a game's answer: the invite (to a seated player of a
-/// lobby only: the code is theirs to share) and the rematch (on a finished game).
-pub(crate) async fn with_links(
-    state: &AppState,
-    user: &AuthUser,
-    row: &GameRow,
-    seats: &[SeatRow],
-    mut summary: GameSummary,
-) -> ApiResult<GameSummary> {
-    if seats.iter().any(|s| s.user_id == user.id)
-        && let Some(invite) = state.games.invite(row).await?
-    {
-        summary.join_url = Some(join_url(&invite.code));
-        summary.join_code = Some(invite.code);
-    }
-    summary.rematch = state.games.rematch_of(row).await?.map(|id| id.0);
-    Ok(summary)
-}
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]

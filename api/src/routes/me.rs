@@ -3,7 +3,8 @@
 //! Every channel carries the same JSON ([`Notification`]), built in
 //! `application::notify` and written to the outbox with the events that cause it.
 
-use crate::application::webpush::b64url_decode;
+use crate::adapters::sse_stream;
+use crate::adapters::web_push::b64url_decode;
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::limits::IpKey;
@@ -14,12 +15,8 @@ use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 use domain::i18n::says;
 use futures_util::Stream;
 use infra::UserId;
-use infra::outbox::Registered;
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
 use std::sync::Arc;
-use std::time::Duration;
-use tokio::sync::broadcast::error::RecvError;
 use utoipa::{IntoParams, ToSchema};
 
 /// A notification, as delivered to a webhook (the body), a push subscription (the decrypted
@@ -189,28 +186,11 @@ pub async fn add_webhook(
     user: AuthUser,
     body: web::Json<NewWebhook>,
 ) -> ApiResult<HttpResponse> {
-    let secret_len = body.secret.chars().count();
-    if !(16..=256).contains(&secret_len) {
-        return Err(ApiError::Invalid(
-            says("errors.webhook_secret_length")
-                .arg("min", 16u32)
-                .arg("max", 256u32),
-        ));
-    }
-    let url = crate::application::delivery::check_destination(&body.url, &state.notify, "url")
-        .await
-        .map_err(ApiError::Invalid)?;
-    let quota = state.limits.config.destinations(false);
-    match state
-        .outbox
-        .add_webhook(user.id, url.as_str(), &body.secret, quota)
-        .await?
-    {
-        Registered::Done(hook, created) => Ok(created_or_ok(created).json(WebhookOut::from(hook))),
-        Registered::OverQuota => Err(ApiError::Quota(
-            says("errors.webhook_quota").arg("max", quota.per_user),
-        )),
-    }
+    let (hook, created) = state
+        .subscriptions
+        .add_webhook(user.id, &body.url, &body.secret)
+        .await?;
+    Ok(created_or_ok(created).json(WebhookOut::from(hook)))
 }
 
 /// The caller's webhooks (their secrets are never shown again).
@@ -218,7 +198,7 @@ pub async fn add_webhook(
     responses((status = 200, body = WebhookList), (status = 401, body = Problem)))]
 #[get("/v1/me/webhooks")]
 pub async fn list_webhooks(state: web::Data<AppState>, user: AuthUser) -> ApiResult<HttpResponse> {
-    let webhooks = state.outbox.webhooks(user.id).await?;
+    let webhooks = state.subscriptions.webhooks(user.id).await?;
     Ok(HttpResponse::Ok().json(WebhookList {
         webhooks: webhooks.into_iter().map(WebhookOut::from).collect(),
     }))
@@ -236,9 +216,7 @@ pub async fn delete_webhook(
 ) -> ApiResult<HttpResponse> {
     let not_found = || ApiError::NotFound(says("errors.webhook_not_found"));
     let id: uuid::Uuid = path.parse().map_err(|_| not_found())?;
-    if !state.outbox.remove_webhook(user.id, id).await? {
-        return Err(not_found());
-    }
+    state.subscriptions.remove_webhook(user.id, id).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -261,25 +239,15 @@ pub async fn add_push_subscription(
     body: web::Json<NewPushSubscription>,
 ) -> ApiResult<HttpResponse> {
     body.keys.check()?;
-    let url =
-        crate::application::delivery::check_destination(&body.endpoint, &state.notify, "endpoint")
-            .await
-            .map_err(ApiError::Invalid)?;
-    let quota = state.limits.config.destinations(true);
     let keys = &body.keys;
-    match state
-        .outbox
-        .add_push(user.id, url.as_str(), &keys.p256dh, &keys.auth, quota)
-        .await?
-    {
-        Registered::Done(sub, created) => Ok(created_or_ok(created).json(PushSubscriptionOut {
-            id: sub.id,
-            endpoint: sub.endpoint,
-        })),
-        Registered::OverQuota => Err(ApiError::Quota(
-            says("errors.push_subscription_quota").arg("max", quota.per_user),
-        )),
-    }
+    let (sub, created) = state
+        .subscriptions
+        .add_push(user.id, &body.endpoint, &keys.p256dh, &keys.auth)
+        .await?;
+    Ok(created_or_ok(created).json(PushSubscriptionOut {
+        id: sub.id,
+        endpoint: sub.endpoint,
+    }))
 }
 
 /// 201 for a destination just made, 200 for the caller's own one updated in place.
@@ -305,11 +273,7 @@ pub async fn delete_push_subscription(
     let endpoint = url::Url::parse(&query.endpoint)
         .map(String::from)
         .unwrap_or_else(|_| query.endpoint.clone());
-    if !state.outbox.remove_push(user.id, &endpoint).await? {
-        return Err(ApiError::NotFound(says(
-            "errors.push_subscription_not_found",
-        )));
-    }
+    state.subscriptions.remove_push(user.id, &endpoint).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -341,7 +305,7 @@ pub async fn notifications(
     }
     let after = i64::try_from(query.after)
         .map_err(|_| ApiError::Invalid(says("errors.after_out_of_range")))? as u64;
-    let entries = state.outbox.feed(user.id, after, limit).await?;
+    let entries = state.subscriptions.feed(user.id, after, limit).await?;
     let last_seq = entries.last().map(|e| e.seq).unwrap_or(after);
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))
@@ -369,7 +333,7 @@ pub async fn notification_stream(
     let after = feed_after(&req)?;
     let ip = crate::limits::client_ip(&req);
     let body = feed_stream(state.into_inner(), access.user.id, ip, after)?;
-    Ok(crate::stream::sse_response(body, access.until))
+    Ok(sse_stream::sse_response(body, access.until))
 }
 
 /// The feed number a stream resumes after (`Last-Event-ID`; 0 without one).
@@ -385,20 +349,8 @@ fn feed_after(req: &HttpRequest) -> ApiResult<u64> {
     }
 }
 
-const KEEPALIVE: Duration = Duration::from_secs(15);
-
-struct FeedCursor {
-    state: Arc<AppState>,
-    user: UserId,
-    after: u64,
-    pending: VecDeque<Bytes>,
-    wake: tokio::sync::broadcast::Receiver<()>,
-    must_fetch: bool,
-    _slot: crate::sse::StreamSlot,
-}
-
 /// Catch up from the feed, then wake on the `pg_notify` of every instance's commits (the same
-/// machinery and stream limits as a game's stream, `crate::stream`).
+/// machinery and stream limits as a game's stream, `adapters::sse_stream`).
 fn feed_stream(
     state: Arc<AppState>,
     user: UserId,
@@ -408,52 +360,34 @@ fn feed_stream(
     let slot = state.hub.open(user, ip, &state.limits.config)?;
     // Subscribe before reading the backlog, so nothing committed in between is missed.
     let wake = state.hub.subscribe_feed(user);
-    let cursor = FeedCursor {
-        _slot: slot,
-        state,
-        user,
+    Ok(sse_stream::catch_up(
+        "notification",
         after,
-        pending: VecDeque::from([Bytes::from_static(b"retry: 2000\n\n")]),
         wake,
-        must_fetch: true,
-    };
-    Ok(futures_util::stream::unfold(cursor, |mut c| async move {
-        loop {
-            if let Some(chunk) = c.pending.pop_front() {
-                return Some((Ok(chunk), c));
-            }
-            if c.must_fetch {
-                match c.state.outbox.feed(c.user, c.after, 200).await {
-                    Ok(entries) => {
-                        c.must_fetch = entries.len() == 200;
-                        for entry in entries {
-                            c.after = entry.seq;
-                            let data = entry.payload.to_string();
-                            c.pending.push_back(Bytes::from(format!(
-                                "id: {}\nevent: {}\ndata: {}\n\n",
-                                entry.seq, entry.kind, data
-                            )));
-                        }
-                        continue;
-                    }
-                    Err(error) => {
-                        tracing::warn!(%error, "notification stream read failed; retrying");
-                        c.pending
-                            .push_back(Bytes::from_static(b": database unavailable, retrying\n\n"));
-                        tokio::time::sleep(Duration::from_secs(1)).await;
-                        continue;
-                    }
-                }
-            }
-            tokio::select! {
-                woke = c.wake.recv() => match woke {
-                    Ok(()) | Err(RecvError::Lagged(_)) => c.must_fetch = true,
-                    Err(RecvError::Closed) => return None,
-                },
-                _ = tokio::time::sleep(KEEPALIVE) => c.pending.push_back(Bytes::from_static(b": keepalive\n\n")),
-            }
-        }
-    }))
+        slot,
+        move |after| feed_batch(state.clone(), user, after),
+    ))
+}
+
+/// The caller's notifications after `after` (200 at most) as stream messages.
+async fn feed_batch(
+    state: Arc<AppState>,
+    user: UserId,
+    after: u64,
+) -> Result<sse_stream::Batch, crate::application::AppError> {
+    let entries = state.subscriptions.feed(user, after, 200).await?;
+    let more = entries.len() == 200;
+    let last = entries.last().map_or(after, |e| e.seq);
+    let frames = entries
+        .into_iter()
+        .map(|entry| sse_stream::frame(entry.seq, &entry.kind, &entry.payload.to_string()))
+        .collect();
+    Ok(sse_stream::Batch {
+        frames,
+        after: last,
+        more,
+        last: false,
+    })
 }
 
 #[derive(Serialize, ToSchema)]

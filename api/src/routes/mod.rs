@@ -11,45 +11,7 @@ pub mod problems;
 pub mod seats;
 pub mod tickets;
 
-use crate::error::ApiError;
-use domain::i18n::says;
-use infra::GameId;
 use utoipa_actix_web::service_config::ServiceConfig;
-
-/// A game id from a route: not a UUID is a 404 (no such game can exist).
-pub(crate) fn parse_game_id(raw: &str) -> Result<GameId, ApiError> {
-    raw.parse()
-        .map_err(|_| ApiError::NotFound(says("errors.game_not_found")))
-}
-
-/// The `{id}` of a game route, parsed (see [`parse_game_id`]).
-pub struct GamePath(pub GameId);
-
-impl actix_web::FromRequest for GamePath {
-    type Error = ApiError;
-    type Future = std::future::Ready<Result<Self, ApiError>>;
-
-    fn from_request(req: &actix_web::HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
-        let id = req.match_info().get("id").unwrap_or_default();
-        std::future::ready(parse_game_id(id).map(GamePath))
-    }
-}
-
-/// The `{id}` of a dispute route, parsed: not a UUID is a 404.
-pub struct DisputePath(pub uuid::Uuid);
-
-impl actix_web::FromRequest for DisputePath {
-    type Error = ApiError;
-    type Future = std::future::Ready<Result<Self, ApiError>>;
-
-    fn from_request(req: &actix_web::HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
-        let id = req.match_info().get("id").unwrap_or_default();
-        let id = id
-            .parse()
-            .map_err(|_| ApiError::NotFound(says("errors.dispute_not_found")));
-        std::future::ready(id.map(DisputePath))
-    }
-}
 
 /// Every route, listed once: the server registers this list ([`configure`]) and the OpenAPI
 /// document takes its paths from it ([`document`]). A handler's actix attribute

@@ -57,7 +57,7 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
 pub async fn openapi_json(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok()
         .content_type("application/json")
-        .body(state.openapi().to_string())
+        .body(state.openapi.as_str().to_owned())
 }
 
 /// What the docs page may load: this server's script, styles and the spec, nothing else (no

@@ -2,8 +2,8 @@
 
 use crate::auth::AuthUser;
 use crate::error::{ApiResult, Problem};
+use crate::extract::GamePath;
 use crate::extract::IdempotencyKey;
-use crate::routes::GamePath;
 use crate::routes::games::{GameSummary, summary};
 use crate::state::AppState;
 use actix_web::{HttpResponse, delete, post, web};

@@ -6,7 +6,7 @@
 //! is known. Older logs (clock version 1, or none) are not followed: their timeouts counted from
 //! the head and their defaults were the cheapest, as `server_moves` checks them.
 
-use super::{AuditReport, Bundle, BundleCommand, Reported};
+use super::bundle::{AuditReport, Bundle, BundleCommand, Reported};
 use crate::event::{Entry, StoredEvent};
 use domain::Seat;
 use serde_json::{Value, json};

@@ -9,7 +9,7 @@
 //! * `senders`: the start is a seated person's; a seat's command is its person's until the
 //!   seat is handed over, then its bot's; the clock sends only timeouts, of seats people play.
 
-use super::{AuditReport, Bundle, BundleCommand, by_seq, entries_of};
+use super::bundle::{AuditReport, Bundle, BundleCommand, by_seq, entries_of};
 use crate::deadlines::{CLOCK_USER, bot_user, is_server_actor};
 use crate::event::{Entry, StoredEvent};
 use crate::ids::UserId;

@@ -1,6 +1,7 @@
 //! End-to-end tests: real HTTP against a real server and a real PostgreSQL (one database each).
 
 mod accounts;
+mod architecture;
 mod audit;
 mod audit_server;
 mod bandits_rules;

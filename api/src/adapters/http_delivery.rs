@@ -6,17 +6,18 @@
 //!
 //! Destinations are checked against server-side request forgery at registration and again at
 //! every delivery ([`check_destination`]): `https` only, and every address the host resolves
-//! to must be global unicast ([`super::addresses`]), except the hosts listed in
+//! to must be global unicast ([`super::ip_blocks`]), except the hosts listed in
 //! `HOMESTRETCH_ALLOW_HTTP_HOSTS`; the delivery then connects to the very addresses the check
-//! approved (DNS pinning, [`super::pinning`]). A refusal that depends on resolution says only
+//! approved (DNS pinning, [`super::dns_pinning`]). A refusal that depends on resolution says only
 //! "destination not allowed", the same whatever the name resolves to or whether it resolves at
 //! all (issue 26, item 8: no DNS oracle); the details go to the server's log.
 //!
 //! The worker keeps up to [`IN_FLIGHT`] deliveries going at once and claims more as each one
 //! ends, so a destination that is slow to answer holds its own delivery, never anyone else's.
 
-use super::pinning::{self, Pins};
-use super::webpush::{Vapid, encrypt};
+use super::dns_pinning::{self as pinning, Pins};
+use super::web_push::{Vapid, encrypt};
+use crate::application::subscriptions::Destinations;
 use domain::i18n::{Says, says};
 use hmac::{KeyInit, Mac};
 use infra::outbox::{Due, Outbox, Target};
@@ -105,12 +106,26 @@ pub async fn check_destination(
     checked(raw, config, field).await.map(|c| c.url)
 }
 
+/// [`check_destination`] under one configuration: what the use cases ask
+/// (`application::subscriptions::Destinations`).
+pub struct DestinationCheck(pub NotifyConfig);
+
+impl Destinations for DestinationCheck {
+    fn check<'a>(
+        &'a self,
+        raw: &'a str,
+        field: &'static str,
+    ) -> futures_util::future::LocalBoxFuture<'a, Result<url::Url, Says>> {
+        Box::pin(check_destination(raw, &self.0, field))
+    }
+}
+
 /// A destination that passed [`check_destination`], with the addresses the check approved.
 pub struct Checked {
     pub url: url::Url,
     /// The public addresses the host resolved to at the check (empty for an allowed host,
     /// which is not resolved): the delivery connects to these and no others
-    /// ([`super::pinning`]).
+    /// ([`super::dns_pinning`]).
     pub addresses: Vec<IpAddr>,
 }
 
@@ -141,7 +156,7 @@ pub async fn checked(
         .await
         .map_err(|why| not_allowed(field, &host, &why))?;
     for ip in &addresses {
-        if let Some(why) = super::addresses::special(*ip) {
+        if let Some(why) = super::ip_blocks::special(*ip) {
             return Err(not_allowed(field, &host, &format!("{ip}: {why}")));
         }
     }

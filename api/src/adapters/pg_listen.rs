@@ -107,7 +107,7 @@ impl Hub {
     pub async fn listen(
         self: std::sync::Arc<Self>,
         pool: PgPool,
-        games: std::sync::Arc<crate::application::GameService>,
+        games: std::sync::Arc<dyn crate::application::Heads>,
         sessions: std::sync::Arc<crate::auth::Sessions>,
     ) {
         use infra::accounts::REVOKED_CHANNEL;

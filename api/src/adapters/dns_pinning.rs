@@ -1,5 +1,5 @@
 //! DNS pinning for deliveries (issue 18, server-side request forgery). A destination is checked
-//! before every delivery ([`super::delivery::check_destination`]): every address its host
+//! before every delivery ([`super::http_delivery::check_destination`]): every address its host
 //! resolves to must be public. The HTTP client would resolve the host again when it connects,
 //! and a hostile name server can answer differently the second time (DNS rebinding: public for
 //! the check, `127.0.0.1` for the connection). So the delivery client never resolves on its
@@ -141,7 +141,7 @@ mod tests {
         super::client(
             pins.clone(),
             exempt,
-            super::super::delivery::tls(),
+            super::super::http_delivery::tls(),
             Duration::from_secs(5),
         )
     }
