@@ -462,6 +462,47 @@ pub enum Redacted<'a, E: Clone> {
     Hidden,
 }
 
+/// The `Game` methods every game forwards to its rooms of the same names (`decide::decide`,
+/// `evolve::evolve`, `view::view`, `render::draw`, `legal::prompts`, `legal::legal`): called
+/// inside each game's `impl Game`, so the three games say it once.
+macro_rules! forward_to_rooms {
+    () => {
+        fn decide(
+            state: &Self::State,
+            actor: $crate::engine::Seat,
+            command: &Self::Command,
+            rng: &mut dyn $crate::engine::Rng,
+        ) -> Result<Vec<Self::Event>, $crate::engine::RuleViolation> {
+            decide::decide(state, actor, command, rng)
+        }
+
+        fn evolve(state: &mut Self::State, event: &Self::Event) {
+            evolve::evolve(state, event)
+        }
+
+        fn view(state: &Self::State, viewer: $crate::engine::Viewer) -> Self::View {
+            view::view(state, viewer)
+        }
+
+        fn draw(
+            view: &Self::View,
+            prompts: &[$crate::engine::Prompt],
+            viewer: $crate::engine::Viewer,
+        ) -> String {
+            render::draw(view, prompts, viewer)
+        }
+
+        fn prompts(state: &Self::State) -> Vec<$crate::engine::Prompt> {
+            legal::prompts(state)
+        }
+
+        fn legal(state: &Self::State, seat: $crate::engine::Seat) -> Vec<Self::Command> {
+            legal::legal(state, seat)
+        }
+    };
+}
+pub(crate) use forward_to_rooms;
+
 /// A game as a decider. Every game module implements this once; the server only ever talks to
 /// games through it (via [`crate::AnyGame`]).
 pub trait Game: 'static {

@@ -13,42 +13,22 @@ const RECORD_SIZE: u32 = 4096;
 
 /// base64url without padding (RFC 4648 §5), as Web Push writes keys.
 pub fn b64url(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
-        for i in 0..=chunk.len() {
-            out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-        }
-    }
-    out
+    use base64::Engine;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
 }
 
-/// Decodes base64url (padded or not; the standard alphabet is accepted too).
+/// Decodes base64url, padded or not; the standard alphabet is accepted too (some browsers'
+/// subscriptions are written with it), and so are stray low bits in the last character.
 pub fn b64url_decode(raw: &str) -> Option<Vec<u8>> {
-    let mut bits = 0u32;
-    let mut count = 0u8;
-    let mut out = Vec::with_capacity(raw.len() * 3 / 4);
-    for c in raw.trim_end_matches('=').bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'-' | b'+' => 62,
-            b'_' | b'/' => 63,
-            _ => return None,
-        };
-        bits = (bits << 6) | u32::from(v);
-        count += 6;
-        if count >= 8 {
-            count -= 8;
-            out.push((bits >> count) as u8);
-        }
-    }
-    Some(out)
+    use base64::Engine;
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::URL_SAFE,
+        GeneralPurposeConfig::new()
+            .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+            .with_decode_allow_trailing_bits(true),
+    );
+    LENIENT.decode(raw.replace('+', "-").replace('/', "_")).ok()
 }
 
 /// A fresh P-256 secret key from the system's randomness.
@@ -177,6 +157,10 @@ mod tests {
             assert_eq!(b64url_decode(&b64url(&bytes)).unwrap(), bytes);
         }
         assert_eq!(b64url(b"\xfb\xff"), "-_8");
+        // What subscriptions send besides plain base64url: padding, the standard alphabet.
+        assert_eq!(b64url_decode("-_8=").unwrap(), b"\xfb\xff");
+        assert_eq!(b64url_decode("+/8").unwrap(), b"\xfb\xff");
+        assert_eq!(b64url_decode("a*b"), None);
     }
 
     /// RFC 8291 §5's example, decrypted with the receiver's keys: the body is the sender's

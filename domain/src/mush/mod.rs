@@ -23,7 +23,7 @@ mod tests;
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{Game, Outcome, Prompt, Redacted, Rng, RuleViolation, Seat, SeatScore, Viewer};
+use crate::engine::{Game, Outcome, Redacted, Rng, RuleViolation, Seat, SeatScore, Viewer};
 pub use board::{LinkId, SegmentId, SpaceId};
 pub use command::Command;
 pub use event::Event;
@@ -112,37 +112,10 @@ impl Game for Mush {
         decide::setup(&options.layout.segments(), seats, rng)
     }
 
-    fn decide(
-        state: &State,
-        actor: Seat,
-        command: &Command,
-        rng: &mut dyn Rng,
-    ) -> Result<Vec<Event>, RuleViolation> {
-        decide::decide(state, actor, command, rng)
-    }
-
-    fn evolve(state: &mut State, event: &Event) {
-        evolve::evolve(state, event)
-    }
-
-    fn view(state: &State, viewer: Viewer) -> View {
-        view::view(state, viewer)
-    }
-
-    fn draw(view: &View, prompts: &[Prompt], viewer: Viewer) -> String {
-        render::draw(view, prompts, viewer)
-    }
+    crate::engine::forward_to_rooms!();
 
     fn dice(event: &Event) -> Vec<u8> {
         render::dice(event)
-    }
-
-    fn prompts(state: &State) -> Vec<Prompt> {
-        legal::prompts(state)
-    }
-
-    fn legal(state: &State, seat: Seat) -> Vec<Command> {
-        legal::legal(state, seat)
     }
 
     fn choices(state: &State, seat: Seat) -> Vec<crate::choices::Family> {

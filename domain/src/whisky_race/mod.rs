@@ -147,34 +147,7 @@ impl Game for WhiskyRace {
         }
     }
 
-    fn decide(
-        state: &State,
-        actor: Seat,
-        command: &Command,
-        rng: &mut dyn Rng,
-    ) -> Result<Vec<Event>, RuleViolation> {
-        decide::decide(state, actor, command, rng)
-    }
-
-    fn evolve(state: &mut State, event: &Event) {
-        evolve::evolve(state, event)
-    }
-
-    fn view(state: &State, viewer: Viewer) -> View {
-        view::view(state, viewer)
-    }
-
-    fn draw(view: &View, prompts: &[Prompt], viewer: Viewer) -> String {
-        render::draw(view, prompts, viewer)
-    }
-
-    fn prompts(state: &State) -> Vec<Prompt> {
-        legal::prompts(state)
-    }
-
-    fn legal(state: &State, seat: Seat) -> Vec<Command> {
-        legal::legal(state, seat)
-    }
+    crate::engine::forward_to_rooms!();
 
     fn choices(state: &State, seat: Seat) -> Vec<crate::choices::Family> {
         choices::choices(state, seat)

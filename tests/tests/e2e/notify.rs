@@ -6,6 +6,8 @@
 
 use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac_check::verify;
 use homestretch_tests::test_game::registry_with_countdown;
 use homestretch_tests::{Player, TestApp, spawn_app_with};
@@ -245,7 +247,7 @@ impl Browser {
             .filter(|m| m.0 == self.path)
             .map(|(_, authorization, encoding, body)| {
                 json!({"endpoint": self.endpoint, "authorization": authorization,
-                       "content_encoding": encoding, "body": b64url(body)})
+                       "content_encoding": encoding, "body": URL_SAFE_NO_PAD.encode(body)})
             })
             .collect();
         let opened = receiver_py(
@@ -263,21 +265,6 @@ impl Browser {
             .cloned()
             .collect()
     }
-}
-
-fn b64url(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
-        for i in 0..=chunk.len() {
-            out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-        }
-    }
-    out
 }
 
 pub(crate) fn secret_of(player: &Player) -> String {
