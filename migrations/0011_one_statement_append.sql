@@ -68,3 +68,47 @@ BEGIN
     END IF;
     RETURN QUERY SELECT r.result, r.version, r.first_seq, r.last_seq;
 END $$;
+
+-- Group commit across games (`infra::group_commit`): the appends of several games that arrived
+-- together, as one statement and one transaction (one WAL flush). `p_items` is an array of
+-- `append_command2`'s arguments by name (`infra::group_commit::item_json`); each is appended in
+-- order, so two appends of one game behave as if sent one after the other, and each keeps its
+-- own answer (ok, duplicate, mismatch, conflict, not_found): those never touch the other items.
+-- An error (a constraint an item breaks) rolls the whole statement back; the caller then sends
+-- each item alone.
+CREATE FUNCTION jsonb_texts(p jsonb) RETURNS text[]
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT coalesce(array_agg(e ORDER BY i), '{}') FROM jsonb_array_elements_text(p) WITH ORDINALITY AS t(e, i)
+$$;
+
+CREATE FUNCTION jsonb_items(p jsonb) RETURNS jsonb[]
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT coalesce(array_agg(e ORDER BY i), '{}') FROM jsonb_array_elements(p) WITH ORDINALITY AS t(e, i)
+$$;
+
+CREATE FUNCTION append_batch(p_items jsonb)
+RETURNS TABLE (item integer, result text, version bigint, first_seq bigint, last_seq bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+    it jsonb;
+    k integer;
+    r record;
+BEGIN
+    FOR it, k IN SELECT e, i FROM jsonb_array_elements(p_items) WITH ORDINALITY AS t(e, i) ORDER BY i LOOP
+        SELECT * INTO r FROM append_command2(
+            (it ->> 'game')::uuid, (it ->> 'expected')::bigint, (it ->> 'command_id')::uuid,
+            (it ->> 'user')::uuid, (it ->> 'seat')::smallint, it ->> 'body_hash', it -> 'command',
+            jsonb_texts(it -> 'types'), jsonb_items(it -> 'payloads'), (it ->> 'schema')::integer,
+            jsonb_texts(it -> 'hashes'), it ->> 'status', it -> 'outcome', it -> 'snapshot',
+            (it ->> 'at')::timestamptz, it -> 'waiting',
+            jsonb_texts(it -> 'note_users')::uuid[], jsonb_texts(it -> 'note_ids')::uuid[],
+            jsonb_texts(it -> 'note_games')::uuid[], jsonb_texts(it -> 'note_kinds'),
+            jsonb_items(it -> 'note_payloads')) a;
+        item := k;
+        result := r.result;
+        version := r.version;
+        first_seq := r.first_seq;
+        last_seq := r.last_seq;
+        RETURN NEXT;
+    END LOOP;
+END $$;

@@ -196,6 +196,8 @@ pub struct ListFilter {
 #[derive(Clone)]
 pub struct Store {
     pub pool: PgPool,
+    /// The group committer of this store's appends (`None`: `HOMESTRETCH_GROUP_COMMIT=off`).
+    group: Option<std::sync::Arc<crate::group_commit::GroupCommit>>,
 }
 
 const GAME_COLUMNS: &str = "id, kind, status, seat_count, options, host_id, fair, server_seed, seed_commitment, \
@@ -203,7 +205,11 @@ const GAME_COLUMNS: &str = "id, kind, status, seat_count, options, host_id, fair
 
 impl Store {
     pub fn new(pool: PgPool) -> Self {
-        Store { pool }
+        let group = crate::group_commit::GroupCommit::from_env().map(std::sync::Arc::new);
+        if let Some(group) = &group {
+            group.start(&pool);
+        }
+        Store { pool, group }
     }
 
     pub async fn ping(&self) -> Result<()> {
@@ -458,10 +464,17 @@ impl Store {
 
     /// One command in one statement: `append_command2` (migration 0011) writes the events,
     /// the head, the command record, the snapshot, the inbox and the notifications, or nothing
-    /// (a statement is atomic: no `BEGIN`/`COMMIT`).
+    /// (a statement is atomic: no `BEGIN`/`COMMIT`). Appends of several games that arrive
+    /// together share one statement, one transaction and one WAL flush
+    /// ([`crate::group_commit`]), each with its own checks and answer;
+    /// `HOMESTRETCH_GROUP_COMMIT=off` sends each alone.
     pub async fn append(&self, append: Append<'_>) -> Result<AppendResult> {
         append.check_entries()?;
-        Args::of(&append).run(&self.pool).await
+        let args = Args::of(&append);
+        match &self.group {
+            Some(group) => group.append(&self.pool, args).await,
+            None => args.run(&self.pool).await,
+        }
     }
 }
 
