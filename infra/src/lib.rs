@@ -9,6 +9,7 @@ pub mod deadlines;
 pub mod disputes;
 pub mod error;
 pub mod event;
+pub mod group_commit;
 pub mod hash;
 pub mod ids;
 pub mod lobby;

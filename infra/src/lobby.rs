@@ -10,11 +10,6 @@ use sqlx::Row;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-/// The inbox rewrite run by `Store::append` in the append's own statement, only when the
-/// append went through (`$1` the game, `$15` the time of the append, `$16` the seats waited for).
-pub(crate) const INBOX_SET: &str =
-    "CASE WHEN a.result = 'ok' THEN inbox_set($1, $16::jsonb, $15) END";
-
 /// Invite codes use 32 symbols that cannot be mistaken for one another when read aloud or
 /// typed from a screen: no `0`/`O`, no `1`/`I`. 8 of them = 40 bits (about 10^12 codes):
 /// guessing an open lobby's code takes on the order of a billion tries per thousand open

@@ -35,70 +35,67 @@ pub struct NewNotification {
 /// recipient's feed and one outbox row per webhook and push subscription of theirs whose queue
 /// has room. Nothing is visible (nor delivered) unless the caller commits.
 ///
-/// This is the one way to enqueue a notification: any use case that must notify (a command's
-/// append, a seat taken, a dispute resolved, an invitation to a rematch) calls it with its own
-/// transaction, so the notification commits or rolls back with the fact that causes it.
+/// This is the one way to enqueue a notification: any use case that must notify (a seat taken,
+/// a dispute resolved, an invitation to a rematch) calls it with its own transaction, so the
+/// notification commits or rolls back with the fact that causes it; a command's append sends the
+/// same [`Notes`] to the same SQL function (`enqueue_notifications`, migration 0011) inside its
+/// own statement. One round trip either way.
 pub async fn enqueue(tx: &mut PgConnection, notes: &[NewNotification]) -> Result<()> {
     if notes.is_empty() {
         return Ok(());
     }
-    // Lock the recipients' feed heads in one order (user id) so two transactions notifying the
-    // same users cannot deadlock; the order within one recipient is kept (stable sort).
-    let mut sorted: Vec<&NewNotification> = notes.iter().collect();
-    sorted.sort_by_key(|n| n.user);
-    // Each recipient reads it in their stored language (English without one): the texts come
-    // from the message catalogue, filled from the payload's own fields.
-    let recipients: Vec<Uuid> = sorted.iter().map(|n| n.user.0).collect();
-    let languages: Vec<(Uuid, String)> = sqlx::query_as(
-        "SELECT id, language FROM users WHERE id = ANY($1) AND language IS NOT NULL",
-    )
-    .bind(&recipients)
-    .fetch_all(&mut *tx)
-    .await?;
-    for note in &sorted {
-        let language = languages
-            .iter()
-            .find(|(user, _)| *user == note.user.0)
-            .and_then(|(_, tag)| domain::i18n::Lang::from_tag(tag));
-        let mut payload = note.payload.clone();
-        if let Some(language) = language {
-            domain::i18n::tell_notification(&mut payload, language);
-        }
-        // The next entry of the recipient's feed, and one delivery per destination of theirs
-        // whose queue has room (issue 26): what one user's activity can queue is bounded by
-        // their destinations (a quota) times each queue's capacity; a full queue's notification
-        // is in the feed only. A queue that was empty becomes due now; one that waits (a retry,
-        // a lease) keeps its time. (Only enqueues lock both a feed head and queues, heads first.)
-        sqlx::query(
-            "WITH head AS (
-                 INSERT INTO notification_heads (user_id, seq) VALUES ($1, 1)
-                 ON CONFLICT (user_id) DO UPDATE SET seq = notification_heads.seq + 1
-                 RETURNING seq),
-             n AS (
-                 INSERT INTO notifications (id, user_id, seq, game_id, type, payload)
-                 SELECT $2, $1, head.seq, $3, $4, $5 FROM head RETURNING id),
-             q AS (
-                 UPDATE outbox_queues SET queued = queued + 1, due_at = coalesce(due_at, now())
-                  WHERE user_id = $1 AND queued < capacity
-                 RETURNING destination)
-             INSERT INTO outbox (notification_id, destination) SELECT n.id, q.destination FROM n, q",
-        )
-        .bind(note.user.0)
-        .bind(note.id)
-        .bind(note.game.map(|g| g.0))
-        .bind(&note.kind)
-        .bind(&payload)
-        .execute(&mut *tx)
-        .await?;
-    }
-    let mut users: Vec<Uuid> = sorted.iter().map(|n| n.user.0).collect();
-    users.dedup();
-    sqlx::query("SELECT pg_notify($1, u::text) FROM unnest($2::uuid[]) AS u")
-        .bind(CHANNEL)
-        .bind(&users)
+    let notes = Notes::of(notes);
+    sqlx::query("SELECT enqueue_notifications($1, $2, $3, $4, $5)")
+        .bind(&notes.users)
+        .bind(&notes.ids)
+        .bind(&notes.games)
+        .bind(&notes.kinds)
+        .bind(&notes.payloads)
         .execute(&mut *tx)
         .await?;
     Ok(())
+}
+
+/// Notifications as the parallel arrays `enqueue_notifications` takes (migration 0011).
+#[derive(Debug, Default)]
+pub struct Notes {
+    pub users: Vec<Uuid>,
+    pub ids: Vec<Uuid>,
+    pub games: Vec<Option<Uuid>>,
+    pub kinds: Vec<String>,
+    /// Each notification told in every language of the catalogue, keyed by tag, and as given
+    /// under `""` when that differs from its English telling: the SQL picks the recipient's
+    /// stored language (`users.language`), so no lookup round trip is needed.
+    pub payloads: Vec<Value>,
+}
+
+impl Notes {
+    pub fn of(notes: &[NewNotification]) -> Notes {
+        // Recipients in one order (user id) so two transactions notifying the same users lock
+        // their feed heads in the same order and cannot deadlock; the order within one
+        // recipient is kept (stable sort).
+        let mut sorted: Vec<&NewNotification> = notes.iter().collect();
+        sorted.sort_by_key(|n| n.user);
+        let mut out = Notes::default();
+        for note in sorted {
+            let mut told = serde_json::Map::new();
+            for lang in domain::i18n::LANGS {
+                let mut payload = note.payload.clone();
+                domain::i18n::tell_notification(&mut payload, lang);
+                told.insert(lang.tag().to_string(), payload);
+            }
+            // A recipient without a language gets the payload as given (today's English).
+            if told.get(domain::i18n::Lang::En.tag()) != Some(&note.payload) {
+                told.insert(String::new(), note.payload.clone());
+            }
+            out.users.push(note.user.0);
+            out.ids.push(note.id);
+            out.games.push(note.game.map(|g| g.0));
+            out.kinds.push(note.kind.clone());
+            out.payloads.push(Value::Object(told));
+        }
+        out
+    }
 }
 
 /// A registered webhook (the secret is never read back out).

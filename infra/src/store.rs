@@ -135,7 +135,7 @@ pub struct Append<'a> {
     pub snapshot: Option<Value>,
     pub recorded_at: OffsetDateTime,
     /// The seats the game waits for after this append, `[{seat, kinds, deadline}]`: the inbox,
-    /// rewritten in the same statement (`crate::lobby::INBOX_SET`).
+    /// rewritten in the same statement (`append_command2` calls `inbox_set`).
     pub waiting: Value,
     /// Notifications the command causes: written in the append's transaction (issue 18).
     pub outbox: Vec<crate::outbox::NewNotification>,
@@ -196,6 +196,8 @@ pub struct ListFilter {
 #[derive(Clone)]
 pub struct Store {
     pub pool: PgPool,
+    /// The group committer of this store's appends (`None`: `HOMESTRETCH_GROUP_COMMIT=off`).
+    group: Option<std::sync::Arc<crate::group_commit::GroupCommit>>,
 }
 
 const GAME_COLUMNS: &str = "id, kind, status, seat_count, options, host_id, fair, server_seed, seed_commitment, \
@@ -203,7 +205,11 @@ const GAME_COLUMNS: &str = "id, kind, status, seat_count, options, host_id, fair
 
 impl Store {
     pub fn new(pool: PgPool) -> Self {
-        Store { pool }
+        let group = crate::group_commit::GroupCommit::from_env().map(std::sync::Arc::new);
+        if let Some(group) = &group {
+            group.start(&pool);
+        }
+        Store { pool, group }
     }
 
     pub async fn ping(&self) -> Result<()> {
@@ -456,56 +462,111 @@ impl Store {
             .find(|c| c.first_seq <= seq && seq <= c.last_seq))
     }
 
-    /// One command in one round trip (the `append_command` function of the schema).
+    /// One command in one statement: `append_command2` (migration 0011) writes the events,
+    /// the head, the command record, the snapshot, the inbox and the notifications, or nothing
+    /// (a statement is atomic: no `BEGIN`/`COMMIT`). Appends of several games that arrive
+    /// together share one statement, one transaction and one WAL flush
+    /// ([`crate::group_commit`]), each with its own checks and answer;
+    /// `HOMESTRETCH_GROUP_COMMIT=off` sends each alone.
     pub async fn append(&self, append: Append<'_>) -> Result<AppendResult> {
-        // One transaction: the command's notifications commit with its events or not at all.
         append.check_entries()?;
-        let mut tx = self.pool.begin().await?;
-        let result = append_in(&mut tx, &append).await?;
-        tx.commit().await?;
-        Ok(result)
+        let args = Args::of(&append);
+        match &self.group {
+            Some(group) => group.append(&self.pool, args).await,
+            None => args.run(&self.pool).await,
+        }
     }
 }
 
-/// The append of [`Store::append`] in the caller's transaction (committed by the caller).
-async fn append_in(tx: &mut sqlx::PgConnection, append: &Append<'_>) -> Result<AppendResult> {
-    let events = append.events;
-    let kinds: Vec<&str> = events.iter().map(|e| e.kind.as_str()).collect();
-    let payloads: Vec<&Value> = events.iter().map(|e| &e.payload).collect();
-    let hashes: Vec<&str> = events.iter().map(|e| e.hash.as_str()).collect();
-    // One schema version per command (all its events come from one engine).
-    let schema_version = events.first().map_or(0, |e| e.schema_version);
-    // Only static fragments are interpolated; values are bound. The inbox is rewritten in
-    // the same statement (its column is not read).
-    let (result, version, first_seq, last_seq): (String, i64, i64, i64) =
-        sqlx::query_as(sqlx::AssertSqlSafe(format!(
-            "SELECT a.result, a.version, a.first_seq, a.last_seq, {} AS inbox \
-             FROM append_command($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15) a",
-            crate::lobby::INBOX_SET
-        )))
-        .bind(append.game.0)
-        .bind(append.expected as i64)
-        .bind(append.command_id)
-        .bind(append.user.0)
-        .bind(append.seat.map(i16::from))
-        .bind(append.body_hash)
-        .bind(append.command)
-        .bind(&kinds)
-        .bind(&payloads)
-        .bind(schema_version as i32)
-        .bind(&hashes)
-        .bind(append.status.as_str())
-        .bind(&append.outcome)
-        .bind(&append.snapshot)
-        .bind(append.recorded_at)
-        .bind(&append.waiting)
-        .fetch_one(&mut *tx)
-        .await?;
-    if result == "ok" {
-        crate::outbox::enqueue(&mut *tx, &append.outbox).await?;
+/// An append as `append_command2`'s arguments, owned (it may wait in a batch).
+#[derive(Debug)]
+pub(crate) struct Args {
+    pub(crate) game: Uuid,
+    pub(crate) expected: i64,
+    pub(crate) command_id: Uuid,
+    pub(crate) user: Uuid,
+    pub(crate) seat: Option<i16>,
+    pub(crate) body_hash: String,
+    pub(crate) command: Value,
+    pub(crate) kinds: Vec<String>,
+    pub(crate) payloads: Vec<Value>,
+    pub(crate) schema_version: i32,
+    pub(crate) hashes: Vec<String>,
+    pub(crate) status: &'static str,
+    pub(crate) outcome: Option<Value>,
+    pub(crate) snapshot: Option<Value>,
+    pub(crate) recorded_at: OffsetDateTime,
+    pub(crate) waiting: Value,
+    pub(crate) notes: crate::outbox::Notes,
+}
+
+impl Args {
+    pub(crate) fn of(append: &Append<'_>) -> Args {
+        let events = append.events;
+        Args {
+            game: append.game.0,
+            expected: append.expected as i64,
+            command_id: append.command_id,
+            user: append.user.0,
+            seat: append.seat.map(i16::from),
+            body_hash: append.body_hash.to_string(),
+            command: append.command.clone(),
+            kinds: events.iter().map(|e| e.kind.clone()).collect(),
+            payloads: events.iter().map(|e| e.payload.clone()).collect(),
+            // One schema version per command (all its events come from one engine).
+            schema_version: events.first().map_or(0, |e| e.schema_version as i32),
+            hashes: events.iter().map(|e| e.hash.clone()).collect(),
+            status: append.status.as_str(),
+            outcome: append.outcome.clone(),
+            snapshot: append.snapshot.clone(),
+            recorded_at: append.recorded_at,
+            waiting: append.waiting.clone(),
+            notes: crate::outbox::Notes::of(&append.outbox),
+        }
     }
+
+    /// The append alone, in one statement on `conn` (the pool, or a caller's transaction).
+    pub(crate) async fn run<'c>(&self, conn: impl sqlx::PgExecutor<'c>) -> Result<AppendResult> {
+        let (result, version, first_seq, last_seq): (String, i64, i64, i64) = sqlx::query_as(
+            "SELECT result, version, first_seq, last_seq FROM append_command2(\
+             $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)",
+        )
+        .bind(self.game)
+        .bind(self.expected)
+        .bind(self.command_id)
+        .bind(self.user)
+        .bind(self.seat)
+        .bind(&self.body_hash)
+        .bind(&self.command)
+        .bind(&self.kinds)
+        .bind(&self.payloads)
+        .bind(self.schema_version)
+        .bind(&self.hashes)
+        .bind(self.status)
+        .bind(&self.outcome)
+        .bind(&self.snapshot)
+        .bind(self.recorded_at)
+        .bind(&self.waiting)
+        .bind(&self.notes.users)
+        .bind(&self.notes.ids)
+        .bind(&self.notes.games)
+        .bind(&self.notes.kinds)
+        .bind(&self.notes.payloads)
+        .fetch_one(conn)
+        .await?;
+        answer(&result, version, first_seq, last_seq)
+    }
+}
+
+/// `append_command`'s answer as an [`AppendResult`].
+pub(crate) fn answer(
+    result: &str,
+    version: i64,
+    first_seq: i64,
+    last_seq: i64,
+) -> Result<AppendResult> {
     let (version, first_seq, last_seq) = (version as u64, first_seq as u64, last_seq as u64);
-    Ok(match result.as_str() {
+    Ok(match result {
         "ok" => AppendResult::Appended {
             version,
             first_seq,
@@ -549,7 +610,7 @@ impl Locked {
     /// it was decided on.
     pub async fn append(mut self, append: Append<'_>) -> Result<AppendResult> {
         append.check_entries()?;
-        let result = append_in(&mut self.tx, &append).await?;
+        let result = Args::of(&append).run(&mut *self.tx).await?;
         self.tx.commit().await?;
         Ok(result)
     }

@@ -16,6 +16,7 @@ mod errors;
 mod fuzz;
 mod generated_client;
 mod ghosts;
+mod group_commit;
 mod i18n;
 mod inbox;
 mod invites;

@@ -1,0 +1,203 @@
+//! Group commit across games (issue 31): appends that arrive while a batch is in flight are
+//! sent together as one statement, `append_batch` (migration 0011), in one transaction, so one
+//! WAL flush acknowledges them all.
+//!
+//! Each item keeps its own version check, idempotency check and answer (`append_command2`
+//! called once per item, in arrival order: two appends of one game in a batch behave as if
+//! sent one after the other). Expected outcomes (`duplicate`, `mismatch`, `conflict`,
+//! `not_found`) are answers, not errors, so they never touch the other items; an unexpected
+//! error of the batch statement (a constraint a forged item breaks, a deadlock with another
+//! instance's batch) rolls the batch back and each item is then sent alone, so it fails only
+//! its own caller. A lone append is never delayed: the worker takes whatever waits as soon as
+//! the previous batch is done, and with nothing in flight that is the one append, sent as
+//! `append_command2` with bound arguments (no JSON round trip).
+//!
+//! `HOMESTRETCH_GROUP_COMMIT=off` sends every append alone (for comparison).
+
+use crate::error::{Result, StoreError};
+use crate::store::{AppendResult, Args, answer};
+use serde_json::{Map, Value, json};
+use sqlx::PgPool;
+use std::sync::{Mutex, OnceLock};
+use time::format_description::BorrowedFormatItem;
+use time::macros::format_description;
+use tokio::sync::{mpsc, oneshot};
+
+/// At most this many appends per batch: a batch holds its games' row locks until it commits.
+pub const MAX_BATCH: usize = 64;
+
+/// The setting that switches group commit off (`off`); anything else, or unset, leaves it on.
+pub const SETTING: &str = "HOMESTRETCH_GROUP_COMMIT";
+
+struct Job {
+    args: Args,
+    answer: oneshot::Sender<Result<AppendResult>>,
+}
+
+/// One store's queue of appends and its worker (started with the store, or on its first append,
+/// on that runtime; it ends when the store and its clones are gone).
+#[derive(Default)]
+pub struct GroupCommit {
+    queue: OnceLock<mpsc::UnboundedSender<Job>>,
+    /// Guards the worker's start (two first appends at once start one worker).
+    start: Mutex<()>,
+}
+
+impl GroupCommit {
+    /// On unless `HOMESTRETCH_GROUP_COMMIT=off` (read once, when the store is made).
+    pub fn from_env() -> Option<GroupCommit> {
+        enabled(std::env::var(SETTING).ok().as_deref()).then(GroupCommit::default)
+    }
+
+    pub(crate) async fn append(&self, pool: &PgPool, args: Args) -> Result<AppendResult> {
+        let (answer, answered) = oneshot::channel();
+        if let Err(mpsc::error::SendError(job)) = self.queue(pool).send(Job { args, answer }) {
+            // The worker's runtime is gone (a store outliving its runtime): send it alone.
+            return job.args.run(pool).await;
+        }
+        answered.await.unwrap_or_else(|_| {
+            Err(StoreError::Unavailable(
+                "the group commit worker stopped before answering".into(),
+            ))
+        })
+    }
+
+    /// Starts the worker now when there is a runtime (the server makes its store on its main
+    /// runtime, which is otherwise idle: the worker does not share an HTTP worker's thread).
+    pub(crate) fn start(&self, pool: &PgPool) {
+        if tokio::runtime::Handle::try_current().is_ok() {
+            self.queue(pool);
+        }
+    }
+
+    fn queue(&self, pool: &PgPool) -> &mpsc::UnboundedSender<Job> {
+        if let Some(queue) = self.queue.get() {
+            return queue;
+        }
+        let _start = self.start.lock().unwrap_or_else(|e| e.into_inner());
+        self.queue.get_or_init(|| {
+            let (queue, jobs) = mpsc::unbounded_channel();
+            tokio::spawn(work(pool.clone(), jobs));
+            queue
+        })
+    }
+}
+
+/// Whether the setting's value leaves group commit on: anything but `off` (any case).
+pub fn enabled(setting: Option<&str>) -> bool {
+    !setting.is_some_and(|v| v.trim().eq_ignore_ascii_case("off"))
+}
+
+/// The worker: takes what waits (at most [`MAX_BATCH`]), commits it, answers, again.
+async fn work(pool: PgPool, mut jobs: mpsc::UnboundedReceiver<Job>) {
+    let mut batch = Vec::with_capacity(MAX_BATCH);
+    while jobs.recv_many(&mut batch, MAX_BATCH).await > 0 {
+        // By game (stable: one game's appends keep their order), so two instances' batches
+        // lock game rows in one order.
+        batch.sort_by_key(|j| j.args.game);
+        let (args, answers): (Vec<Args>, Vec<_>) =
+            batch.drain(..).map(|j| (j.args, j.answer)).unzip();
+        let results = commit(&pool, &args).await;
+        for (answer, result) in answers.into_iter().zip(results) {
+            // A caller that stopped waiting (its request was dropped) needs no answer.
+            let _ = answer.send(result);
+        }
+    }
+}
+
+/// Commits `items` as one batch, in order, and answers each (one answer per item).
+pub(crate) async fn commit(pool: &PgPool, items: &[Args]) -> Vec<Result<AppendResult>> {
+    if let [item] = items {
+        return vec![item.run(pool).await];
+    }
+    let batch = Value::Array(items.iter().map(item_json).collect());
+    let rows: std::result::Result<Vec<(String, i64, i64, i64)>, sqlx::Error> = sqlx::query_as(
+        "SELECT result, version, first_seq, last_seq FROM append_batch($1) ORDER BY item",
+    )
+    .bind(&batch)
+    .fetch_all(pool)
+    .await;
+    match rows {
+        Ok(rows) if rows.len() == items.len() => rows
+            .into_iter()
+            .map(|(result, version, first, last)| answer(&result, version, first, last))
+            .collect(),
+        outcome => {
+            // Nothing of the batch committed: each item alone fails only its own caller.
+            tracing::warn!(
+                items = items.len(),
+                error = ?outcome.err(),
+                "group commit: the batch failed, each append is sent alone"
+            );
+            let mut results = Vec::with_capacity(items.len());
+            for item in items {
+                results.push(item.run(pool).await);
+            }
+            results
+        }
+    }
+}
+
+/// PostgreSQL's own text of a `timestamptz` to the microsecond (as binding one truncates it).
+const MICROS: &[BorrowedFormatItem<'static>] =
+    format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:6]Z");
+
+/// One item of `append_batch`'s array: `append_command2`'s arguments by name. `outcome` and
+/// `snapshot` are left out when absent (SQL NULL), as the bound call passes them.
+fn item_json(args: &Args) -> Value {
+    let at = args
+        .recorded_at
+        .to_offset(time::UtcOffset::UTC)
+        .format(MICROS)
+        .unwrap_or_default();
+    let mut item = Map::new();
+    item.insert("game".into(), json!(args.game));
+    item.insert("expected".into(), json!(args.expected));
+    item.insert("command_id".into(), json!(args.command_id));
+    item.insert("user".into(), json!(args.user));
+    item.insert("seat".into(), json!(args.seat));
+    item.insert("body_hash".into(), json!(args.body_hash));
+    item.insert("command".into(), args.command.clone());
+    item.insert("types".into(), json!(args.kinds));
+    item.insert("payloads".into(), json!(args.payloads));
+    item.insert("schema".into(), json!(args.schema_version));
+    item.insert("hashes".into(), json!(args.hashes));
+    item.insert("status".into(), json!(args.status));
+    if let Some(outcome) = &args.outcome {
+        item.insert("outcome".into(), outcome.clone());
+    }
+    if let Some(snapshot) = &args.snapshot {
+        item.insert("snapshot".into(), snapshot.clone());
+    }
+    item.insert("at".into(), json!(at));
+    item.insert("waiting".into(), args.waiting.clone());
+    item.insert("note_users".into(), json!(args.notes.users));
+    item.insert("note_ids".into(), json!(args.notes.ids));
+    item.insert("note_games".into(), json!(args.notes.games));
+    item.insert("note_kinds".into(), json!(args.notes.kinds));
+    item.insert("note_payloads".into(), json!(args.notes.payloads));
+    Value::Object(item)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_off_switches_group_commit_off() {
+        assert!(enabled(None));
+        assert!(enabled(Some("on")));
+        assert!(!enabled(Some("off")));
+        assert!(!enabled(Some(" OFF ")));
+    }
+
+    #[test]
+    fn a_batch_item_carries_the_time_to_the_microsecond_as_binding_it_does() {
+        // sqlx truncates a bound time to the microsecond; the batch's text must say the same.
+        let at = time::macros::datetime!(2026-11-29 06:01:02.123456789 +01:00);
+        assert_eq!(
+            at.to_offset(time::UtcOffset::UTC).format(MICROS).unwrap(),
+            "2026-11-29T05:01:02.123456Z"
+        );
+    }
+}
