@@ -143,7 +143,7 @@ fn bots_choose_the_same_in_every_state_their_seat_cannot_tell_apart() {
     bots_choose_the_same_over(POSITIONS_PER_GAME / 4);
 }
 
-/// `cargo test -p domain --test integration -- --ignored long_` (README, "Long tests").
+/// `cargo test --workspace -- --ignored long_` (README, "Long tests").
 #[test]
 #[ignore]
 fn long_bots_choose_the_same_in_every_state_their_seat_cannot_tell_apart() {

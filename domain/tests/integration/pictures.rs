@@ -140,7 +140,7 @@ fn every_version_of_random_games_draws_well_formed_svg_for_every_viewer() {
     every_version_draws_well_formed_svg(false);
 }
 
-/// `cargo test -p domain --test integration -- --ignored long_` (README, "Long tests").
+/// `cargo test --workspace -- --ignored long_` (README, "Long tests").
 #[test]
 #[ignore]
 fn long_every_version_of_random_games_draws_well_formed_svg_for_every_viewer() {

@@ -249,7 +249,7 @@ proptest! {
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
-    /// `cargo test -p domain --lib -- --ignored long_` (README, "Long tests").
+    /// `cargo test --workspace -- --ignored long_` (README, "Long tests").
     #[test]
     #[ignore]
     fn long_legal_is_exact(seed in 0u64..1_000_000) {

@@ -21,7 +21,7 @@ fn simulation_of_100_games_checks_invariants_and_ends() {
     simulation_checks_invariants_and_ends(100);
 }
 
-/// `cargo test -p domain --lib -- --ignored long_` (README, "Long tests").
+/// `cargo test --workspace -- --ignored long_` (README, "Long tests").
 #[test]
 #[ignore]
 fn long_simulation_of_300_games_checks_invariants_and_ends() {

@@ -221,7 +221,7 @@ fn choices_are_exact_small_and_agree_with_prompts_and_legal() {
     choices_are_exact_small(false);
 }
 
-/// `cargo test -p domain --lib -- --ignored long_` (README, "Long tests").
+/// `cargo test --workspace -- --ignored long_` (README, "Long tests").
 #[test]
 #[ignore]
 fn long_choices_are_exact_small_and_agree_with_prompts_and_legal() {

@@ -455,7 +455,7 @@ fn choices_are_exact_both_ways_in_simulated_games() {
     choices_are_exact_both_ways(false);
 }
 
-/// `cargo test -p domain --lib -- --ignored long_` (README, "Long tests").
+/// `cargo test --workspace -- --ignored long_` (README, "Long tests").
 #[test]
 #[ignore]
 fn long_choices_are_exact_both_ways_in_simulated_games() {

@@ -307,7 +307,7 @@ proptest! {
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
-    /// `cargo test -p domain --lib -- --ignored long_` (README, "Long tests").
+    /// `cargo test --workspace -- --ignored long_` (README, "Long tests").
     #[test]
     #[ignore]
     fn long_legal_is_exact_on_random_states(seed in any::<u64>(), seats in 3u8..=6, combo in 0u8..8, schema in 1u32..=2) {
