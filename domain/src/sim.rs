@@ -163,7 +163,7 @@ pub const GREEDY_SAMPLES: usize = 2;
 /// The commands a bot chooses among for `prompt`'s seat: its legal commands of the kinds the
 /// game waits for (all its legal commands when none is of such a kind), in `legal`'s order.
 /// Legal commands and prompts are what the seat itself fetches, so they show nothing hidden
-/// from it (`domain/tests/no_leaks.rs`; `fair_bots.rs` checks they are the same in every
+/// from it (`domain/tests/integration/no_leaks.rs`; `fair_bots.rs` checks they are the same in every
 /// state with the same view).
 pub fn bot_candidates(state: &dyn AnyState, prompt: &Prompt) -> Vec<Value> {
     let legal = state.legal(prompt.seat);

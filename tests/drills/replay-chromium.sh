@@ -87,7 +87,7 @@ async function ticket(bearer) {
   return (await answer.json()).ticket;
 }
 
-// The pieces a view holds, by the class that draws them (as domain/tests/pictures.rs).
+// The pieces a view holds, by the class that draws them (as domain/tests/integration/pictures.rs).
 function pieces(view) {
   if (view.units) {
     return { pawn: view.units.reduce((n, u) => n + u.pawns.length, 0), hunter: view.hunter == null ? 0 : 1 };

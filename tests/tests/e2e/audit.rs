@@ -337,25 +337,32 @@ async fn concurrent_writers_leave_one_gapless_chain_for_readers() {
         .await;
     // Readers follow the log while many clients race to append; every seq must be seen
     // exactly once, in order, even though transactions commit in any order.
+    // The reader stops once the racers are done and it has caught up (or the game ended): a
+    // fixed 20 s deadline cut it short on a loaded machine, before the racers had finished.
+    let racers_done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let reader = {
         let pool = app.pool.clone();
         let game: infra::GameId = id.parse().unwrap();
+        let racers_done = racers_done.clone();
         actix_web::rt::spawn(async move {
             let store = infra::store::Store::new(pool);
             let mut seen = Vec::new();
-            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(600);
             while std::time::Instant::now() < deadline {
+                // Read before reading the events: once set, no event comes after this read.
+                let done = racers_done.load(std::sync::atomic::Ordering::SeqCst);
                 let after = seen.last().copied().unwrap_or(0);
                 for e in store.events(game, after, None, 100).await.unwrap() {
                     seen.push(e.seq);
                 }
-                if store.game(game).await.unwrap().status == infra::store::GameStatus::Finished
-                    && store
-                        .events(game, seen.last().copied().unwrap_or(0), None, 1)
-                        .await
-                        .unwrap()
-                        .is_empty()
-                {
+                let caught_up = store
+                    .events(game, seen.last().copied().unwrap_or(0), None, 1)
+                    .await
+                    .unwrap()
+                    .is_empty();
+                let finished =
+                    store.game(game).await.unwrap().status == infra::store::GameStatus::Finished;
+                if caught_up && (done || finished) {
                     break;
                 }
                 tokio::time::sleep(std::time::Duration::from_millis(2)).await;
@@ -376,6 +383,7 @@ async fn concurrent_writers_leave_one_gapless_chain_for_readers() {
     for r in racers {
         accepted += r.await.unwrap();
     }
+    racers_done.store(true, std::sync::atomic::Ordering::SeqCst);
     let seen = reader.await.unwrap();
     let head = app
         .get(&format!("/v1/games/{id}"), &players[0].token)

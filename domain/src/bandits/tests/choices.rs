@@ -185,24 +185,41 @@ fn check_prompts(st: &State, seat: Seat, rng: &mut ChaChaRng) -> Result<(), Stri
     Ok(())
 }
 
-#[test]
-fn choices_are_exact_both_ways_on_simulated_games() {
+/// The simulated games of the long runs below, or every third of them in the default run
+/// (issue 28: the test loop). A stride of 3 keeps every seat count (`i % 5`), every pawn count
+/// (`i / 5 % 10`) and the hunter (`i % 4`) of [`sim_options`], and the same games.
+fn sampled(games: u64, long: bool) -> impl Iterator<Item = u64> {
+    (0..games).step_by(if long { 1 } else { 3 })
+}
+
+fn choices_are_exact_both_ways(long: bool) {
     // Issue 15 items 2 and 4 (BD-514 card ids, Jet-pack and discard sets, uncapped paths,
     // BD-505 shares): every sampled instance is accepted; probes are accepted iff validated.
     let mut compared = 0;
-    for i in 0..120 {
+    for i in sampled(120, long) {
         walk(i, 15, 250, |st, seat, rng| {
             if rng.below(6) == 0 {
                 compared += check_exact(st, seat, rng).unwrap_or_else(|e| panic!("game {i}: {e}"));
             }
         });
     }
-    assert!(compared > 10_000, "{compared}");
+    assert!(compared > if long { 10_000 } else { 3_000 }, "{compared}");
 }
 
 #[test]
-fn prompts_must_act_and_agree_with_choices_on_simulated_games() {
-    for i in 0..120 {
+fn choices_are_exact_both_ways_on_simulated_games() {
+    choices_are_exact_both_ways(false);
+}
+
+/// `cargo test --workspace -- --ignored long_` (README, "Long tests").
+#[test]
+#[ignore]
+fn long_choices_are_exact_both_ways_on_simulated_games() {
+    choices_are_exact_both_ways(true);
+}
+
+fn prompts_must_act_and_agree_with_choices(long: bool) {
+    for i in sampled(120, long) {
         walk(i, 16, 250, |st, seat, rng| {
             check_prompts(st, seat, rng).unwrap_or_else(|e| panic!("game {i}: {e}"));
         });
@@ -210,9 +227,30 @@ fn prompts_must_act_and_agree_with_choices_on_simulated_games() {
 }
 
 #[test]
+fn prompts_must_act_and_agree_with_choices_on_simulated_games() {
+    prompts_must_act_and_agree_with_choices(false);
+}
+
+#[test]
+#[ignore]
+fn long_prompts_must_act_and_agree_with_choices_on_simulated_games() {
+    prompts_must_act_and_agree_with_choices(true);
+}
+
+#[test]
 fn legal_is_drawn_from_choices() {
+    legal_is_drawn_from_choices_on(false);
+}
+
+#[test]
+#[ignore]
+fn long_legal_is_drawn_from_choices() {
+    legal_is_drawn_from_choices_on(true);
+}
+
+fn legal_is_drawn_from_choices_on(long: bool) {
     // Issue 15 item 5: each concrete command is an instance of a family, and is accepted.
-    for i in 0..30 {
+    for i in sampled(30, long) {
         walk(i, 17, 200, |st, seat, _| {
             let schemas = exactness::Schemas::compile(&Bandits::choices(st, seat)).unwrap();
             for cmd in Bandits::legal(st, seat) {
@@ -616,6 +654,16 @@ fn bd515_the_worst_segmented_prompt_of_the_board_fits_16_kb() {
 // whether a move is begun or not; the largest family is printed.
 #[test]
 fn bd516_hunter_pieces_stay_small() {
+    bd516_hunter_pieces_stay_small_on(false);
+}
+
+#[test]
+#[ignore]
+fn long_bd516_hunter_pieces_stay_small() {
+    bd516_hunter_pieces_stay_small_on(true);
+}
+
+fn bd516_hunter_pieces_stay_small_on(long: bool) {
     use crate::bandits::decide::hunter::PIECE;
     use crate::bandits::state::Phase;
     let b = board();
@@ -653,7 +701,8 @@ fn bd516_hunter_pieces_stay_small() {
     assert!(worst.0 <= 16 * 1024, "BD-516: {worst:?}");
 
     let (mut positions, mut begun, mut largest) = (0, 0, 0);
-    for i in (3..).step_by(4).take(16) {
+    // Games with the hunter (`i % 4 == 3`); 16 in the long run, 6 by default (issue 28).
+    for i in (3..).step_by(4).take(if long { 16 } else { 6 }) {
         walk(i, 18, 400, |st, seat, _| {
             let Phase::HunterMove { .. } = st.ctl.phase else {
                 return;
@@ -675,7 +724,7 @@ fn bd516_hunter_pieces_stay_small() {
     eprintln!(
         "BD-516: {positions} hunter moves ({begun} begun) in simulated games, largest family {largest} B"
     );
-    assert!(positions > 100, "{positions}");
+    assert!(positions > if long { 100 } else { 35 }, "{positions}");
 }
 
 // BD-517 (with BD-515, BD-516): on simulated games (event schema 5), no family lists a pawn
@@ -683,10 +732,20 @@ fn bd516_hunter_pieces_stay_small() {
 // turn rolls, bonuses and every destiny move go in segments; moves get begun and finished.
 #[test]
 fn bd517_no_family_lists_a_path_longer_than_a_segment_on_simulated_games() {
+    bd517_on_simulated_games(false);
+}
+
+#[test]
+#[ignore]
+fn long_bd517_no_family_lists_a_path_longer_than_a_segment_on_simulated_games() {
+    bd517_on_simulated_games(true);
+}
+
+fn bd517_on_simulated_games(long: bool) {
     use crate::bandits::decide::hunter::PIECE;
     use crate::bandits::decide::segment::SEGMENT;
     let (mut positions, mut begun) = (0, 0);
-    for i in 0..200 {
+    for i in sampled(200, long) {
         walk(i, 517, 120, |st, seat, _| {
             positions += 1;
             begun += usize::from(st.ctl.moving.is_some());
@@ -704,5 +763,8 @@ fn bd517_no_family_lists_a_path_longer_than_a_segment_on_simulated_games() {
         });
     }
     eprintln!("BD-517: {positions} positions, {begun} with a move begun");
-    assert!(begun > 100, "{begun} of {positions}");
+    assert!(
+        begun > if long { 100 } else { 30 },
+        "{begun} of {positions}"
+    );
 }

@@ -2,17 +2,30 @@
 
 use crate::bandits::simulate;
 
-#[test]
-fn simulation_of_300_games_checks_invariants_and_ends() {
-    let stats = simulate(300, 7).unwrap_or_else(|f| panic!("{f}"));
-    assert_eq!(stats["games"], 300);
+/// `games` simulated games (every option mix of `sim_options` from 100 on) end with a winner,
+/// with every invariant checked on the way.
+fn simulation_checks_invariants_and_ends(games: u64) {
+    let stats = simulate(games, 7).unwrap_or_else(|f| panic!("{f}"));
+    assert_eq!(stats["games"], games);
     let wins: u64 = stats["wins_by_colour"]
         .as_object()
         .unwrap()
         .values()
         .map(|w| w.as_u64().unwrap())
         .sum();
-    assert_eq!(wins, 300, "every game has a winner");
+    assert_eq!(wins, games, "every game has a winner");
+}
+
+#[test]
+fn simulation_of_100_games_checks_invariants_and_ends() {
+    simulation_checks_invariants_and_ends(100);
+}
+
+/// `cargo test --workspace -- --ignored long_` (README, "Long tests").
+#[test]
+#[ignore]
+fn long_simulation_of_300_games_checks_invariants_and_ends() {
+    simulation_checks_invariants_and_ends(300);
 }
 
 /// `cargo test -p domain --release -- --ignored simulate_10000 --nocapture`
@@ -34,22 +47,4 @@ fn simulate_10000_per_seat_count() {
     let stats = crate::bandits::sim::simulate_per_seat_count(10_000, 2026)
         .unwrap_or_else(|f| panic!("{f}"));
     println!("{stats:#}\nelapsed {:?}", t.elapsed());
-}
-
-#[test]
-#[ignore]
-fn evolve_throughput() {
-    use crate::bandits::*;
-    use crate::engine::Game;
-    let (evs, _) = super::general::random_game(&Options::default(), 4, 5, 100_000);
-    let t = std::time::Instant::now();
-    let mut n = 0u64;
-    for _ in 0..20 {
-        let mut st = State::default();
-        for e in &evs {
-            Bandits::evolve(&mut st, e);
-        }
-        n += evs.len() as u64;
-    }
-    println!("{} events/s", n as f64 / t.elapsed().as_secs_f64());
 }

@@ -253,48 +253,6 @@ fn mush_simulation_10000() {
     }
 }
 
-/// Replay throughput of `evolve` (the server's hot path). Run in release:
-/// `cargo test -p domain --release -- --ignored mush_evolve_throughput --nocapture`
-#[test]
-#[ignore]
-fn mush_evolve_throughput() {
-    let mut histories = Vec::new();
-    for seed in 0..20u64 {
-        let mut rng = seeded(seed);
-        let mut s = State::default();
-        let mut events = Mush::setup(&Options::default(), 4, &mut rng).expect("setup");
-        for e in &events {
-            Mush::evolve(&mut s, e);
-        }
-        while Mush::outcome(&s).is_none() {
-            let prompts = Mush::prompts(&s);
-            let who = prompts[rng.index(prompts.len())].seat;
-            let legal = Mush::legal(&s, who);
-            let cmd = legal[rng.index(legal.len())].clone();
-            for e in Mush::decide(&s, who, &cmd, &mut rng).expect("legal") {
-                Mush::evolve(&mut s, &e);
-                events.push(e);
-            }
-        }
-        histories.push(events);
-    }
-    let total: usize = histories.iter().map(Vec::len).sum();
-    let start = std::time::Instant::now();
-    let mut replayed = 0usize;
-    for _ in 0..20 {
-        for h in &histories {
-            let s = crate::engine::replay::<Mush>(h);
-            replayed += h.len();
-            assert!(s.winner.is_some());
-        }
-    }
-    let secs = start.elapsed().as_secs_f64();
-    println!(
-        "{total} events per pass; {replayed} events in {secs:.3}s = {:.0} events/s",
-        replayed as f64 / secs
-    );
-}
-
 fn has_float(v: &serde_json::Value) -> bool {
     match v {
         serde_json::Value::Number(n) => n.is_f64(),

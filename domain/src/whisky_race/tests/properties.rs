@@ -283,17 +283,40 @@ fn random_game(
     Ok(checked)
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+/// Legal is exact on a random reachable state of `seats` players and option mix `combo`, in a
+/// game begun under either activation ruling (WR-161 kept by schema-1 games, WR-162).
+fn legal_is_exact_case(seed: u64, seats: u8, combo: u8, schema: u32) -> Result<(), TestCaseError> {
+    let options = Options {
+        random_setup: combo & 1 != 0,
+        group_bidding: combo & 2 != 0,
+        englishman_offer: combo & 4 != 0,
+    };
+    let checked = random_game(seed, seats, options, 7, schema).map_err(TestCaseError::fail)?;
+    prop_assert!(checked > 0);
+    Ok(())
+}
 
-    /// Legal is exact on random reachable states of every player count and option mix, in
-    /// games begun under either activation ruling (WR-161 kept by schema-1 games, WR-162).
+proptest! {
+    // 8 random games in the default run, 24 in the long one (issue 28: the test loop).
+    #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
     #[test]
     fn legal_is_exact_on_random_states(seed in any::<u64>(), seats in 3u8..=6, combo in 0u8..8, schema in 1u32..=2) {
-        let options = Options { random_setup: combo & 1 != 0, group_bidding: combo & 2 != 0, englishman_offer: combo & 4 != 0 };
-        let checked = random_game(seed, seats, options, 7, schema).map_err(TestCaseError::fail)?;
-        prop_assert!(checked > 0);
+        legal_is_exact_case(seed, seats, combo, schema)?;
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    /// `cargo test --workspace -- --ignored long_` (README, "Long tests").
+    #[test]
+    #[ignore]
+    fn long_legal_is_exact_on_random_states(seed in any::<u64>(), seats in 3u8..=6, combo in 0u8..8, schema in 1u32..=2) {
+        legal_is_exact_case(seed, seats, combo, schema)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
     /// `decide` never panics, whatever the seat and command (including absurd numbers).
     #[test]

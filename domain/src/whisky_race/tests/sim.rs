@@ -184,54 +184,6 @@ fn first_prompt_first_legal_finishes() {
     }
 }
 
-/// Replay speed of `evolve` (the hot path):
-/// `cargo test -p domain --release evolve_throughput -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn evolve_throughput() {
-    use crate::engine::{Game, RngExt, seeded};
-    let mut events = Vec::new();
-    for seed in 0..20u64 {
-        let mut rng = seeded(seed);
-        let mut s = State::default();
-        let setup =
-            WhiskyRace::setup(&Options::default(), 3 + (seed % 4) as u8, &mut rng).expect("setup");
-        for e in &setup {
-            WhiskyRace::evolve(&mut s, e);
-        }
-        let mut game = setup;
-        while WhiskyRace::outcome(&s).is_none() {
-            let prompts = WhiskyRace::prompts(&s);
-            let p = &prompts[0];
-            let legal = WhiskyRace::legal(&s, p.seat);
-            let c = legal[rng.index(legal.len())].clone();
-            for e in WhiskyRace::decide(&s, p.seat, &c, &mut rng).expect("ok") {
-                WhiskyRace::evolve(&mut s, &e);
-                game.push(e);
-            }
-        }
-        events.push(game);
-    }
-    let total: usize = events.iter().map(Vec::len).sum();
-    let start = std::time::Instant::now();
-    let mut replayed = 0usize;
-    for _ in 0..50 {
-        for game in &events {
-            let mut s = State::default();
-            for e in game {
-                WhiskyRace::evolve(&mut s, e);
-            }
-            replayed += game.len();
-            std::hint::black_box(&s);
-        }
-    }
-    let secs = start.elapsed().as_secs_f64();
-    println!(
-        "{total} events per pass; {:.0} events/s",
-        replayed as f64 / secs
-    );
-}
-
 // WR-162: the simulations' transition check refuses an activation outside the turn's
 // activation check, so a second activation in a WR-162 turn would be caught (the first spends
 // the check); in a WR-161 game brown markers are declared while the check stays open.

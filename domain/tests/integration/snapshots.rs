@@ -7,7 +7,7 @@
 //! CI plays `SNAPSHOT_GAMES` games (default 165: three of every kind × seat count × option
 //! sample) of at most `SNAPSHOT_MAX_COMMANDS` commands (default 600) — but the smallest table
 //! of every kind and option sample is played to its end once; a long run:
-//! `SNAPSHOT_GAMES=3000 SNAPSHOT_MAX_COMMANDS=100000 cargo test -p domain --test snapshots`.
+//! `SNAPSHOT_GAMES=3000 SNAPSHOT_MAX_COMMANDS=100000 cargo test -p domain --test integration snapshots::`.
 
 use domain::engine::{Rng, RngExt, Seat, Viewer, seeded};
 use domain::{AnyGame, AnyState, games};

@@ -140,11 +140,23 @@ const MAX_STEPS: usize = 400;
 
 #[test]
 fn bots_choose_the_same_in_every_state_their_seat_cannot_tell_apart() {
+    bots_choose_the_same_over(POSITIONS_PER_GAME / 4);
+}
+
+/// `cargo test --workspace -- --ignored long_` (README, "Long tests").
+#[test]
+#[ignore]
+fn long_bots_choose_the_same_in_every_state_their_seat_cannot_tell_apart() {
+    bots_choose_the_same_over(POSITIONS_PER_GAME);
+}
+
+/// At least `positions` positions of each game (a quarter of them in the default run, issue 28).
+fn bots_choose_the_same_over(positions: usize) {
     let mut omniscient_differs = 0;
     for game in games() {
         let mut tally = Tally::default();
         let mut seed = 0u64;
-        while tally.positions < POSITIONS_PER_GAME {
+        while tally.positions < positions {
             let seats = game.seat_range().start() + (seed % 3) as u8;
             let seats = seats.min(*game.seat_range().end());
             let samples = game.option_samples(seats);

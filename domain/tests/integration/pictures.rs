@@ -8,6 +8,8 @@
 //!   one seat's sealed malt choice, duel bid, sealed Mush bid or hand card replaced draws the
 //!   same for everyone else, and differently for that seat (it sees its own secret drawn).
 //!   (`no_leaks.rs` also compares every seat's picture under swapped sealed malt amounts.)
+//! - Both check one visited position in four by default and every one in their `long_` twins
+//!   (issue 28: the test loop).
 
 use domain::engine::{RngExt, Seat, Viewer, seeded};
 use domain::sim::bot_candidates;
@@ -121,14 +123,41 @@ fn pieces_of(view: &Value) -> Vec<(&'static str, usize)> {
     }
 }
 
+/// Which of the positions `play` visits a test checks: every one in the long run, one in
+/// `STRIDE` by default (issue 28: the test loop; the same games, so the same kinds of position).
+const STRIDE: usize = 4;
+
+fn sampled(long: bool) -> impl FnMut() -> bool {
+    let mut visited = 0;
+    move || {
+        visited += 1;
+        long || visited % STRIDE == 1
+    }
+}
+
 #[test]
 fn every_version_of_random_games_draws_well_formed_svg_for_every_viewer() {
+    every_version_draws_well_formed_svg(false);
+}
+
+/// `cargo test --workspace -- --ignored long_` (README, "Long tests").
+#[test]
+#[ignore]
+fn long_every_version_of_random_games_draws_well_formed_svg_for_every_viewer() {
+    every_version_draws_well_formed_svg(true);
+}
+
+fn every_version_draws_well_formed_svg(long: bool) {
     for game in games() {
         let mut drawn = 0;
         // Every version of a game at the fewest seats; every command of one at the most.
         let range = game.seat_range();
         for (seats, seed, every_event) in [(*range.start(), 1, true), (*range.end(), 2, false)] {
+            let mut checked = sampled(long);
             play(*game, seats, seed, every_event, |state, version| {
+                if !checked() {
+                    return;
+                }
                 for viewer in viewers(seats) {
                     let what =
                         format!("{} seats {seats} version {version} {viewer:?}", game.kind());
@@ -153,7 +182,11 @@ fn every_version_of_random_games_draws_well_formed_svg_for_every_viewer() {
             });
         }
         eprintln!("{}: {drawn} pictures checked", game.kind());
-        assert!(drawn > 100, "{}: too few pictures", game.kind());
+        assert!(
+            drawn > if long { 100 } else { 25 },
+            "{}: too few pictures",
+            game.kind()
+        );
     }
 }
 
@@ -216,14 +249,25 @@ fn with_other_secret(
 
 #[test]
 fn another_seats_secret_never_changes_a_picture() {
+    another_seats_secret_never_changes_a_picture_in(false);
+}
+
+#[test]
+#[ignore]
+fn long_another_seats_secret_never_changes_a_picture() {
+    another_seats_secret_never_changes_a_picture_in(true);
+}
+
+fn another_seats_secret_never_changes_a_picture_in(long: bool) {
     for game in games() {
         let mut compared = 0;
         let mut owners_saw = 0;
         // After every command of a three-seat game (the secrets change with commands).
         let (seats, seed) = (3, 5);
+        let mut checked = sampled(long);
         play(*game, seats, seed, false, |state, version| {
-            if state.outcome().is_some() {
-                return; // everything is public then
+            if state.outcome().is_some() || !checked() {
+                return; // everything is public at the end
             }
             // Each viewer's picture of the state, drawn once for every owner's twin.
             let drawn: Vec<(Viewer, String)> = viewers(seats)
