@@ -150,15 +150,15 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
     let accounts = Accounts::new(pool);
     let registry = config.registry.clone();
     let jwt = Arc::new(JwtKeys::new(&config.jwt_secret));
-    let users = Arc::new(UserService::new(
-        accounts.clone(),
-        games.clone(),
-        jwt.clone(),
-        sessions.clone(),
-        config.refresh_leeway,
-        config.admins.clone(),
-        crate::limits::cap(config.limits.lobbies_per_user),
-    ));
+    let users = Arc::new(UserService {
+        accounts: accounts.clone(),
+        games: games.clone(),
+        jwt: jwt.clone(),
+        sessions: sessions.clone(),
+        refresh_leeway: config.refresh_leeway,
+        admins: config.admins.clone(),
+        lobby_quota: crate::limits::cap(config.limits.lobbies_per_user),
+    });
     let disputes = DisputeService::new(
         games.clone(),
         users.clone(),

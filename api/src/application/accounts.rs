@@ -67,42 +67,22 @@ async fn blocking<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> 
         .map_err(|e| AppError::Internal(e.to_string()))
 }
 
-/// The account use cases.
+/// The account use cases, built once at start-up (`app.rs`).
 pub struct UserService {
-    accounts: Accounts,
-    games: Arc<GameService>,
-    jwt: Arc<JwtKeys>,
-    sessions: Arc<Sessions>,
+    pub accounts: Accounts,
+    pub games: Arc<GameService>,
+    pub jwt: Arc<JwtKeys>,
+    pub sessions: Arc<Sessions>,
     /// How long a spent refresh token still gets the same answer (a client's own race).
-    refresh_leeway: Duration,
+    pub refresh_leeway: Duration,
     /// Admins by configuration (`HOMESTRETCH_ADMINS`): user ids, never names — a name can be
     /// registered by anyone (issue 11, item 5). Others are granted with `homestretch admin grant`.
-    admins: HashSet<UserId>,
+    pub admins: HashSet<UserId>,
     /// Lobbies one user may host at once (`HOMESTRETCH_QUOTA_LOBBIES`, issue 26).
-    lobby_quota: u32,
+    pub lobby_quota: u32,
 }
 
 impl UserService {
-    pub fn new(
-        accounts: Accounts,
-        games: Arc<GameService>,
-        jwt: Arc<JwtKeys>,
-        sessions: Arc<Sessions>,
-        refresh_leeway: Duration,
-        admins: HashSet<UserId>,
-        lobby_quota: u32,
-    ) -> Self {
-        UserService {
-            accounts,
-            games,
-            jwt,
-            sessions,
-            refresh_leeway,
-            admins,
-            lobby_quota,
-        }
-    }
-
     /// Whether `user` is an admin: by configuration or granted.
     pub async fn is_admin(&self, user: UserId) -> Result<bool> {
         if self.admins.contains(&user) {

@@ -162,10 +162,9 @@ impl DisputeService {
             return Err(AppError::Forbidden(says("errors.dispute_read_forbidden")));
         }
         let everything = reader == Reader::Arbiter;
-        Ok(self
-            .games
+        self.games
             .move_picture(dispute.game_id, user, dispute.seq, after, everything)
-            .await?)
+            .await
     }
 
     async fn reader(&self, user: UserId, game: GameId) -> Result<Reader> {
