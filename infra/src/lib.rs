@@ -11,6 +11,7 @@ pub mod error;
 pub mod event;
 pub mod hash;
 pub mod ids;
+pub mod lease;
 pub mod lobby;
 pub mod outbox;
 pub mod pg;
