@@ -46,6 +46,14 @@ crate::engine::string_id!(
     "A pawn id, `<colour>-<n>`, e.g. `black-1`"
 );
 
+/// The number of a card id `<prefix><n>` (`S07`, `D1`), when it is 1 to `count`.
+fn numbered(id: &str, prefix: char, count: u8) -> Option<u8> {
+    id.strip_prefix(prefix)?
+        .parse::<u8>()
+        .ok()
+        .filter(|n| (1..=count).contains(n))
+}
+
 /// The seven support card kinds (spec §1.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -96,10 +104,7 @@ impl std::fmt::Display for Card {
 crate::engine::string_id!(
     Card,
     "support card",
-    |s: &str| s
-        .strip_prefix('S')
-        .and_then(|n| n.parse::<u8>().ok())
-        .filter(|n| (1..=Card::COUNT).contains(n))
+    |s: &str| numbered(s, 'S', Card::COUNT)
         .map(Card)
         .filter(|c| c.to_string() == s),
     "A support card id, `S01`…`S42`"
@@ -154,11 +159,7 @@ impl std::fmt::Display for Destiny {
 crate::engine::string_id!(
     Destiny,
     "destiny card",
-    |s: &str| s
-        .strip_prefix('D')
-        .and_then(|n| n.parse::<u8>().ok())
-        .filter(|n| (1..=Destiny::COUNT).contains(n))
-        .map(Destiny),
+    |s: &str| numbered(s, 'D', Destiny::COUNT).map(Destiny),
     "A destiny card id, `D01`…`D11`"
 );
 
