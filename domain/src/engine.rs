@@ -462,6 +462,39 @@ pub enum Redacted<'a, E: Clone> {
     Hidden,
 }
 
+/// Serde and OpenAPI for an id written as a string (`black-1`, `S07`, `R07`): serialized by
+/// its `Display`, read back by `$parse` (`&str -> Option<Self>`), an unknown id refused with
+/// "unknown $what …"; the schema is a string with `$description`. The ids of the games say it
+/// once here instead of hand-writing the three impls each.
+macro_rules! string_id {
+    ($name:ident, $what:literal, $parse:expr, $description:literal) => {
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = <String as serde::Deserialize>::deserialize(d)?;
+                let parse: fn(&str) -> Option<$name> = $parse;
+                parse(&s).ok_or_else(|| {
+                    serde::de::Error::custom(format!(concat!("unknown ", $what, " {}"), s))
+                })
+            }
+        }
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                utoipa::openapi::ObjectBuilder::new()
+                    .schema_type(utoipa::openapi::schema::Type::String)
+                    .description(Some($description))
+                    .into()
+            }
+        }
+        impl utoipa::ToSchema for $name {}
+    };
+}
+pub(crate) use string_id;
+
 /// The `Game` methods every game forwards to its rooms of the same names (`decide::decide`,
 /// `evolve::evolve`, `view::view`, `render::draw`, `legal::prompts`, `legal::legal`): called
 /// inside each game's `impl Game`, so the three games say it once.

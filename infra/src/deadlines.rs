@@ -10,6 +10,7 @@
 
 use crate::error::{Result, StoreError};
 use crate::ids::{GameId, UserId};
+use crate::lease;
 use crate::store::{GameStatus, Store};
 use domain::i18n::says;
 use sqlx::Row;
@@ -75,21 +76,19 @@ fn secs(d: Duration) -> f64 {
     d.as_secs_f64()
 }
 
+/// The due deadlines, oldest first, each leased for `$2` ms (see `crate::lease`).
+const CLAIM_DUE_SQL: &str = "UPDATE deadlines d \
+     SET leased_until = now() + $2 * interval '1 millisecond' \
+     WHERE d.game_id IN (SELECT game_id FROM deadlines \
+         WHERE due_at <= now() AND (leased_until IS NULL OR leased_until < now()) \
+         ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED) \
+     RETURNING d.game_id, d.version, d.head_at";
+
 impl Store {
     /// Claims up to `limit` due deadlines for `lease` (another instance skips them while the
     /// lease runs; a crashed instance's claims come back when it ends).
     pub async fn claim_due(&self, limit: u32, lease: Duration) -> Result<Vec<Due>> {
-        let rows = sqlx::query(
-            "UPDATE deadlines d SET leased_until = now() + make_interval(secs => $2) \
-             WHERE d.game_id IN (SELECT game_id FROM deadlines \
-                 WHERE due_at <= now() AND (leased_until IS NULL OR leased_until < now()) \
-                 ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED) \
-             RETURNING d.game_id, d.version, d.head_at",
-        )
-        .bind(i64::from(limit))
-        .bind(secs(lease))
-        .fetch_all(&self.pool)
-        .await?;
+        let rows = lease::claim(&self.pool, CLAIM_DUE_SQL, limit, lease).await?;
         rows.iter()
             .map(|r| {
                 Ok(Due {

@@ -12,6 +12,7 @@ pub mod event;
 pub mod group_commit;
 pub mod hash;
 pub mod ids;
+pub mod lease;
 pub mod lobby;
 pub mod outbox;
 pub mod pg;

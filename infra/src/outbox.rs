@@ -12,6 +12,7 @@
 
 use crate::error::Result;
 use crate::ids::{GameId, UserId};
+use crate::lease;
 use serde_json::Value;
 use sqlx::{PgConnection, PgPool, Row};
 use std::time::Duration;
@@ -178,10 +179,6 @@ pub struct Outbox {
     pool: PgPool,
 }
 
-fn millis(d: Duration) -> i64 {
-    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
-}
-
 /// The claim (issue 26): the due queues in `due_at` order (`outbox_queues_due`), each leased
 /// for `$2` ms, and the oldest delivery of each (`outbox_destination`): one per destination, so
 /// its deliveries go out in order, and the cost is a few index pages per claimed row whatever
@@ -228,11 +225,7 @@ impl Outbox {
     /// destination for `lease` (its delivery comes due again if this instance dies before
     /// reporting). Several instances claim at once without ever sharing a row (`SKIP LOCKED`).
     pub async fn claim(&self, limit: u32, lease: Duration) -> Result<Vec<Due>> {
-        let rows = sqlx::query(CLAIM_SQL)
-            .bind(i64::from(limit))
-            .bind(millis(lease))
-            .fetch_all(&self.pool)
-            .await?;
+        let rows = lease::claim(&self.pool, CLAIM_SQL, limit, lease).await?;
         rows.iter()
             .map(|r| {
                 let target = match (
@@ -289,7 +282,7 @@ impl Outbox {
                FROM failed WHERE q.destination = failed.destination",
         )
         .bind(due.outbox_id)
-        .bind(millis(after))
+        .bind(lease::millis(after))
         .bind(error)
         .execute(&self.pool)
         .await?;

@@ -5,7 +5,7 @@
 //! spec's string ids (`"R07"`, `"H.red.3"`, `"V.black.1"`, `"P.green"`), so events and
 //! commands read like the spec's examples.
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
@@ -77,30 +77,17 @@ impl Node {
     }
 }
 
-impl Serialize for Node {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
+impl std::fmt::Display for Node {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
-
-impl<'de> Deserialize<'de> for Node {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let id = String::deserialize(d)?;
-        Node::parse(&id).ok_or_else(|| serde::de::Error::custom(format!("unknown node id {id}")))
-    }
-}
-
-impl utoipa::PartialSchema for Node {
-    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        utoipa::openapi::ObjectBuilder::new()
-            .schema_type(utoipa::openapi::schema::Type::String)
-            .description(Some(
-                "A board node id of the spec, e.g. `R07`, `H.red.3`, `V.black.1`",
-            ))
-            .into()
-    }
-}
-impl utoipa::ToSchema for Node {}
+crate::engine::string_id!(
+    Node,
+    "node id",
+    Node::parse,
+    "A board node id of the spec, e.g. `R07`, `H.red.3`, `V.black.1`"
+);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Zone {

@@ -3,22 +3,8 @@
 
 use super::board::{Colour, Kind, Node, Zone, board};
 use crate::engine::Seat;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
-
-macro_rules! string_schema {
-    ($t:ty, $desc:expr) => {
-        impl utoipa::PartialSchema for $t {
-            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-                utoipa::openapi::ObjectBuilder::new()
-                    .schema_type(utoipa::openapi::schema::Type::String)
-                    .description(Some($desc))
-                    .into()
-            }
-        }
-        impl utoipa::ToSchema for $t {}
-    };
-}
 
 /// A pawn: `<colour>-<n>` (n = 1..6). Stored as `colour * 6 + n - 1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -52,21 +38,21 @@ impl std::fmt::Display for Pawn {
     }
 }
 
-impl Serialize for Pawn {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
+// Only the canonical id (`black-1`, not `black-01`): one spelling per pawn.
+crate::engine::string_id!(
+    Pawn,
+    "pawn",
+    |s: &str| Pawn::parse(s).filter(|p| p.to_string() == s),
+    "A pawn id, `<colour>-<n>`, e.g. `black-1`"
+);
+
+/// The number of a card id `<prefix><n>` (`S07`, `D1`), when it is 1 to `count`.
+fn numbered(id: &str, prefix: char, count: u8) -> Option<u8> {
+    id.strip_prefix(prefix)?
+        .parse::<u8>()
+        .ok()
+        .filter(|n| (1..=count).contains(n))
 }
-impl<'de> Deserialize<'de> for Pawn {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        // Only the canonical id (`black-1`, not `black-01`): one spelling per pawn.
-        Pawn::parse(&s)
-            .filter(|p| p.to_string() == s)
-            .ok_or_else(|| serde::de::Error::custom(format!("unknown pawn {s}")))
-    }
-}
-string_schema!(Pawn, "A pawn id, `<colour>-<n>`, e.g. `black-1`");
 
 /// The seven support card kinds (spec §1.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -114,24 +100,15 @@ impl std::fmt::Display for Card {
         write!(f, "S{:02}", self.0)
     }
 }
-impl Serialize for Card {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-impl<'de> Deserialize<'de> for Card {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        s.strip_prefix('S')
-            .and_then(|n| n.parse::<u8>().ok())
-            .filter(|n| (1..=Self::COUNT).contains(n))
-            .map(Card)
-            // Only the canonical id (`S07`, not `S7`): one spelling per card.
-            .filter(|c| c.to_string() == s)
-            .ok_or_else(|| serde::de::Error::custom(format!("unknown support card {s}")))
-    }
-}
-string_schema!(Card, "A support card id, `S01`…`S42`");
+// Only the canonical id (`S07`, not `S7`): one spelling per card.
+crate::engine::string_id!(
+    Card,
+    "support card",
+    |s: &str| numbered(s, 'S', Card::COUNT)
+        .map(Card)
+        .filter(|c| c.to_string() == s),
+    "A support card id, `S01`…`S42`"
+);
 
 /// The destiny card kinds (spec §1.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -179,22 +156,12 @@ impl std::fmt::Display for Destiny {
         write!(f, "D{:02}", self.0)
     }
 }
-impl Serialize for Destiny {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-impl<'de> Deserialize<'de> for Destiny {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        s.strip_prefix('D')
-            .and_then(|n| n.parse::<u8>().ok())
-            .filter(|n| (1..=Self::COUNT).contains(n))
-            .map(Destiny)
-            .ok_or_else(|| serde::de::Error::custom(format!("unknown destiny card {s}")))
-    }
-}
-string_schema!(Destiny, "A destiny card id, `D01`…`D11`");
+crate::engine::string_id!(
+    Destiny,
+    "destiny card",
+    |s: &str| numbered(s, 'D', Destiny::COUNT).map(Destiny),
+    "A destiny card id, `D01`…`D11`"
+);
 
 /// Game options, fixed at creation (spec §1.2).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]

@@ -10,8 +10,6 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::OnceLock;
 
-use super::state::{Training, Weather};
-
 /// The board JSON, normative (spec §2.8).
 pub const BOARD_JSON: &str = include_str!("board.json");
 
@@ -553,8 +551,7 @@ pub fn weather_at(space: SpaceId, w: u8) -> Weather {
 }
 
 /// MU-056: how a training relates to a weather.
-pub fn relation(training: Training, weather: Weather) -> super::state::Relation {
-    use super::state::Relation;
+pub fn relation(training: Training, weather: Weather) -> Relation {
     if training as u8 == weather as u8 {
         Relation::Same
     } else if matches!(
@@ -565,4 +562,35 @@ pub fn relation(training: Training, weather: Weather) -> super::state::Relation 
     } else {
         Relation::Adjacent
     }
+}
+
+/// A team's training (MU-022).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Training {
+    Hot,
+    Mixed,
+    Cold,
+}
+
+impl Training {
+    pub const ALL: [Training; 3] = [Training::Hot, Training::Mixed, Training::Cold];
+}
+
+/// A weather type (same three values as training, spec §2.6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Weather {
+    Hot,
+    Mixed,
+    Cold,
+}
+
+/// MU-056: training vs weather.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Relation {
+    Same,
+    Adjacent,
+    Opposite,
 }

@@ -3,6 +3,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::board::{LinkId, SegmentId, SpaceId};
+// Training, weather and their relation are board data (the bands of MU-056): they live in
+// `board.rs`, below the state, and are re-exported here where they were always named.
+pub use super::board::{Relation, Training, Weather};
 use crate::engine::Seat;
 
 /// Action tokens each player starts with (MU-002).
@@ -25,37 +28,6 @@ pub const MAX_AVALANCHE_MODIFIER: u8 = 4;
 /// Success thresholds (MU-090, MU-101).
 pub const TERRAIN_TARGET: u8 = 4;
 pub const AVALANCHE_TARGET: u8 = 6;
-
-/// A team's training (MU-022).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Training {
-    Hot,
-    Mixed,
-    Cold,
-}
-
-impl Training {
-    pub const ALL: [Training; 3] = [Training::Hot, Training::Mixed, Training::Cold];
-}
-
-/// A weather type (same three values as training, spec §2.6).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Weather {
-    Hot,
-    Mixed,
-    Cold,
-}
-
-/// MU-056: training vs weather.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Relation {
-    Same,
-    Adjacent,
-    Opposite,
-}
 
 /// MU-057: dog dice colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]

@@ -449,3 +449,33 @@ fn bd064_bd150_probation_officer_has_no_effect() {
     assert_eq!(fx.at("red-1"), "R00");
     fx.expect("turn_roll", "green");
 }
+
+/// §3.1 conventions: pawns, cards and nodes are written as the spec writes them, one spelling
+/// each (no `black-01`, no `S7`), and an unknown id is refused by name (issue 28: the serde
+/// impls now come from `string_id!`; these are the spellings and errors they had by hand).
+#[test]
+fn ids_keep_their_spellings_and_errors() {
+    use crate::bandits::board::Node;
+    fn read<T: serde::de::DeserializeOwned>(id: &str) -> Result<T, String> {
+        serde_json::from_value(serde_json::json!(id)).map_err(|e| e.to_string())
+    }
+    let pawn = Pawn::new(Colour::Red, 3);
+    assert_eq!(serde_json::to_value(pawn).unwrap(), "red-3");
+    assert_eq!(read::<Pawn>("red-3"), Ok(pawn));
+    assert_eq!(read::<Pawn>("red-03").unwrap_err(), "unknown pawn red-03");
+    assert_eq!(serde_json::to_value(Card(7)).unwrap(), "S07");
+    assert_eq!(read::<Card>("S07"), Ok(Card(7)));
+    assert_eq!(read::<Card>("S7").unwrap_err(), "unknown support card S7");
+    assert_eq!(read::<Card>("S43").unwrap_err(), "unknown support card S43");
+    assert_eq!(serde_json::to_value(Destiny(2)).unwrap(), "D02");
+    assert_eq!(read::<Destiny>("D02"), Ok(Destiny(2)));
+    assert_eq!(read::<Destiny>("D2"), Ok(Destiny(2)));
+    assert_eq!(
+        read::<Destiny>("D12").unwrap_err(),
+        "unknown destiny card D12"
+    );
+    let node = Node::parse("R07").unwrap();
+    assert_eq!(serde_json::to_value(node).unwrap(), "R07");
+    assert_eq!(read::<Node>("R07"), Ok(node));
+    assert_eq!(read::<Node>("R99").unwrap_err(), "unknown node id R99");
+}
