@@ -1,8 +1,9 @@
 //! `homestretch admin grant|revoke USER | list`.
 
+use super::args::AdminAction;
+use super::error::CliError;
 use super::settings::Settings;
 use super::startup::{database, stop};
-use super::{AdminAction, CliError};
 
 /// `homestretch admin grant|revoke USER` and `admin list` against the database at `url`.
 /// USER is an existing user's id or name: the flag goes on that user's row.

@@ -1,7 +1,7 @@
 //! Subcommands on the database: `migrate`, `projections rebuild`, `inbox rebuild`,
 //! `snapshots verify`.
 
-use super::CliError;
+use super::error::CliError;
 use super::settings::Settings;
 use super::startup::with_database;
 use crate::application::GameService;

@@ -5,12 +5,15 @@
 //!
 //! The rooms, as in zero-to-production: this file (the command line and its dispatch),
 //! `settings.rs` (configuration from flags and environment, secret files, rlimits),
+//! `args.rs` (the clap definitions), `error.rs` (`CliError`),
 //! `startup.rs` (the database, the private PostgreSQL, the server until a signal), and one file
 //! per family of subcommands: `admin.rs`, `db.rs` (migrations, projections, inbox,
 //! snapshots), `offline.rs` (openapi, verify, simulate: no database).
 
 mod admin;
+mod args;
 mod db;
+mod error;
 mod offline;
 mod settings;
 mod startup;
@@ -18,125 +21,12 @@ mod startup;
 mod tests;
 
 pub use admin::admin;
+pub use args::{AdminAction, Cli, Command, InboxAction, ProjectionsAction, SnapshotsAction};
+pub use error::CliError;
 pub use settings::{LimitSettings, Settings, parse_admins, server_config};
 pub use startup::{database, ensure_database, init_tracing};
 
-use clap::{Parser, Subcommand};
-use std::path::PathBuf;
-
-/// homestretch — event-sourced board-game server.
-#[derive(Parser, Debug)]
-#[command(
-    name = "homestretch",
-    version,
-    after_help = "RUST_LOG sets the log filter (default info); logs are JSON when not on a terminal.\n\
-                  The load tool is a separate binary: homestretch-load (bench/load)."
-)]
-pub struct Cli {
-    #[command(flatten)]
-    pub settings: Settings,
-    /// Default: serve.
-    #[command(subcommand)]
-    pub command: Option<Command>,
-}
-
-#[derive(Subcommand, Debug)]
-pub enum Command {
-    /// Run the server (the default command).
-    Serve,
-    /// Apply the database migrations and exit.
-    Migrate,
-    /// Print (or write) the OpenAPI document.
-    Openapi {
-        /// Write it to this file instead.
-        #[arg(long, value_name = "PATH")]
-        write: Option<PathBuf>,
-    },
-    /// Grant, revoke or list admins (existing users, by name or id).
-    Admin {
-        #[command(subcommand)]
-        action: AdminAction,
-    },
-    /// Check an export offline: hash chain, seed, re-run of every command.
-    Verify {
-        #[arg(value_name = "BUNDLE.json")]
-        bundle: PathBuf,
-    },
-    /// Projections of the event log.
-    Projections {
-        #[command(subcommand)]
-        action: ProjectionsAction,
-    },
-    /// The inbox table (issue 18).
-    Inbox {
-        #[command(subcommand)]
-        action: InboxAction,
-    },
-    /// Stored snapshots.
-    Snapshots {
-        #[command(subcommand)]
-        action: SnapshotsAction,
-    },
-    /// Play N random-bot games and print statistics (JSON).
-    Simulate {
-        /// The game kind.
-        #[arg(long, value_name = "KIND")]
-        game: String,
-        #[arg(long, default_value_t = 1000)]
-        games: u64,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-    },
-}
-
-#[derive(Subcommand, Debug)]
-pub enum AdminAction {
-    /// Make USER (an existing user: name or id) an admin.
-    Grant { user: String },
-    /// Take it back.
-    Revoke { user: String },
-    /// List the admins.
-    List,
-}
-
-#[derive(Subcommand, Debug)]
-pub enum ProjectionsAction {
-    /// Recompute every projection from the event log.
-    Rebuild,
-}
-
-#[derive(Subcommand, Debug)]
-pub enum InboxAction {
-    /// Rewrite every started game's inbox rows from its state (for games started before the
-    /// inbox existed; the server keeps them up to date with every move).
-    Rebuild,
-}
-
-#[derive(Subcommand, Debug)]
-pub enum SnapshotsAction {
-    /// Check every stored snapshot against a fold of the log.
-    Verify,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum CliError {
-    #[error("{0}")]
-    Usage(String),
-    #[error(transparent)]
-    Launch(#[from] infra::pg::LaunchError),
-    #[error("database: {0}")]
-    Database(#[from] sqlx::Error),
-    #[error("migrations: {0}")]
-    Migrate(#[from] sqlx::migrate::MigrateError),
-    #[error("{0}")]
-    Store(#[from] infra::StoreError),
-    #[error("{0}")]
-    App(#[from] crate::application::AppError),
-    #[error("i/o: {0}")]
-    Io(#[from] std::io::Error),
-    #[error("{0}")]
-    Failed(String),
-}
+use clap::Parser;
 
 /// What `homestretch help` prints: every subcommand and every setting (clap renders it).
 pub fn help_text() -> String {

@@ -1,6 +1,6 @@
 //! Subcommands that need no database: `openapi`, `verify`, `simulate`.
 
-use super::CliError;
+use super::error::CliError;
 use std::path::PathBuf;
 
 /// `homestretch openapi [--write PATH]`: the document of the games hosted.

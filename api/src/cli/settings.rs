@@ -1,7 +1,7 @@
 //! Configuration: every setting from its flag or variable, the secret files kept in the data
 //! folder (JWT secret, VAPID key), the open-file limit, and the `ServerConfig` built from them.
 
-use super::CliError;
+use super::error::CliError;
 use crate::app::{self, ServerConfig};
 use crate::limits::LimitsConfig;
 use clap::Args;

@@ -1,7 +1,7 @@
 //! Start-up: logging, the database (or the private PostgreSQL cluster), and the server run
 //! until a signal, drained on SIGTERM.
 
-use super::CliError;
+use super::error::CliError;
 use super::settings::{Settings, drain_period, server_config};
 use crate::app;
 use infra::pg::Cluster;
