@@ -75,7 +75,10 @@ END $$;
 -- order, so two appends of one game behave as if sent one after the other, and each keeps its
 -- own answer (ok, duplicate, mismatch, conflict, not_found): those never touch the other items.
 -- An error (a constraint an item breaks) rolls the whole statement back; the caller then sends
--- each item alone.
+-- each item alone. Items lock feed heads in item order, not in one user-id order across the
+-- batch, so a batch can deadlock with a join, a dispute or an invitation notifying the same
+-- users: `lock_timeout` (below `deadlock_timeout`, 1 s) makes the batch give up first, and its
+-- items are then sent alone, in the deadlock-free order, while the other transaction goes on.
 CREATE FUNCTION jsonb_texts(p jsonb) RETURNS text[]
 LANGUAGE sql IMMUTABLE AS $$
     SELECT coalesce(array_agg(e ORDER BY i), '{}') FROM jsonb_array_elements_text(p) WITH ORDINALITY AS t(e, i)
@@ -88,7 +91,7 @@ $$;
 
 CREATE FUNCTION append_batch(p_items jsonb)
 RETURNS TABLE (item integer, result text, version bigint, first_seq bigint, last_seq bigint)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET lock_timeout = '200ms' AS $$
 DECLARE
     it jsonb;
     k integer;

@@ -95,47 +95,69 @@ async fn work(pool: PgPool, mut jobs: mpsc::UnboundedReceiver<Job>) {
         // By game (stable: one game's appends keep their order), so two instances' batches
         // lock game rows in one order.
         batch.sort_by_key(|j| j.args.game);
-        let (args, answers): (Vec<Args>, Vec<_>) =
-            batch.drain(..).map(|j| (j.args, j.answer)).unzip();
-        let results = commit(&pool, &args).await;
-        for (answer, result) in answers.into_iter().zip(results) {
-            // A caller that stopped waiting (its request was dropped) needs no answer.
-            let _ = answer.send(result);
+        if let [job] = &mut batch[..] {
+            let result = job.args.run(&pool).await;
+            answer_job(batch.pop(), result);
+            continue;
+        }
+        let args: Vec<&Args> = batch.iter().map(|j| &j.args).collect();
+        match commit(&pool, &args).await {
+            Ok(results) => {
+                for (job, result) in batch.drain(..).zip(results) {
+                    answer_job(Some(job), result);
+                }
+            }
+            Err(error) => {
+                // Nothing of the batch committed: each item alone, at once and side by side,
+                // fails or waits only for its own caller; the next batch does not wait for them.
+                tracing::warn!(
+                    items = batch.len(),
+                    %error,
+                    "group commit: the batch failed, each append is sent alone"
+                );
+                for job in batch.drain(..) {
+                    let pool = pool.clone();
+                    tokio::spawn(async move {
+                        let result = job.args.run(&pool).await;
+                        answer_job(Some(job), result);
+                    });
+                }
+            }
         }
     }
 }
 
-/// Commits `items` as one batch, in order, and answers each (one answer per item).
-pub(crate) async fn commit(pool: &PgPool, items: &[Args]) -> Vec<Result<AppendResult>> {
-    if let [item] = items {
-        return vec![item.run(pool).await];
+fn answer_job(job: Option<Job>, result: Result<AppendResult>) {
+    // A caller that stopped waiting (its request was dropped) needs no answer.
+    if let Some(job) = job {
+        let _ = job.answer.send(result);
     }
-    let batch = Value::Array(items.iter().map(item_json).collect());
-    let rows: std::result::Result<Vec<(String, i64, i64, i64)>, sqlx::Error> = sqlx::query_as(
+}
+
+/// Commits `items` (two or more) as one `append_batch` statement, in order: each item's own
+/// answer, or the statement's error (then nothing of the batch committed).
+async fn commit(
+    pool: &PgPool,
+    items: &[&Args],
+) -> std::result::Result<Vec<Result<AppendResult>>, sqlx::Error> {
+    let batch = Value::Array(items.iter().map(|args| item_json(args)).collect());
+    let rows: Vec<(String, i64, i64, i64)> = sqlx::query_as(
         "SELECT result, version, first_seq, last_seq FROM append_batch($1) ORDER BY item",
     )
     .bind(&batch)
     .fetch_all(pool)
-    .await;
-    match rows {
-        Ok(rows) if rows.len() == items.len() => rows
-            .into_iter()
-            .map(|(result, version, first, last)| answer(&result, version, first, last))
-            .collect(),
-        outcome => {
-            // Nothing of the batch committed: each item alone fails only its own caller.
-            tracing::warn!(
-                items = items.len(),
-                error = ?outcome.err(),
-                "group commit: the batch failed, each append is sent alone"
-            );
-            let mut results = Vec::with_capacity(items.len());
-            for item in items {
-                results.push(item.run(pool).await);
-            }
-            results
-        }
+    .await?;
+    if rows.len() != items.len() {
+        return Err(sqlx::Error::Protocol(format!(
+            "append_batch answered {} rows for {} items",
+            rows.len(),
+            items.len()
+        )));
     }
+    Ok(rows
+        .into_iter()
+        .map(|(result, version, first, last)| answer(&result, version, first, last))
+        .collect())
 }
 
 /// PostgreSQL's own text of a `timestamptz` to the microsecond (as binding one truncates it).

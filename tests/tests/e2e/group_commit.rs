@@ -365,3 +365,49 @@ async fn an_append_that_breaks_the_batch_statement_fails_alone() {
         assert_exact_log(&app, g.id).await;
     }
 }
+
+#[actix_web::test]
+async fn an_append_waiting_on_a_lock_never_holds_the_rest_of_its_batch() {
+    let app = spawn_app().await;
+    let games = games(&app, 3).await;
+    let (commands, events) = next_commands(&games);
+    // Another transaction holds one game's row (a lobby start, another instance's batch…).
+    let held = 1;
+    let mut holder = app.pool.begin().await.unwrap();
+    sqlx::query("SELECT 1 FROM games WHERE id = $1 FOR UPDATE")
+        .bind(games[held].id.0)
+        .execute(&mut *holder)
+        .await
+        .unwrap();
+    let store = infra::store::Store::new(app.pool.clone());
+    let appends = join_all((0..3).map(|i| {
+        store.append(append(
+            &games[i],
+            games[i].version,
+            commands[i],
+            &events[i],
+            Vec::new(),
+        ))
+    }));
+    let others_commit_meanwhile = async {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let mut committed = false;
+        while !committed && std::time::Instant::now() < deadline {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            committed = true;
+            for i in [0, 2] {
+                committed &= store.head(games[i].id).await.unwrap().0 == games[i].version + 1;
+            }
+        }
+        let locked_one = store.head(games[held].id).await.unwrap().0;
+        holder.commit().await.unwrap();
+        (committed, locked_one)
+    };
+    let (answers, (committed, locked_one)) = tokio::join!(appends, others_commit_meanwhile);
+    assert!(committed, "the others committed while one game was locked");
+    assert_eq!(locked_one, games[held].version, "the locked game waited");
+    for (g, answer) in games.iter().zip(answers) {
+        assert_eq!(answer.unwrap(), appended(g.version), "{}", g.id);
+        assert_exact_log(&app, g.id).await;
+    }
+}
