@@ -14,8 +14,8 @@
 //!
 //! `HOMESTRETCH_GROUP_COMMIT=off` sends every append alone (for comparison).
 
+use crate::append::{AppendResult, Args, answer};
 use crate::error::{Result, StoreError};
-use crate::store::{AppendResult, Args, answer};
 use serde_json::{Map, Value, json};
 use sqlx::PgPool;
 use std::sync::{Mutex, OnceLock};

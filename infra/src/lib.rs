@@ -3,6 +3,7 @@
 //! not here: it lives in `api::application`, and reaches PostgreSQL only through `store`.
 
 pub mod accounts;
+pub mod append;
 pub mod audit;
 pub mod db;
 pub mod deadlines;

@@ -1,5 +1,7 @@
 //! The event store: games, seats, the append-only log, snapshots and idempotency records.
 
+pub use crate::append::AppendResult;
+use crate::append::Args;
 use crate::error::{Result, StoreError};
 pub use crate::event::{Entry, StoredEvent, replay};
 use crate::ids::{GameId, UserId};
@@ -163,24 +165,6 @@ impl Append<'_> {
         }
         Ok(())
     }
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum AppendResult {
-    Appended {
-        version: u64,
-        first_seq: u64,
-        last_seq: u64,
-    },
-    Duplicate {
-        version: u64,
-        first_seq: u64,
-        last_seq: u64,
-    },
-    Mismatch,
-    Conflict {
-        current: u64,
-    },
 }
 
 #[derive(Clone, Debug, Default)]
@@ -470,7 +454,7 @@ impl Store {
     /// `HOMESTRETCH_GROUP_COMMIT=off` sends each alone.
     pub async fn append(&self, append: Append<'_>) -> Result<AppendResult> {
         append.check_entries()?;
-        let args = Args::of(&append);
+        let args = args_of(&append);
         match &self.group {
             Some(group) => group.append(&self.pool, args).await,
             None => args.run(&self.pool).await,
@@ -478,114 +462,29 @@ impl Store {
     }
 }
 
-/// An append as `append_command2`'s arguments, owned (it may wait in a batch).
-#[derive(Debug)]
-pub(crate) struct Args {
-    pub(crate) game: Uuid,
-    pub(crate) expected: i64,
-    pub(crate) command_id: Uuid,
-    pub(crate) user: Uuid,
-    pub(crate) seat: Option<i16>,
-    pub(crate) body_hash: String,
-    pub(crate) command: Value,
-    pub(crate) kinds: Vec<String>,
-    pub(crate) payloads: Vec<Value>,
-    pub(crate) schema_version: i32,
-    pub(crate) hashes: Vec<String>,
-    pub(crate) status: &'static str,
-    pub(crate) outcome: Option<Value>,
-    pub(crate) snapshot: Option<Value>,
-    pub(crate) recorded_at: OffsetDateTime,
-    pub(crate) waiting: Value,
-    pub(crate) notes: crate::outbox::Notes,
-}
-
-impl Args {
-    pub(crate) fn of(append: &Append<'_>) -> Args {
-        let events = append.events;
-        Args {
-            game: append.game.0,
-            expected: append.expected as i64,
-            command_id: append.command_id,
-            user: append.user.0,
-            seat: append.seat.map(i16::from),
-            body_hash: append.body_hash.to_string(),
-            command: append.command.clone(),
-            kinds: events.iter().map(|e| e.kind.clone()).collect(),
-            payloads: events.iter().map(|e| e.payload.clone()).collect(),
-            // One schema version per command (all its events come from one engine).
-            schema_version: events.first().map_or(0, |e| e.schema_version as i32),
-            hashes: events.iter().map(|e| e.hash.clone()).collect(),
-            status: append.status.as_str(),
-            outcome: append.outcome.clone(),
-            snapshot: append.snapshot.clone(),
-            recorded_at: append.recorded_at,
-            waiting: append.waiting.clone(),
-            notes: crate::outbox::Notes::of(&append.outbox),
-        }
+/// An [`Append`] as `append_command2`'s arguments (owned: it may wait in a batch).
+fn args_of(append: &Append<'_>) -> Args {
+    let events = append.events;
+    Args {
+        game: append.game.0,
+        expected: append.expected as i64,
+        command_id: append.command_id,
+        user: append.user.0,
+        seat: append.seat.map(i16::from),
+        body_hash: append.body_hash.to_string(),
+        command: append.command.clone(),
+        kinds: events.iter().map(|e| e.kind.clone()).collect(),
+        payloads: events.iter().map(|e| e.payload.clone()).collect(),
+        // One schema version per command (all its events come from one engine).
+        schema_version: events.first().map_or(0, |e| e.schema_version as i32),
+        hashes: events.iter().map(|e| e.hash.clone()).collect(),
+        status: append.status.as_str(),
+        outcome: append.outcome.clone(),
+        snapshot: append.snapshot.clone(),
+        recorded_at: append.recorded_at,
+        waiting: append.waiting.clone(),
+        notes: crate::outbox::Notes::of(&append.outbox),
     }
-
-    /// The append alone, in one statement on `conn` (the pool, or a caller's transaction).
-    pub(crate) async fn run<'c>(&self, conn: impl sqlx::PgExecutor<'c>) -> Result<AppendResult> {
-        let (result, version, first_seq, last_seq): (String, i64, i64, i64) = sqlx::query_as(
-            "SELECT result, version, first_seq, last_seq FROM append_command2(\
-             $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)",
-        )
-        .bind(self.game)
-        .bind(self.expected)
-        .bind(self.command_id)
-        .bind(self.user)
-        .bind(self.seat)
-        .bind(&self.body_hash)
-        .bind(&self.command)
-        .bind(&self.kinds)
-        .bind(&self.payloads)
-        .bind(self.schema_version)
-        .bind(&self.hashes)
-        .bind(self.status)
-        .bind(&self.outcome)
-        .bind(&self.snapshot)
-        .bind(self.recorded_at)
-        .bind(&self.waiting)
-        .bind(&self.notes.users)
-        .bind(&self.notes.ids)
-        .bind(&self.notes.games)
-        .bind(&self.notes.kinds)
-        .bind(&self.notes.payloads)
-        .fetch_one(conn)
-        .await?;
-        answer(&result, version, first_seq, last_seq)
-    }
-}
-
-/// `append_command`'s answer as an [`AppendResult`].
-pub(crate) fn answer(
-    result: &str,
-    version: i64,
-    first_seq: i64,
-    last_seq: i64,
-) -> Result<AppendResult> {
-    let (version, first_seq, last_seq) = (version as u64, first_seq as u64, last_seq as u64);
-    Ok(match result {
-        "ok" => AppendResult::Appended {
-            version,
-            first_seq,
-            last_seq,
-        },
-        "duplicate" => AppendResult::Duplicate {
-            version,
-            first_seq,
-            last_seq,
-        },
-        "mismatch" => AppendResult::Mismatch,
-        "conflict" => AppendResult::Conflict { current: version },
-        "not_found" => return Err(StoreError::NotFound(says("errors.game_not_found"))),
-        other => {
-            return Err(StoreError::Corrupt(format!(
-                "append_command answered {other}"
-            )));
-        }
-    })
 }
 
 /// A game's row locked for one transaction ([`Store::lock_game`]), with the seats read under
@@ -610,7 +509,7 @@ impl Locked {
     /// it was decided on.
     pub async fn append(mut self, append: Append<'_>) -> Result<AppendResult> {
         append.check_entries()?;
-        let result = Args::of(&append).run(&mut *self.tx).await?;
+        let result = args_of(&append).run(&mut *self.tx).await?;
         self.tx.commit().await?;
         Ok(result)
     }
