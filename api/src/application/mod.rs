@@ -11,7 +11,7 @@
 pub mod accounts;
 mod audit;
 pub mod board;
-mod cache;
+mod games;
 mod check;
 mod clocks;
 mod commands;
@@ -29,7 +29,7 @@ mod replay;
 mod service;
 pub mod subscriptions;
 
-pub use cache::Heads;
+pub use games::Heads;
 pub use clocks::{Clock, ClockConfig};
 pub use commands::{CommandAnswer, CommandRequest};
 pub use error::{AppError, Result};
