@@ -2,7 +2,7 @@
 
 use crate::adapters::http_delivery::DestinationCheck;
 use crate::adapters::pg_listen::Hub;
-use crate::application::GameService;
+use crate::application::Services;
 use crate::application::accounts::UserService;
 use crate::application::disputes::DisputeService;
 use crate::application::subscriptions::Subscriptions;
@@ -101,17 +101,19 @@ fn replica(url: &str) -> Option<Store> {
 }
 
 pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
-    let games = Arc::new(
-        GameService::new(Store::new(pool.clone()), config.registry.clone())
-            .with_heavy(config.limits.heavy_threads, config.limits.heavy_cache_mb)
-            .with_replica(config.replica_url.as_deref().and_then(replica)),
+    let services = Services::build(
+        Store::new(pool.clone()),
+        config.registry.clone(),
+        config.limits.heavy_threads,
+        config.limits.heavy_cache_mb,
+        config.replica_url.as_deref().and_then(replica),
     );
     let hub = Arc::new(Hub::default());
     let drain = Arc::new(crate::drain::Drain::default());
     let sessions = Arc::new(Sessions::default());
     tokio::spawn(
         hub.clone()
-            .listen(pool.clone(), games.clone(), sessions.clone()),
+            .listen(pool.clone(), services.games.clone(), sessions.clone()),
     );
     let outbox = infra::outbox::Outbox::new(pool.clone());
     let vapid = Arc::new(
@@ -131,9 +133,9 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
             drain.clone(),
         )));
     }
-    if let Some(clocks) = config.clocks.clone() {
+    if let Some(config) = config.clocks.clone() {
         drain.track(tokio::spawn(
-            games.clone().run_clocks(clocks, drain.clone()),
+            services.clocks.clone().run_clocks(config, drain.clone()),
         ));
     }
     let limits = Arc::new(Limits::new(config.limits.clone()));
@@ -152,7 +154,7 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
     let jwt = Arc::new(JwtKeys::new(&config.jwt_secret));
     let users = Arc::new(UserService {
         accounts: accounts.clone(),
-        games: games.clone(),
+        lobby: services.lobby.clone(),
         jwt: jwt.clone(),
         sessions: sessions.clone(),
         refresh_leeway: config.refresh_leeway,
@@ -160,7 +162,10 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
         lobby_quota: crate::limits::cap(config.limits.lobbies_per_user),
     });
     let disputes = DisputeService::new(
-        games.clone(),
+        services.games.clone(),
+        services.lobby.clone(),
+        services.audits.clone(),
+        services.boards.clone(),
         users.clone(),
         crate::limits::cap(config.limits.disputes_per_user),
     );
@@ -171,7 +176,7 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
         config.limits.destinations(true),
     );
     Arc::new(AppState {
-        games,
+        services,
         users,
         disputes,
         accounts,

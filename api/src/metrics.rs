@@ -1,6 +1,7 @@
 //! Prometheus metrics (prometheus-client, OpenMetrics text): requests by route and status, a
 //! latency histogram, and the game service's counters (commands appended, conflicts).
 
+use crate::application::Services;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::{ConstCounter, Counter};
 use prometheus_client::metrics::family::Family;
@@ -71,7 +72,7 @@ impl Metrics {
 
     /// The scrape: a registry of this scrape's values (the families are shared handles; the
     /// service's counters and gauges are read now), as OpenMetrics text.
-    pub fn render(&self, games: &crate::application::GameService, sse_clients: usize) -> String {
+    pub fn render(&self, services: &Services, sse_clients: usize) -> String {
         let mut registry = Registry::default();
         // Counter names get their `_total` suffix from the encoder.
         registry.register(
@@ -84,7 +85,7 @@ impl Metrics {
             "Request latency by route",
             self.latency.clone(),
         );
-        let c = &games.counters;
+        let c = &services.commands.counters;
         for (name, help, value) in [
             (
                 "homestretch_commands_appended",
@@ -110,7 +111,7 @@ impl Metrics {
             registry.register(name, help, ConstCounter::new(value.load(Ordering::Relaxed)));
         }
         // Heavy answers (audits, exports, replays, move audits; issue 26).
-        let (kept, made) = games.heavy_counts();
+        let (kept, made) = services.heavy.counts();
         registry.register(
             "homestretch_heavy_answers_kept",
             "Heavy answers served from the per-version cache",
@@ -124,7 +125,7 @@ impl Metrics {
         // Replays, exports, audits and event pages: served by the replica or the primary, and
         // why (issue 29).
         let replica_reads = Family::<ReplicaRead, Counter>::default();
-        for (reason, count) in games.replica_counts() {
+        for (reason, count) in services.reads.replica_counts() {
             replica_reads
                 .get_or_create(&ReplicaRead {
                     source: reason.source(),
@@ -141,7 +142,7 @@ impl Metrics {
         registry.register(
             "homestretch_cached_games",
             "Games held in the in-process cache",
-            gauge(games.cached_games()),
+            gauge(services.games.cached_games()),
         );
         registry.register(
             "homestretch_sse_clients",

@@ -1,7 +1,7 @@
 //! Shared application state handed to every handler.
 
 use crate::adapters::pg_listen::Hub;
-use crate::application::GameService;
+use crate::application::Services;
 use crate::application::accounts::UserService;
 use crate::application::disputes::DisputeService;
 use crate::application::subscriptions::Subscriptions;
@@ -12,7 +12,10 @@ use infra::accounts::Accounts;
 use std::sync::{Arc, LazyLock};
 
 pub struct AppState {
-    pub games: Arc<GameService>,
+    /// The game use cases, built once, each holding what it needs: a handler calls one of
+    /// them (`state.services.commands.command(…)`). `services.games` is their shared core:
+    /// the registry, the cache of hot games, a game's row and seats.
+    pub services: Services,
     /// Sign-up, sign-in, refresh, who is an admin, the lobby quota.
     pub users: Arc<UserService>,
     /// Opening, reading and resolving disputes.

@@ -1,9 +1,9 @@
 //! Account use cases (sign-up, sign-in, guests, refresh-token rotation, who is an admin, the
 //! lobby quota): the handlers in `routes/auth.rs` parse and answer, [`UserService`] decides. It
-//! holds what it needs: the accounts, the games (a rename), the token keys, the session list.
+//! holds what it needs: the accounts, the lobby (a rename), the token keys, the session list.
 
 use super::error::{AppError, Result};
-use super::service::GameService;
+use super::lobby::Lobby;
 use crate::auth::{self, JwtKeys, REFRESH_TTL_DAYS, Sessions};
 use domain::i18n::{Lang, says};
 use infra::UserId;
@@ -70,7 +70,7 @@ async fn blocking<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> 
 /// The account use cases, built once at start-up (`app.rs`).
 pub struct UserService {
     pub accounts: Accounts,
-    pub games: Arc<GameService>,
+    pub lobby: Arc<Lobby>,
     pub jwt: Arc<JwtKeys>,
     pub sessions: Arc<Sessions>,
     /// How long a spent refresh token still gets the same answer (a client's own race).
@@ -136,7 +136,7 @@ impl UserService {
         };
         match self.accounts.upgrade_guest(caller, &name.0, &hash).await? {
             Upgrade::Upgraded(user) => {
-                self.games.renamed(user.id, &user.name).await?;
+                self.lobby.renamed(user.id, &user.name).await?;
                 Ok((false, self.new_session(user).await?))
             }
             Upgrade::NameTaken => Err(self.name_refused(&name).await),

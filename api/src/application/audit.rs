@@ -1,11 +1,14 @@
 use super::error::AppError;
 use super::error::Result;
+use super::export::Exports;
+use super::games::Games;
 use super::heavy;
+use super::heavy::Heavy;
 use super::heavy::Served;
 use super::loaded::redact_for;
 use super::move_audit::MoveAudit;
-use super::service::GameService;
 use domain::AnyGame;
+use domain::Registry;
 use domain::Viewer;
 use domain::i18n::says;
 use infra::audit::Bundle;
@@ -13,6 +16,7 @@ use infra::audit::{self as bundles};
 use infra::deadlines::{CLOCK_USER, bot_user};
 use infra::ids::GameId;
 use infra::ids::UserId;
+use infra::replica::ReadSource;
 use infra::store::GameStatus;
 use infra::store::Store;
 use infra::store::StoredEvent;
@@ -20,7 +24,33 @@ use infra::store::replay;
 use serde_json::Value;
 use std::sync::Arc;
 
-impl GameService {
+/// Audits: every check on a game's log, and the explanation of one move, re-run with the
+/// registry's game on the heavy threads and kept per version (and viewer, for a move).
+pub struct Audits {
+    games: Arc<Games>,
+    /// The primary (an arbiter's move audit reads it; the others read `reads`).
+    store: Store,
+    /// The games an audit re-runs a log with.
+    registry: Registry,
+    /// The heavy-work threads and kept answers shared with exports and replays.
+    heavy: Arc<Heavy>,
+    /// Where the log is read: a replica when fresh (issue 29).
+    reads: Arc<ReadSource>,
+}
+
+impl Audits {
+    pub fn new(games: Arc<Games>, heavy: Arc<Heavy>, reads: Arc<ReadSource>) -> Self {
+        Audits {
+            store: games.store.clone(),
+            registry: games.registry.clone(),
+            games,
+            heavy,
+            reads,
+        }
+    }
+}
+
+impl Audits {
     /// Every check on the live log. The server re-runs the dice with its secret seed; before
     /// the end, details of a divergence are withheld from players (they could hold secrets), so
     /// the report is the same for every caller. Made on a heavy thread, kept per version.
@@ -31,7 +61,7 @@ impl GameService {
     /// [`Self::audit`] of a version at least `min_version` (what the client holds) and the
     /// instance's known head: from the replica when it has that, else the primary (issue 29).
     pub async fn audit_since(&self, id: GameId, min_version: u64) -> Result<Served> {
-        let need = self.read_floor(id, min_version);
+        let need = self.games.read_floor(id, min_version);
         self.reads
             .read(id, need, |store| async move {
                 self.audit_from(&store, id).await
@@ -40,9 +70,9 @@ impl GameService {
     }
 
     async fn audit_from(&self, store: &Store, id: GameId) -> Result<Served> {
-        let (row, seats, record) = Self::record(store, id).await?;
+        let (row, seats, record) = heavy::record(store, id).await?;
         let make = async {
-            let bundle = Self::bundle_of(store, &row, &seats).await?;
+            let bundle = Exports::bundle_of(store, &row, &seats).await?;
             let registry = self.registry.clone();
             let (seed, finished) = (row.server_seed, row.status == GameStatus::Finished);
             let json = self
@@ -79,7 +109,7 @@ impl GameService {
         seq: u64,
         min_version: u64,
     ) -> Result<MoveAudit> {
-        let need = self.read_floor(id, min_version).max(seq);
+        let need = self.games.read_floor(id, min_version).max(seq);
         self.reads
             .read(id, need, |store| async move {
                 self.audit_move_from(&store, id, user, seq, false).await
@@ -109,18 +139,20 @@ impl GameService {
         seq: u64,
         arbiter: bool,
     ) -> Result<MoveAudit> {
-        let (row, seats, record) = Self::record(store, id).await?;
+        let (row, seats, record) = heavy::record(store, id).await?;
         if seq == 0 || seq > row.version {
             return Err(AppError::NotFound(says("errors.move_not_found")));
         }
         let viewer = if arbiter {
             Viewer::Omniscient
         } else {
-            self.with_game(id, |loaded| loaded.viewer(user)).await?
+            self.games
+                .with_game(id, |loaded| loaded.viewer(user))
+                .await?
         };
-        let game = self.game_of(&row.kind)?;
+        let game = self.games.game_of(&row.kind)?;
         let make = async {
-            let bundle = Self::bundle_of(store, &row, &seats).await?;
+            let bundle = Exports::bundle_of(store, &row, &seats).await?;
             let registry = self.registry.clone();
             let seed = row.server_seed;
             let audit = self

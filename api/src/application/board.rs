@@ -8,12 +8,15 @@
 //! no sign-in. A running game's need one (`None` below: the route answers 401).
 
 use super::audit;
+use super::audit::Audits;
 use super::error::AppError;
 use super::error::Result;
 use super::error::guarded;
+use super::export::Exports;
+use super::games::Games;
 use super::heavy::Served;
 use super::loaded::Loaded;
-use super::service::GameService;
+use super::replay::Replays;
 use domain::AnyGame;
 use domain::Seat;
 use domain::Viewer;
@@ -22,6 +25,8 @@ use domain::i18n::{Lang, describe_entry};
 use infra::audit::{self as bundles};
 use infra::ids::GameId;
 use infra::ids::UserId;
+use infra::store::Store;
+use std::sync::Arc;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -53,7 +58,34 @@ impl Caller {
     }
 }
 
-impl GameService {
+/// Pictures and the replay page's record: drawn from the core's cached game, a replayed
+/// state, the export and the audit as served.
+pub struct Boards {
+    games: Arc<Games>,
+    store: Store,
+    replays: Arc<Replays>,
+    exports: Arc<Exports>,
+    audits: Arc<Audits>,
+}
+
+impl Boards {
+    pub fn new(
+        games: Arc<Games>,
+        replays: Arc<Replays>,
+        exports: Arc<Exports>,
+        audits: Arc<Audits>,
+    ) -> Self {
+        Boards {
+            store: games.store.clone(),
+            games,
+            replays,
+            exports,
+            audits,
+        }
+    }
+}
+
+impl Boards {
     /// The picture of game `id` at version `at` (the head without it) as `reader` may see it;
     /// `None` when the reader must sign in first.
     pub async fn picture(
@@ -63,6 +95,7 @@ impl GameService {
         at: Option<u64>,
     ) -> Result<Option<Picture>> {
         let (game, viewer, head, finished, now) = self
+            .games
             .with_game(id, |loaded| {
                 let viewer = reader.viewer(loaded);
                 // The head is drawn from the cached state, under the game's lock.
@@ -100,7 +133,7 @@ impl GameService {
         at: u64,
         head: u64,
     ) -> Result<String> {
-        let state = self.state_at(id, game, at, head).await?;
+        let state = self.replays.state_at(id, game, at, head).await?;
         guarded(|| state.draw(viewer))
     }
 
@@ -115,6 +148,7 @@ impl GameService {
         everything: bool,
     ) -> Result<Picture> {
         let (game, viewer, head, finished) = self
+            .games
             .with_game(id, |loaded| {
                 let viewer = if everything {
                     Viewer::Omniscient
@@ -150,6 +184,7 @@ impl GameService {
         lang: Lang,
     ) -> Result<Option<ReplayRecord>> {
         let (finished, your_seat) = self
+            .games
             .with_game(id, |loaded| {
                 let seat = match reader {
                     Caller::User(user) => loaded.seat_of(user).map(Seat::number),
@@ -166,9 +201,9 @@ impl GameService {
             Caller::Anonymous => return Ok(None),
         };
         // The export and the audit as served (kept per version on the heavy threads).
-        let bundle: infra::audit::Bundle = from_served(&self.export(id, user).await?)?;
-        let report: infra::audit::AuditReport = from_served(&self.audit(id).await?)?;
-        let game = self.game_of(&bundle.game.kind)?;
+        let bundle: infra::audit::Bundle = from_served(&self.exports.export(id, user).await?)?;
+        let report: infra::audit::AuditReport = from_served(&self.audits.audit(id).await?)?;
+        let game = self.games.game_of(&bundle.game.kind)?;
         let kind = bundle.game.kind.clone();
         let diverged = report.divergence.as_ref().map(|d| d.seq);
         let verdict = |first: u64, last: u64| match diverged {
@@ -230,7 +265,7 @@ impl GameService {
     }
 }
 
-/// The replay page's record of a game (see [`GameService::replay_record`]).
+/// The replay page's record of a game (see [`Boards::replay_record`]).
 pub struct ReplayRecord {
     pub kind: String,
     pub version: u64,

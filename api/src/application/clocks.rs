@@ -3,18 +3,19 @@
 //! Every timeout and every bot move goes through the same decide → append path as a player's
 //! command (`commands::decide`, `append_decided`), with its own actor: the clock's user for a
 //! timed-out seat's default move, a bot user for a bot's move. A background worker
-//! ([`GameService::run_clocks`], started in `app.rs`) claims the due rows of the `deadlines`
+//! ([`Clocks::run_clocks`], started in `app.rs`) claims the due rows of the `deadlines`
 //! table (kept by a trigger in every append's transaction) with `FOR UPDATE SKIP LOCKED`, so any
 //! instance may fire them, and each firing is appended against the version it was computed for,
 //! so it happens once.
 
+use super::commands::Commands;
 use super::commands::decide;
 use super::error::AppError;
 use super::error::Result;
 use super::error::guarded;
+use super::games::Games;
 use super::loaded::Decision;
 use super::loaded::Loaded;
-use super::service::GameService;
 use domain::Prompt;
 use domain::Seat;
 use domain::engine::ChaChaRng;
@@ -23,6 +24,7 @@ use infra::deadlines::{CLOCK_USER, Due, bot_user, is_server_actor};
 use infra::event::{SEAT_ABANDONED, SEAT_TIMED_OUT};
 use infra::ids::GameId;
 use infra::ids::UserId;
+use infra::store::Store;
 use infra::store::StoredEvent;
 use serde_json::Value;
 use serde_json::json;
@@ -303,7 +305,25 @@ fn rfc3339(at: OffsetDateTime) -> String {
         .unwrap_or_default()
 }
 
-impl GameService {
+/// The clocks' worker (deadlines, bots' turns, lobby expiry) and the seat changes it shares
+/// its log entries with: resign, a bot in a lobby seat, a cancelled lobby.
+pub struct Clocks {
+    games: Arc<Games>,
+    store: Store,
+    commands: Arc<Commands>,
+}
+
+impl Clocks {
+    pub fn new(games: Arc<Games>, commands: Arc<Commands>) -> Self {
+        Clocks {
+            store: games.store.clone(),
+            games,
+            commands,
+        }
+    }
+}
+
+impl Clocks {
     /// The background worker: fires due deadlines and bot turns, expires old lobbies. Runs
     /// until the process ends; any number of instances may run it on one database.
     pub async fn run_clocks(self: Arc<Self>, config: ClockConfig, drain: Arc<crate::drain::Drain>) {
@@ -346,9 +366,11 @@ impl GameService {
     /// times out; else the deadline moves to when something will be due.
     async fn fire(&self, due: &Due, config: &ClockConfig) -> Result<()> {
         let id = due.game;
-        let slot = self.slot(id);
+        let slot = self.games.slot(id);
         let mut guard = slot.lock().await;
-        self.ensure_fresh(id, &mut guard, Some(due.version)).await?;
+        self.games
+            .ensure_fresh(id, &mut guard, Some(due.version))
+            .await?;
         let loaded = guard.as_mut().expect("loaded");
         if loaded.version != due.version || loaded.finished {
             // The log moved on: the trigger already set the new deadline.
@@ -450,18 +472,19 @@ impl GameService {
         // The same id on every instance: a second firing is a duplicate, never a second move.
         let command_id = Uuid::new_v5(&loaded.row.id.0, format!("bot:{version}").as_bytes());
         let (events, next) = decided;
-        self.append_decided(
-            loaded,
-            user,
-            Some(seat),
-            command_id,
-            &command,
-            events,
-            Some(next),
-            None,
-        )
-        .await?
-        .ok();
+        self.commands
+            .append_decided(
+                loaded,
+                user,
+                Some(seat),
+                command_id,
+                &command,
+                events,
+                Some(next),
+                None,
+            )
+            .await?
+            .ok();
         Ok(())
     }
 
@@ -530,27 +553,28 @@ impl GameService {
             ));
         }
         let command_id = Uuid::new_v5(&id.0, format!("timeout:{version}").as_bytes());
-        self.append_decided(
-            loaded,
-            CLOCK_USER,
-            Some(seat),
-            command_id,
-            &command,
-            entries,
-            Some(next),
-            None,
-        )
-        .await?
-        .ok();
+        self.commands
+            .append_decided(
+                loaded,
+                CLOCK_USER,
+                Some(seat),
+                command_id,
+                &command,
+                entries,
+                Some(next),
+                None,
+            )
+            .await?
+            .ok();
         Ok(())
     }
 
     /// The caller resigns: their seat passes to a bot for the rest of the game (the log says
     /// so with `seat_abandoned`). Idempotent per `command_id`.
     pub async fn resign(&self, id: GameId, user: UserId, command_id: Uuid) -> Result<u64> {
-        let slot = self.slot(id);
+        let slot = self.games.slot(id);
         let mut guard = slot.lock().await;
-        self.ensure_fresh(id, &mut guard, None).await?;
+        self.games.ensure_fresh(id, &mut guard, None).await?;
         let loaded = guard.as_mut().expect("loaded");
         let seat = loaded
             .seat_of(user)
@@ -571,6 +595,7 @@ impl GameService {
         );
         let unchanged = loaded.state.clone_box();
         match self
+            .commands
             .append_decided(
                 loaded,
                 user,

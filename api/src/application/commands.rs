@@ -1,21 +1,19 @@
 use super::error::AppError;
 use super::error::Result;
 use super::error::guarded;
+use super::games::Games;
+use super::games::MAX_RETRIES;
 use super::loaded::Decision;
 use super::loaded::Loaded;
 use super::loaded::Prompts;
 use super::notify;
-use super::service::GameService;
-use super::service::MAX_RETRIES;
-use super::service::SNAPSHOT_EVERY;
-use super::service::body_hash;
-use super::service::now_micros;
 use domain::AnyState;
 use domain::Outcome;
 use domain::Rejection;
 use domain::Seat;
 use domain::engine::ChaChaRng;
 use domain::i18n::says;
+use infra::hash::canonical_json;
 use infra::hash::event_hash;
 use infra::ids::GameId;
 use infra::ids::UserId;
@@ -23,11 +21,56 @@ use infra::store::Append;
 use infra::store::AppendResult;
 use infra::store::Entry;
 use infra::store::GameStatus;
+use infra::store::Store;
 use infra::store::StoredEvent;
 use serde_json::Value;
+use sha2::Digest;
+use sha2::Sha256;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use time::OffsetDateTime;
 use uuid::Uuid;
+
+/// A snapshot of the state is stored every this many events (and when the game ends).
+pub const SNAPSHOT_EVERY: u64 = 128;
+/// Counters the metrics endpoint reads.
+#[derive(Default)]
+pub struct Counters {
+    pub commands_appended: std::sync::atomic::AtomicU64,
+    pub events_appended: std::sync::atomic::AtomicU64,
+    pub conflicts: std::sync::atomic::AtomicU64,
+    pub rejections: std::sync::atomic::AtomicU64,
+}
+
+pub(super) fn body_hash(command: &Value) -> String {
+    let mut text = String::new();
+    canonical_json(command, &mut text);
+    hex::encode(Sha256::digest(text.as_bytes()))
+}
+
+pub(super) fn now_micros() -> OffsetDateTime {
+    let now = OffsetDateTime::now_utc();
+    now.replace_nanosecond(now.nanosecond() / 1000 * 1000)
+        .unwrap_or(now)
+}
+
+/// A player's command, and the append every use case that moves a game goes through (the
+/// start, clocks and bots too): it counts what it appends and refuses.
+pub struct Commands {
+    games: Arc<Games>,
+    store: Store,
+    pub counters: Counters,
+}
+
+impl Commands {
+    pub fn new(games: Arc<Games>) -> Self {
+        Commands {
+            store: games.store.clone(),
+            games,
+            counters: Counters::default(),
+        }
+    }
+}
 
 pub struct CommandAnswer {
     pub version: u64,
@@ -127,7 +170,7 @@ impl Loaded {
     }
 }
 
-impl GameService {
+impl Commands {
     /// A player's command, in the shape of cqrs-es `execute`: load (cache) → authorize seat →
     /// decide → append → answer, all under the game's one lock. A command to a cached game
     /// reads nothing before its append; a lost race without `expected_version` decides again.
@@ -137,12 +180,12 @@ impl GameService {
         user: UserId,
         request: CommandRequest,
     ) -> Result<CommandAnswer> {
-        let slot = self.slot(id);
+        let slot = self.games.slot(id);
         let mut guard = slot.lock().await;
         // The cache is trusted for deciding: the append's version check catches a stale copy.
         let mut known_head = guard.as_ref().map(|loaded| loaded.version);
         for _attempt in 0..=MAX_RETRIES {
-            self.ensure_fresh(id, &mut guard, known_head).await?;
+            self.games.ensure_fresh(id, &mut guard, known_head).await?;
             let loaded = guard.as_mut().expect("loaded");
             let seat = loaded.sender(user)?;
             match loaded.expected(request.expected_version) {
@@ -253,8 +296,8 @@ impl GameService {
         last: u64,
     ) -> Result<CommandAnswer> {
         if loaded.version < last {
-            self.catch_up(loaded.row.id, loaded).await?;
-            self.sync_decisions(loaded.row.id, loaded).await?;
+            self.games.catch_up(loaded.row.id, loaded).await?;
+            self.games.sync_decisions(loaded.row.id, loaded).await?;
         }
         let events = self
             .store

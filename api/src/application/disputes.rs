@@ -3,12 +3,15 @@
 //! [`super::audit`] for each reader. The admin checks ask the [`UserService`].
 
 use super::accounts::UserService;
+use super::audit::Audits;
+use super::board::Boards;
 use super::board::Picture;
 use super::error::AppError;
 use super::error::Result;
+use super::games::Games;
+use super::lobby::Lobby;
 use super::move_audit::MoveAudit;
 use super::notify;
-use super::service::GameService;
 use domain::i18n::says;
 use infra::ids::GameId;
 use infra::ids::UserId;
@@ -16,13 +19,6 @@ use std::sync::Arc;
 use uuid::Uuid;
 
 pub use infra::disputes::{Dispute, Disputes, Opened};
-
-impl GameService {
-    /// The disputes, in the same database as the games.
-    pub fn disputes(&self) -> Disputes {
-        Disputes::new(self.store.pool.clone())
-    }
-}
 
 /// A dispute as one reader may read it: the move's audit recomputed for them.
 pub struct DisputeRead {
@@ -46,19 +42,37 @@ const TEXT_MAX: usize = 2000;
 
 /// The dispute use cases.
 pub struct DisputeService {
-    games: Arc<GameService>,
+    games: Arc<Games>,
+    lobby: Arc<Lobby>,
+    audits: Arc<Audits>,
+    boards: Arc<Boards>,
     users: Arc<UserService>,
     /// Disputes one player may hold open (`HOMESTRETCH_QUOTA_DISPUTES`, issue 26).
     quota: u32,
 }
 
 impl DisputeService {
-    pub fn new(games: Arc<GameService>, users: Arc<UserService>, quota: u32) -> Self {
+    pub fn new(
+        games: Arc<Games>,
+        lobby: Arc<Lobby>,
+        audits: Arc<Audits>,
+        boards: Arc<Boards>,
+        users: Arc<UserService>,
+        quota: u32,
+    ) -> Self {
         DisputeService {
             games,
+            lobby,
+            audits,
+            boards,
             users,
             quota,
         }
+    }
+
+    /// The disputes, in the same database as the games.
+    pub fn disputes(&self) -> Disputes {
+        Disputes::new(self.games.store.pool.clone())
     }
 
     /// Opens a dispute on the move that produced event `seq` (seated players only). A player's
@@ -80,7 +94,7 @@ impl DisputeService {
         if self.reader(user, game).await? != Reader::Player {
             return Err(AppError::Forbidden(says("errors.dispute_players_only")));
         }
-        let disputes = self.games.disputes();
+        let disputes = self.disputes();
         let quota = self.quota;
         let over_quota = || AppError::Quota(says("errors.dispute_quota").arg("max", quota));
         // The cheap checks first: a repeat or a filer over quota costs no audit. (Both are
@@ -91,7 +105,7 @@ impl DisputeService {
                 return Err(over_quota());
             }
             None => {
-                let audit = self.games.audit_move(game, user, seq).await?;
+                let audit = self.audits.audit_move(game, user, seq).await?;
                 // Only the reader-independent part of the audit is stored
                 // (`disputes::public_audit`).
                 let audit =
@@ -114,7 +128,7 @@ impl DisputeService {
 
     /// A dispute, for the game's players and admins.
     pub async fn dispute(&self, user: UserId, id: Uuid) -> Result<DisputeRead> {
-        let dispute = self.games.disputes().get(id).await?;
+        let dispute = self.disputes().get(id).await?;
         let reader = self.reader(user, dispute.game_id).await?;
         if reader == Reader::Stranger {
             return Err(AppError::Forbidden(says("errors.dispute_read_forbidden")));
@@ -139,7 +153,7 @@ impl DisputeService {
                 says("errors.dispute_note_length").arg("max", TEXT_MAX),
             ));
         }
-        let disputes = self.games.disputes();
+        let disputes = self.disputes();
         let game = disputes.get(id).await?.game_id;
         // No one judges a game they play in.
         if self.reader(user, game).await? != Reader::Arbiter {
@@ -156,19 +170,19 @@ impl DisputeService {
     /// The picture before (`after` false) or after a disputed move, for the dispute's readers:
     /// an arbiter sees everything (as its audit shows the move), a player what its seat may see.
     pub async fn dispute_picture(&self, user: UserId, id: Uuid, after: bool) -> Result<Picture> {
-        let dispute = self.games.disputes().get(id).await?;
+        let dispute = self.disputes().get(id).await?;
         let reader = self.reader(user, dispute.game_id).await?;
         if reader == Reader::Stranger {
             return Err(AppError::Forbidden(says("errors.dispute_read_forbidden")));
         }
         let everything = reader == Reader::Arbiter;
-        self.games
+        self.boards
             .move_picture(dispute.game_id, user, dispute.seq, after, everything)
             .await
     }
 
     async fn reader(&self, user: UserId, game: GameId) -> Result<Reader> {
-        let seated = self.games.seated(game, user).await?;
+        let seated = self.lobby.seated(game, user).await?;
         // A playing admin is a player: an arbiter never sees a game it plays in with more than
         // its seat's eyes.
         Ok(if seated {
@@ -183,7 +197,7 @@ impl DisputeService {
     async fn read_as(&self, user: UserId, reader: Reader, dispute: Dispute) -> Result<DisputeRead> {
         let arbiter = reader == Reader::Arbiter;
         let audit = self
-            .games
+            .audits
             .audit_move_as(dispute.game_id, user, dispute.seq, arbiter)
             .await?;
         Ok(DisputeRead { dispute, audit })

@@ -1,9 +1,10 @@
 use super::error::AppError;
 use super::error::Result;
+use super::games::Games;
 use super::heavy;
+use super::heavy::Heavy;
 use super::heavy::Served;
 use super::loaded::redact_for;
-use super::service::GameService;
 use domain::AnyState;
 use domain::Viewer;
 use infra::audit::Bundle;
@@ -13,12 +14,34 @@ use infra::audit::BundleSeat;
 use infra::audit::{self as bundles};
 use infra::ids::GameId;
 use infra::ids::UserId;
+use infra::replica::ReadSource;
 use infra::store::GameRow;
 use infra::store::GameStatus;
 use infra::store::SeatRow;
 use infra::store::Store;
 use serde_json::Value;
-impl GameService {
+use std::sync::Arc;
+/// Exports: the whole record of a game as one reader may see it (a `homestretch-export/1`
+/// bundle), made on the heavy threads and kept per version and viewer.
+pub struct Exports {
+    games: Arc<Games>,
+    /// The heavy-work threads and kept answers shared with audits and replays.
+    heavy: Arc<Heavy>,
+    /// Where the log is read: a replica when fresh (issue 29).
+    reads: Arc<ReadSource>,
+}
+
+impl Exports {
+    pub fn new(games: Arc<Games>, heavy: Arc<Heavy>, reads: Arc<ReadSource>) -> Self {
+        Exports {
+            games,
+            heavy,
+            reads,
+        }
+    }
+}
+
+impl Exports {
     /// The whole record of a game as the server holds it (every payload, no seed), from its
     /// row and seats as read for its [`heavy::Record`], from the same `store`.
     pub(super) async fn bundle_of(
@@ -102,7 +125,7 @@ impl GameService {
     /// [`Self::export`] of a version at least `min_version` (what the client holds) and the
     /// instance's known head: from the replica when it has that, else the primary (issue 29).
     pub async fn export_since(&self, id: GameId, user: UserId, min_version: u64) -> Result<Served> {
-        let need = self.read_floor(id, min_version);
+        let need = self.games.read_floor(id, min_version);
         self.reads
             .read(id, need, |store| async move {
                 self.export_from(&store, id, user).await
@@ -111,12 +134,16 @@ impl GameService {
     }
 
     async fn export_from(&self, store: &Store, id: GameId, user: UserId) -> Result<Served> {
-        let (row, seats, record) = Self::record(store, id).await?;
+        let (row, seats, record) = heavy::record(store, id).await?;
         let viewer = match row.status {
             GameStatus::Finished | GameStatus::Lobby => Viewer::Omniscient,
-            _ => self.with_game(id, |loaded| loaded.viewer(user)).await?,
+            _ => {
+                self.games
+                    .with_game(id, |loaded| loaded.viewer(user))
+                    .await?
+            }
         };
-        let game = self.game_of(&row.kind)?;
+        let game = self.games.game_of(&row.kind)?;
         let make = async {
             let mut bundle = Self::bundle_of(store, &row, &seats).await?;
             let seed = (row.status == GameStatus::Finished).then(|| hex::encode(row.server_seed));

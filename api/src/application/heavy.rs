@@ -15,6 +15,7 @@ use domain::Viewer;
 use infra::ids::GameId;
 use infra::store::GameRow;
 use infra::store::SeatRow;
+use infra::store::Store;
 use serde_json::Value;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -62,6 +63,16 @@ impl Record {
             seats: digest.finish(),
         }
     }
+}
+
+/// A game's row and seats, and its record: what a bundle is built from, and what an answer
+/// computed from it is kept under. Read from `store` (the primary or a fresh replica).
+pub(super) async fn record(store: &Store, id: GameId) -> Result<(GameRow, Vec<SeatRow>, Record)> {
+    let row = store.game(id).await?;
+    let seats = store.seats(id).await?;
+    let log = store.log_mark(id).await?;
+    let record = Record::new(&row, &seats, log);
+    Ok((row, seats, record))
 }
 
 /// A kept answer: JSON ready to send (audits, exports), a move audit, or a view.

@@ -5,16 +5,33 @@
 use super::error::AppError;
 use super::error::Result;
 use super::error::guarded;
+use super::games::Games;
 use super::loaded::Decision;
-use super::service::GameService;
 use domain::AnyState;
 use infra::ids::UserId;
 use infra::lobby::InboxRow;
+use infra::store::Store;
 use serde_json::Value;
 use serde_json::json;
+use std::sync::Arc;
 use time::OffsetDateTime;
 
-impl GameService {
+/// The inbox: read with one index scan, rebuilt from the games' states on demand.
+pub struct Inbox {
+    games: Arc<Games>,
+    store: Store,
+}
+
+impl Inbox {
+    pub fn new(games: Arc<Games>) -> Self {
+        Inbox {
+            store: games.store.clone(),
+            games,
+        }
+    }
+}
+
+impl Inbox {
     /// The games where `user` must act, most urgent first (nearest deadline, then the turn
     /// waiting longest).
     pub async fn inbox(&self, user: UserId) -> Result<Vec<InboxRow>> {
@@ -27,6 +44,7 @@ impl GameService {
         let games = self.store.started_games().await?;
         for id in &games {
             let rows = self
+                .games
                 .with_game(*id, |loaded| {
                     let head = loaded.head_at.map(|at| (loaded.version, at));
                     let decisions = &loaded.decisions;

@@ -1,10 +1,11 @@
 use super::clocks;
 use super::commands::CommandAnswer;
+use super::commands::Commands;
 use super::error::AppError;
 use super::error::Result;
+use super::games::Games;
 use super::loaded::Loaded;
 use super::notify;
-use super::service::GameService;
 use domain::engine::ChaChaRng;
 use domain::engine::seed_commitment;
 use domain::i18n::says;
@@ -16,10 +17,12 @@ use infra::store::GameStatus;
 use infra::store::ListFilter;
 use infra::store::NewGame;
 use infra::store::SeatRow;
+use infra::store::Store;
 use serde_json::Value;
 use serde_json::json;
 use sha2::Digest;
 use sha2::Sha256;
+use std::sync::Arc;
 use uuid::Uuid;
 
 pub struct CreateGame {
@@ -30,14 +33,32 @@ pub struct CreateGame {
     pub client_seed: String,
 }
 
-impl GameService {
+/// The lobby: create, list, join (by id or invite code), leave, start, rematch; the rename of
+/// a user's seats. The start is the log's first command, appended through [`Commands`].
+pub struct Lobby {
+    games: Arc<Games>,
+    store: Store,
+    commands: Arc<Commands>,
+}
+
+impl Lobby {
+    pub fn new(games: Arc<Games>, commands: Arc<Commands>) -> Self {
+        Lobby {
+            store: games.store.clone(),
+            games,
+            commands,
+        }
+    }
+}
+
+impl Lobby {
     pub async fn create(
         &self,
         host: UserId,
         request: CreateGame,
         is_admin: bool,
     ) -> Result<GameId> {
-        let game = self.game_of(&request.kind)?;
+        let game = self.games.game_of(&request.kind)?;
         if !game.seat_range().contains(&request.seats) {
             let range = game.seat_range();
             return Err(AppError::Invalid(
@@ -90,7 +111,7 @@ impl GameService {
     /// so a leave, join, cancel or expiry lands wholly before (and the start sees it) or after
     /// (and sees a started game); the cache gets the very seats the log was decided on.
     pub async fn start(&self, id: GameId, user: UserId, command_id: Uuid) -> Result<CommandAnswer> {
-        let slot = self.slot(id);
+        let slot = self.games.slot(id);
         let mut guard = slot.lock().await;
         let mut lock = self.store.lock_game(id).await?;
         if lock.row.host_id != user {
@@ -99,16 +120,19 @@ impl GameService {
         // Only the host's own records answer (the host is the only one who gets this far).
         if let Some((_, first, last)) = lock.command(user, command_id).await? {
             drop(lock);
-            self.ensure_fresh(id, &mut guard, None).await?;
+            self.games.ensure_fresh(id, &mut guard, None).await?;
             let loaded = guard.as_mut().expect("loaded");
-            return self.answer_from_log(loaded, user, first, last).await;
+            return self
+                .commands
+                .answer_from_log(loaded, user, first, last)
+                .await;
         }
         let row = lock.row.clone();
         if row.status != GameStatus::Lobby {
             return Err(AppError::Invalid(says("errors.game_already_started")));
         }
         let seats = lock.seats.clone();
-        let game = self.game_of(&row.kind)?;
+        let game = self.games.game_of(&row.kind)?;
         if seats.len() != usize::from(row.seat_count) {
             return Err(AppError::Invalid(
                 says("errors.seats_not_all_taken")
@@ -131,6 +155,7 @@ impl GameService {
             row,
         };
         let answer = self
+            .commands
             .append_decided(
                 &mut loaded,
                 user,
@@ -150,15 +175,9 @@ impl GameService {
             Err(current) => Err(AppError::Conflict { current }),
         }
     }
-
-    pub async fn game_row(&self, id: GameId) -> Result<(GameRow, Vec<SeatRow>)> {
-        let row = self.store.game(id).await?;
-        let seats = self.store.seats(id).await?;
-        Ok((row, seats))
-    }
 }
 
-impl GameService {
+impl Lobby {
     /// The games matching `filter`, each with its seats.
     pub async fn list(&self, filter: &ListFilter) -> Result<Vec<(GameRow, Vec<SeatRow>)>> {
         let rows = self.store.list(filter).await?;
@@ -221,7 +240,7 @@ pub struct Invite {
     pub code: String,
 }
 
-impl GameService {
+impl Lobby {
     /// The invite of a game still in its lobby (`None` once it has started: the code no
     /// longer joins).
     pub async fn invite(&self, row: &GameRow) -> Result<Option<Invite>> {
@@ -280,7 +299,7 @@ impl GameService {
                 created: false,
             });
         }
-        let game = self.game_of(&row.kind)?;
+        let game = self.games.game_of(&row.kind)?;
         // Always a fair game with a fresh seed, even after a game with a fixed seed.
         let mut server_seed = [0u8; 32];
         fill_random(&mut server_seed);
@@ -318,12 +337,18 @@ impl GameService {
     }
 }
 
-impl GameService {
+impl Lobby {
     /// `user` is now called `name` (a guest registered in place): the seats of their games
     /// cached here show it. (Another instance shows it once it reloads the game.)
     pub async fn renamed(&self, user: UserId, name: &str) -> Result<()> {
         for id in self.store.games_of(user).await? {
-            let slot = self.cache.lock().expect("cache lock").get(&id).cloned();
+            let slot = self
+                .games
+                .cache
+                .lock()
+                .expect("cache lock")
+                .get(&id)
+                .cloned();
             let Some(slot) = slot else { continue };
             if let Some(loaded) = slot.lock().await.as_mut() {
                 for seat in loaded.seats.iter_mut().filter(|s| s.user_id == user) {

@@ -1,17 +1,19 @@
 use super::error::AppError;
 use super::error::Result;
+use super::games::Games;
 use super::loaded::Prompts;
-use super::service::GameService;
 use infra::ids::GameId;
 use infra::ids::UserId;
+use infra::replica::ReadSource;
 use infra::store::GameRow;
 use infra::store::GameStatus;
 use infra::store::SeatRow;
 use infra::store::Store;
 use infra::store::StoredEvent;
 use serde_json::Value;
+use std::sync::Arc;
 use time::OffsetDateTime;
-/// A game as one user reads it (see [`GameService::detail`]).
+/// A game as one user reads it (see [`Reads::detail`]).
 pub struct GameRead {
     pub row: GameRow,
     pub seats: Vec<SeatRow>,
@@ -21,12 +23,32 @@ pub struct GameRead {
     pub deadlines: Vec<(u8, OffsetDateTime)>,
 }
 
-impl GameService {
+/// Reads of a game as one user may see them: its detail, prompts and events, from the
+/// core's cached game (the events from the store, redacted under the game's lock).
+pub struct Reads {
+    games: Arc<Games>,
+    store: Store,
+    /// Where event pages are read: a replica when fresh (issue 29).
+    reads: Arc<ReadSource>,
+}
+
+impl Reads {
+    pub fn new(games: Arc<Games>, reads: Arc<ReadSource>) -> Self {
+        Reads {
+            store: games.store.clone(),
+            games,
+            reads,
+        }
+    }
+}
+
+impl Reads {
     /// A game as `user` reads it: a started game from the cache (no database round trip
     /// while the listener is connected), with `user`'s view and the deadlines of the seats it
     /// waits for; a lobby from the database (no view yet).
     pub async fn detail(&self, id: GameId, user: UserId) -> Result<GameRead> {
         let cached = self
+            .games
             .with_game(id, |loaded| {
                 let mut row = loaded.row.clone();
                 row.version = loaded.version;
@@ -48,7 +70,7 @@ impl GameService {
         match cached {
             // Not started: `with_game` refuses a lobby.
             Err(AppError::Invalid(_)) => {
-                let (row, seats) = self.game_row(id).await?;
+                let (row, seats) = self.games.game_row(id).await?;
                 Ok(GameRead {
                     row,
                     seats,
@@ -62,7 +84,9 @@ impl GameService {
 
     /// The caller's view, prompts and legal commands of a started game.
     pub async fn prompts(&self, id: GameId, user: UserId) -> Result<Prompts> {
-        self.with_game(id, |loaded| loaded.prompts_for(user)).await
+        self.games
+            .with_game(id, |loaded| loaded.prompts_for(user))
+            .await
     }
 
     /// Events after `after`, as `user` may see them (from the primary: the live stream's
@@ -91,6 +115,7 @@ impl GameService {
         min_version: u64,
     ) -> Result<(u64, Vec<StoredEvent>)> {
         let need = self
+            .games
             .read_floor(id, min_version)
             .max(after.saturating_add(1));
         let stored = self
@@ -110,45 +135,23 @@ impl GameService {
         after: u64,
         stored: Vec<StoredEvent>,
     ) -> Result<(u64, Vec<StoredEvent>)> {
-        self.with_game(id, |loaded| {
-            let viewer = loaded.viewer(user);
-            let last = stored.last().map(|e| e.seq).unwrap_or(after);
-            (
-                last,
-                stored
-                    .iter()
-                    .filter_map(|e| loaded.redact(e, viewer))
-                    .collect(),
-            )
-        })
-        .await
-    }
-
-    /// This service reading replays, exports, audits and event pages from `replica` when it
-    /// is fresh enough (issue 29; `None`: everything from the primary).
-    pub fn with_replica(mut self, replica: Option<Store>) -> Self {
-        self.reads = infra::replica::ReadSource::new(self.store.clone(), replica);
-        self
+        self.games
+            .with_game(id, |loaded| {
+                let viewer = loaded.viewer(user);
+                let last = stored.last().map(|e| e.seq).unwrap_or(after);
+                (
+                    last,
+                    stored
+                        .iter()
+                        .filter_map(|e| loaded.redact(e, viewer))
+                        .collect(),
+                )
+            })
+            .await
     }
 
     /// Replica-eligible reads so far, by where they went and why (the metric).
     pub fn replica_counts(&self) -> Vec<(infra::replica::Reason, u64)> {
         self.reads.counts()
-    }
-
-    /// The version a replica-eligible read of `id` needs at least: what the client says it
-    /// holds, and the newest head this instance knows without asking the database (heard by
-    /// LISTEN or cached): it may have shown that one to anyone.
-    pub(super) fn read_floor(&self, id: GameId, min_version: u64) -> u64 {
-        let slot = self.cache.lock().expect("cache lock").get(&id).cloned();
-        // A slot being loaded or written is skipped: its head is heard by LISTEN anyway.
-        let cached = slot
-            .and_then(|slot| {
-                slot.try_lock()
-                    .ok()
-                    .and_then(|s| s.as_ref().map(|l| l.version))
-            })
-            .unwrap_or(0);
-        min_version.max(cached).max(self.heard_head(id))
     }
 }

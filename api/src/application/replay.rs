@@ -1,110 +1,48 @@
 use super::error::AppError;
 use super::error::Result;
 use super::error::guarded;
+use super::games::Games;
 use super::heavy;
-use super::loaded::Loaded;
-use super::service::GameService;
+use super::heavy::Heavy;
 use domain::AnyGame;
 use domain::AnyState;
 use domain::i18n::says;
 use infra::ids::GameId;
 use infra::ids::UserId;
+use infra::replica::ReadSource;
 use infra::store::Store;
 use infra::store::replay;
 use serde_json::Value;
 use std::sync::Arc;
-impl GameService {
-    /// The state at the newest snapshot at or before `at` (or the empty state at version 0).
-    /// A snapshot that does not load never bricks a game: the log is folded up to it instead,
-    /// the error is logged, and the snapshot is rewritten from the fold.
-    pub(super) async fn restore(
-        &self,
-        id: GameId,
-        game: &'static dyn AnyGame,
-        at: u64,
-    ) -> Result<(u64, Box<dyn AnyState>)> {
-        self.restore_from(&self.store, id, game, at).await
-    }
+/// Replays: the state of a game at a past version (`?at=`), and the check of its snapshots.
+/// The fold itself is the core's ([`Games::restore`], [`Games::fold`]).
+pub struct Replays {
+    games: Arc<Games>,
+    store: Store,
+    /// The heavy-work threads and kept answers shared with audits and exports.
+    heavy: Arc<Heavy>,
+    /// Where the log is read: a replica when fresh (issue 29).
+    reads: Arc<ReadSource>,
+}
 
-    /// [`Self::restore`] reading `store` (the primary or a replica); a snapshot rewrite goes to
-    /// the primary.
-    async fn restore_from(
-        &self,
-        store: &Store,
-        id: GameId,
-        game: &'static dyn AnyGame,
-        at: u64,
-    ) -> Result<(u64, Box<dyn AnyState>)> {
-        let Some((version, snapshot)) = store.snapshot(id, at).await? else {
-            return Ok((0, game.new_state()));
-        };
-        let error = match guarded(|| game.state_from_json(&snapshot))? {
-            Ok(state) => return Ok((version, state)),
-            Err(error) => error,
-        };
-        tracing::error!(game = %id.0, version, %error, "a snapshot does not load: folding the log instead");
-        let mut state = game.new_state();
-        fold_from(store, id, &mut state, 0, version).await?;
-        if let Err(error) = self
-            .store
-            .replace_snapshot(id, version, &state.to_json())
-            .await
-        {
-            tracing::warn!(game = %id.0, version, %error, "rewriting the snapshot failed");
+impl Replays {
+    pub fn new(games: Arc<Games>, heavy: Arc<Heavy>, reads: Arc<ReadSource>) -> Self {
+        Replays {
+            store: games.store.clone(),
+            games,
+            heavy,
+            reads,
         }
-        Ok((version, state))
     }
+}
 
-    /// Applies the events `from < seq <= to` of the log to `state`.
-    pub(super) async fn fold(
-        &self,
-        id: GameId,
-        state: &mut Box<dyn AnyState>,
-        from: u64,
-        to: u64,
-    ) -> Result<()> {
-        fold_from(&self.store, id, state, from, to).await
-    }
-
-    pub(super) async fn catch_up(&self, id: GameId, loaded: &mut Loaded) -> Result<()> {
-        loop {
-            let batch = self.store.events(id, loaded.version, None, 5000).await?;
-            if batch.is_empty() {
-                break;
-            }
-            replay(loaded.state.as_mut(), &batch)?;
-            for event in &batch {
-                loaded.note_entry(&event.kind, &event.payload);
-            }
-            let last = batch.last().expect("a non-empty batch");
-            loaded.head_at = Some(last.recorded_at);
-            loaded.version = last.seq;
-            loaded.head_hash = last.hash.clone();
-        }
-        if loaded.version > 0 && loaded.head_hash.is_empty() {
-            // Restored from a snapshot with no later events: the head hash is the row's.
-            loaded.head_hash = self.store.game(id).await?.head_hash;
-        }
-        if loaded.head_hash.is_empty() {
-            loaded.head_hash = infra::hash::GENESIS.to_string();
-        }
-        if loaded.head_at.is_none() && loaded.version > 0 {
-            // Restored from a snapshot with no later events: the head event's time (clocks).
-            let head = self
-                .store
-                .events(id, loaded.version - 1, Some(loaded.version), 1)
-                .await?;
-            loaded.head_at = head.first().map(|e| e.recorded_at);
-        }
-        loaded.finished = loaded.state.outcome().is_some();
-        Ok(())
-    }
-
+impl Replays {
     /// Replay: `user`'s view of the state at version `at`. The fold runs on a heavy thread;
     /// the view is kept per version and viewer (it is a pure fold of the log up to `at`). The
     /// log is read from the replica when its head of the game is at least `at` (issue 29).
     pub async fn view_at(&self, id: GameId, user: UserId, at: u64) -> Result<(u64, Value)> {
         let (game, viewer, head) = self
+            .games
             .with_game(id, |loaded| {
                 (loaded.game, loaded.viewer(user), loaded.version)
             })
@@ -114,7 +52,7 @@ impl GameService {
             let (mut state, events) = self
                 .reads
                 .read(id, at, |store| async move {
-                    let (version, state) = self.restore_from(&store, id, game, at).await?;
+                    let (version, state) = self.games.restore_from(&store, id, game, at).await?;
                     let mut events = Vec::new();
                     while version + (events.len() as u64) < at {
                         let after = version + events.len() as u64;
@@ -155,8 +93,8 @@ impl GameService {
         head: u64,
     ) -> Result<Box<dyn AnyState>> {
         beyond_head(at, head)?;
-        let (version, mut state) = self.restore(id, game, at).await?;
-        self.fold(id, &mut state, version, at).await?;
+        let (version, mut state) = self.games.restore(id, game, at).await?;
+        self.games.fold(id, &mut state, version, at).await?;
         Ok(state)
     }
 
@@ -165,13 +103,13 @@ impl GameService {
     /// the versions of those that do not load or differ.
     pub async fn check_snapshots(&self, id: GameId) -> Result<(usize, Vec<u64>)> {
         let row = self.store.game(id).await?;
-        let game = self.game_of(&row.kind)?;
+        let game = self.games.game_of(&row.kind)?;
         let snapshots = self.store.snapshots(id).await?;
         let mut state = game.new_state();
         let mut version = 0;
         let mut bad = Vec::new();
         for (at, snapshot) in &snapshots {
-            self.fold(id, &mut state, version, *at).await?;
+            self.games.fold(id, &mut state, version, *at).await?;
             version = *at;
             let loaded = guarded(|| game.state_from_json(snapshot))?;
             if loaded.map(|s| s.to_json()).as_ref() != Ok(&state.to_json()) {
@@ -180,25 +118,6 @@ impl GameService {
         }
         Ok((snapshots.len(), bad))
     }
-}
-
-/// Applies the events `from < seq <= to` of the log in `store` to `state`.
-async fn fold_from(
-    store: &Store,
-    id: GameId,
-    state: &mut Box<dyn AnyState>,
-    from: u64,
-    to: u64,
-) -> Result<()> {
-    let mut version = from;
-    while version < to {
-        let batch = store.events(id, version, Some(to), 5000).await?;
-        if batch.is_empty() {
-            break;
-        }
-        version = replay(state.as_mut(), &batch)?.unwrap_or(version);
-    }
-    Ok(())
 }
 
 /// `?at=` past the log's head is invalid input, not a missing game.

@@ -4,7 +4,7 @@
 use super::error::CliError;
 use super::settings::Settings;
 use super::startup::with_database;
-use crate::application::GameService;
+use crate::application::Services;
 
 /// `homestretch migrate`.
 pub(super) async fn migrate(settings: &Settings) -> Result<(), CliError> {
@@ -40,8 +40,8 @@ pub(super) async fn inbox_rebuild(
     registry: domain::Registry,
 ) -> Result<(), CliError> {
     let rebuilt = with_database(settings, |pool| async move {
-        let games = GameService::new(infra::store::Store::new(pool), registry);
-        Ok(games.rebuild_inbox().await?)
+        let services = Services::new(infra::store::Store::new(pool), registry);
+        Ok(services.inbox.rebuild_inbox().await?)
     })
     .await?;
     println!("inbox rewritten for {rebuilt} started games");
@@ -54,10 +54,10 @@ pub(super) async fn snapshots_verify(
     registry: domain::Registry,
 ) -> Result<(), CliError> {
     let (count, checked, bad) = with_database(settings, |pool| async move {
-        let games = GameService::new(infra::store::Store::new(pool), registry);
+        let services = Services::new(infra::store::Store::new(pool), registry);
         let (mut checked, mut bad, mut count) = (0, Vec::new(), 0);
-        for id in games.started_games().await? {
-            let (n, wrong) = games.check_snapshots(id).await?;
+        for id in services.lobby.started_games().await? {
+            let (n, wrong) = services.replays.check_snapshots(id).await?;
             checked += n;
             count += 1;
             bad.extend(wrong.into_iter().map(|v| format!("{id}@{v}")));

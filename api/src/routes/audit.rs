@@ -1,5 +1,6 @@
 //! Export, audit and disputes: the log as the thing that settles arguments.
 
+use crate::application::MoveAudit;
 use crate::application::disputes::DisputeRead;
 use crate::auth::AuthUser;
 use crate::error::{ApiResult, Problem};
@@ -7,7 +8,7 @@ use crate::extract::{DisputePath, GamePath, parse_game_id};
 use crate::routes::games::EventOut;
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, post, web};
-use infra::audit::{AuditReport, Bundle, Check};
+use infra::audit::{AuditReport, Bundle};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
@@ -28,7 +29,8 @@ pub async fn export(
     query: web::Query<MinVersion>,
 ) -> ApiResult<HttpResponse> {
     let served = state
-        .games
+        .services
+        .exports
         .export_since(id, user.id, query.min_version()?)
         .await?;
     let attachment = format!("attachment; filename=\"game-{id}.json\"");
@@ -49,7 +51,11 @@ pub async fn audit(
     GamePath(id): GamePath,
     query: web::Query<MinVersion>,
 ) -> ApiResult<HttpResponse> {
-    let served = state.games.audit_since(id, query.min_version()?).await?;
+    let served = state
+        .services
+        .audits
+        .audit_since(id, query.min_version()?)
+        .await?;
     Ok(json_served(served, None))
 }
 
@@ -86,49 +92,6 @@ fn json_served(served: crate::application::Served, attachment: Option<String>) -
     response.body(served.json)
 }
 
-/// One move explained.
-#[derive(Serialize, Deserialize, ToSchema)]
-pub struct MoveAudit {
-    /// The event asked about.
-    pub seq: u64,
-    /// The events of the command that produced it: `first_seq..=last_seq`.
-    pub first_seq: u64,
-    pub last_seq: u64,
-    /// Seat that sent the command (null for the host's start).
-    pub seat: Option<u8>,
-    pub sent_by: String,
-    #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
-    pub recorded_at: time::OffsetDateTime,
-    /// The command (null when it holds another seat's secret, and for the start).
-    #[schema(value_type = Option<Object>)]
-    pub command: Value,
-    /// The state before the move, as the caller may see it.
-    #[schema(value_type = Object)]
-    pub state_before: Value,
-    pub checks: Vec<Check>,
-    pub sound: bool,
-    pub events: Vec<EventOut>,
-}
-
-impl From<crate::application::MoveAudit> for MoveAudit {
-    fn from(m: crate::application::MoveAudit) -> Self {
-        MoveAudit {
-            seq: m.seq,
-            first_seq: m.first_seq,
-            last_seq: m.last_seq,
-            seat: m.seat,
-            sent_by: m.sent_by,
-            recorded_at: m.recorded_at,
-            command: m.command,
-            state_before: m.state_before,
-            checks: m.checks,
-            sound: m.sound,
-            events: m.events.into_iter().map(EventOut::from).collect(),
-        }
-    }
-}
-
 /// Explains the move that produced event `seq`: the state before it (as the caller may see
 /// it), the command, who sent it and when, the checks it passed, the events it produced.
 #[utoipa::path(tag = "replay",
@@ -145,10 +108,11 @@ pub async fn audit_move(
     let (id, seq) = path.into_inner();
     let id = parse_game_id(&id)?;
     let explained = state
-        .games
+        .services
+        .audits
         .audit_move_since(id, user.id, seq, query.min_version()?)
         .await?;
-    Ok(HttpResponse::Ok().json(MoveAudit::from(explained)))
+    Ok(HttpResponse::Ok().json(explained.shown_as(EventOut::from)))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -206,7 +170,8 @@ impl From<DisputeRead> for DisputeOut {
             opened_by: d.opened_by.0,
             reason: d.reason,
             status: d.status,
-            audit: serde_json::to_value(MoveAudit::from(read.audit)).expect("audits serialize"),
+            audit: serde_json::to_value(read.audit.shown_as(EventOut::from))
+                .expect("audits serialize"),
             note: d.note,
             resolved_by: d.resolved_by.map(|u| u.0),
             history: d.history,

@@ -95,7 +95,8 @@ pub async fn board_svg(
         .map(|at| crate::extract::int64("at", at))
         .transpose()?;
     let picture = state
-        .games
+        .services
+        .boards
         .picture(id, caller(auth)?, at)
         .await?
         .ok_or_else(sign_in)?;
@@ -261,7 +262,8 @@ pub async fn replay(
 ) -> ApiResult<HttpResponse> {
     let lang = lang_of(&req);
     let record = state
-        .games
+        .services
+        .boards
         .replay_record(id, caller(auth)?, lang)
         .await?
         .ok_or_else(sign_in)?;

@@ -77,7 +77,8 @@ pub async fn check_command(
         .map(|v| crate::extract::int64("expected_version", v))
         .transpose()?;
     state
-        .games
+        .services
+        .checks
         .check(id, user.id, command, expected_version)
         .await?;
     Ok(HttpResponse::Ok().json(CheckAnswer { accepted: true }))

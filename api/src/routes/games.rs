@@ -321,7 +321,7 @@ impl ListQuery {
             ),
         };
         let kind = match &self.kind {
-            Some(kind) => Some(state.games.known_kind(kind.tag())?.to_string()),
+            Some(kind) => Some(state.services.games.known_kind(kind.tag())?.to_string()),
             None => None,
         };
         let filter = ListFilter {
@@ -398,12 +398,12 @@ pub(crate) async fn with_links(
     mut summary: GameSummary,
 ) -> ApiResult<GameSummary> {
     if seats.iter().any(|s| s.user_id == user.id)
-        && let Some(invite) = state.games.invite(row).await?
+        && let Some(invite) = state.services.lobby.invite(row).await?
     {
         summary.join_url = Some(join_url(&invite.code));
         summary.join_code = Some(invite.code);
     }
-    summary.rematch = state.games.rematch_of(row).await?.map(|id| id.0);
+    summary.rematch = state.services.lobby.rematch_of(row).await?.map(|id| id.0);
     Ok(summary)
 }
 
@@ -498,8 +498,12 @@ pub async fn create_game(
     state.users.lobby_quota(user.id).await?;
     // Only an admin may fix the seed (checked by the use case).
     let is_admin = create.rng_seed.is_some() && state.users.is_admin(user.id).await?;
-    let id = state.games.create(user.id, create, is_admin).await?;
-    let (row, seats) = state.games.game_row(id).await?;
+    let id = state
+        .services
+        .lobby
+        .create(user.id, create, is_admin)
+        .await?;
+    let (row, seats) = state.services.games.game_row(id).await?;
     let answer = with_links(&state, &user, &row, &seats, summary(&row, &seats)).await?;
     Ok(HttpResponse::Created()
         .insert_header((header::LOCATION, format!("/v1/games/{id}")))
@@ -516,7 +520,7 @@ pub async fn list_games(
     query: web::Query<ListQuery>,
 ) -> ApiResult<HttpResponse> {
     let (filter, limit) = query.filter(&state, user.id)?;
-    let page = GameList::page(state.games.list(&filter).await?, limit);
+    let page = GameList::page(state.services.lobby.list(&filter).await?, limit);
     let mut response = HttpResponse::Ok();
     if let Some(cursor) = &page.next_cursor {
         response.insert_header((header::LINK, query.next_link(limit, cursor)));
@@ -564,8 +568,8 @@ pub async fn join_game(
     body: OptionalJson<JoinRequest>,
 ) -> ApiResult<HttpResponse> {
     let seed = client_seed(body.0.and_then(|b| b.client_seed))?;
-    state.games.join(id, user.id, &seed).await?;
-    let (row, seats) = state.games.game_row(id).await?;
+    state.services.lobby.join(id, user.id, &seed).await?;
+    let (row, seats) = state.services.games.game_row(id).await?;
     let answer = with_links(&state, &user, &row, &seats, summary(&row, &seats)).await?;
     Ok(HttpResponse::Ok().json(answer))
 }
@@ -579,7 +583,7 @@ pub async fn leave_game(
     user: AuthUser,
     GamePath(id): GamePath,
 ) -> ApiResult<HttpResponse> {
-    state.games.leave(id, user.id).await?;
+    state.services.lobby.leave(id, user.id).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -598,7 +602,7 @@ pub async fn start_game(
     // Starting is idempotent per Idempotency-Key; without one, per game.
     let command_id = key.unwrap_or_else(|| uuid::Uuid::new_v5(&id.0, b"start"));
     Ok(command_answer(
-        state.games.start(id, user.id, command_id).await?,
+        state.services.lobby.start(id, user.id, command_id).await?,
     ))
 }
 
@@ -612,7 +616,7 @@ pub async fn get_game(
     GamePath(id): GamePath,
     if_none_match: IfNoneMatch,
 ) -> ApiResult<HttpResponse> {
-    let read = state.games.detail(id, user.id).await?;
+    let read = state.services.reads.detail(id, user.id).await?;
     let detail = GameDetail::of(&state, &user, read).await?;
     Ok(if_none_match.answer(detail.etag(), |mut ok| ok.json(detail)))
 }
@@ -665,7 +669,7 @@ pub async fn prompts(
     GamePath(id): GamePath,
     req: HttpRequest,
 ) -> ApiResult<HttpResponse> {
-    let answer = PromptsResponse::from(state.games.prompts(id, user.id).await?);
+    let answer = PromptsResponse::from(state.services.reads.prompts(id, user.id).await?);
     Ok(crate::extract::with_etag(&req, answer.version, answer))
 }
 
@@ -738,7 +742,11 @@ pub async fn send_command(
 ) -> ApiResult<HttpResponse> {
     let request = body.into_inner().into_request(key, if_match)?;
     Ok(command_answer(
-        state.games.command(id, user.id, request).await?,
+        state
+            .services
+            .commands
+            .command(id, user.id, request)
+            .await?,
     ))
 }
 
@@ -763,10 +771,11 @@ pub async fn events(
     let after = int64("after", query.after.unwrap_or(0))?;
     let min_version = int64("min_version", query.min_version.unwrap_or(0))?;
     let (last, events) = state
-        .games
+        .services
+        .reads
         .events_page(id, user.id, after, limit, min_version)
         .await?;
-    let head = state.games.head(id).await?;
+    let head = state.services.lobby.head(id).await?;
     Ok(HttpResponse::Ok().json(EventsPage {
         events: events.into_iter().map(EventOut::from).collect(),
         next_after: last,
@@ -786,7 +795,8 @@ pub async fn state_at(
     query: web::Query<AtQuery>,
 ) -> ApiResult<HttpResponse> {
     let (version, view) = state
-        .games
+        .services
+        .replays
         .view_at(id, user.id, int64("at", query.at)?)
         .await?;
     Ok(HttpResponse::Ok().json(StateAt { version, view }))
@@ -810,14 +820,14 @@ pub async fn stream(
 ) -> ApiResult<HttpResponse> {
     let after = after.unwrap_or(0);
     // Fail early (404, not started) before committing to a stream.
-    state.games.with_game(id, |_| ()).await?;
+    state.services.games.with_game(id, |_| ()).await?;
     let user = access.user.id;
     let slot = (state.hub).open(user, crate::limits::client_ip(&req), &state.limits.config)?;
     // Subscribe before reading the backlog, so nothing committed in between is missed.
     let wake = state.hub.subscribe(id);
-    let games = state.games.clone();
+    let reads = state.services.reads.clone();
     let body = sse_stream::catch_up("event", after, wake, slot, move |after| {
-        event_batch(games.clone(), id, user, after)
+        event_batch(reads.clone(), id, user, after)
     });
     Ok(sse_stream::sse_response(body, access.until))
 }
@@ -825,12 +835,12 @@ pub async fn stream(
 /// The caller's copy of the events after `after` (500 at most) as stream messages; the last
 /// one a game has is its seed reveal.
 async fn event_batch(
-    games: std::sync::Arc<crate::application::GameService>,
+    reads: std::sync::Arc<crate::application::Reads>,
     id: infra::GameId,
     user: infra::UserId,
     after: u64,
 ) -> Result<sse_stream::Batch, AppError> {
-    let (last, page) = games.events(id, user, after, 500).await?;
+    let (last, page) = reads.events(id, user, after, 500).await?;
     let more = last > after && page.len() == 500;
     let ends = page.iter().any(|e| e.entry() == Entry::SeedRevealed);
     let frames = page

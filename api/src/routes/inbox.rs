@@ -49,7 +49,7 @@ pub async fn inbox(
     user: AuthUser,
     if_none_match: IfNoneMatch,
 ) -> ApiResult<HttpResponse> {
-    let inbox = Inbox::from(state.games.inbox(user.id).await?);
+    let inbox = Inbox::from(state.services.inbox.inbox(user.id).await?);
     let body = serde_json::to_vec(&inbox).map_err(|e| ApiError::Internal(e.to_string()))?;
     // The answer's own digest: any change of a game, its version, kinds or deadline changes it.
     let etag = format!("\"{}\"", &hex::encode(Sha256::digest(&body))[..32]);

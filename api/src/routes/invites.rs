@@ -41,8 +41,12 @@ pub async fn join_by_code(
     // Limited per user and per address before the body is read: `limits::route_limit`.
     let body = body.into_inner();
     let seed = client_seed(body.client_seed)?;
-    let id = state.games.join_by_code(&body.code, user.id, &seed).await?;
-    let (row, seats) = state.games.game_row(id).await?;
+    let id = state
+        .services
+        .lobby
+        .join_by_code(&body.code, user.id, &seed)
+        .await?;
+    let (row, seats) = state.services.games.game_row(id).await?;
     let answer = with_links(&state, &user, &row, &seats, summary(&row, &seats)).await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::CONTENT_LOCATION, format!("/v1/games/{id}")))
@@ -65,8 +69,8 @@ pub async fn rematch(
     user: AuthUser,
     GamePath(id): GamePath,
 ) -> ApiResult<HttpResponse> {
-    let rematch = state.games.rematch(id, user.id).await?;
-    let (row, seats) = state.games.game_row(rematch.game).await?;
+    let rematch = state.services.lobby.rematch(id, user.id).await?;
+    let (row, seats) = state.services.games.game_row(rematch.game).await?;
     let answer = with_links(&state, &user, &row, &seats, summary(&row, &seats)).await?;
     let mut response = if rematch.created {
         HttpResponse::Created()

@@ -32,7 +32,11 @@ pub async fn readyz(state: web::Data<AppState>) -> ApiResult<HttpResponse> {
             "draining: this instance is stopping".into(),
         ));
     }
-    let ping = tokio::time::timeout(std::time::Duration::from_secs(2), state.games.ping()).await;
+    let ping = tokio::time::timeout(
+        std::time::Duration::from_secs(2),
+        state.services.lobby.ping(),
+    )
+    .await;
     match ping {
         Ok(Ok(())) => Ok(HttpResponse::Ok().json(Health {
             status: "ready".into(),
@@ -48,7 +52,7 @@ pub async fn readyz(state: web::Data<AppState>) -> ApiResult<HttpResponse> {
 pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok()
         .content_type(crate::metrics::CONTENT_TYPE)
-        .body(state.metrics.render(&state.games, state.hub.clients()))
+        .body(state.metrics.render(&state.services, state.hub.clients()))
 }
 
 /// This API's OpenAPI 3.1 document.

@@ -53,8 +53,12 @@ pub async fn add_bot(
     GamePath(id): GamePath,
     body: web::Json<AddBotRequest>,
 ) -> ApiResult<HttpResponse> {
-    state.games.add_bot(id, user.id, body.policy.tag()).await?;
-    let (row, seats) = state.games.game_row(id).await?;
+    state
+        .services
+        .clocks
+        .add_bot(id, user.id, body.policy.tag())
+        .await?;
+    let (row, seats) = state.services.games.game_row(id).await?;
     Ok(HttpResponse::Created().json(summary(&row, &seats)))
 }
 
@@ -74,7 +78,11 @@ pub async fn resign(
 ) -> ApiResult<HttpResponse> {
     let command_id = key
         .unwrap_or_else(|| uuid::Uuid::new_v5(&id.0, format!("resign:{}", user.id.0).as_bytes()));
-    let version = state.games.resign(id, user.id, command_id).await?;
+    let version = state
+        .services
+        .clocks
+        .resign(id, user.id, command_id)
+        .await?;
     Ok(HttpResponse::Ok().json(ResignAnswer { version }))
 }
 
@@ -89,6 +97,6 @@ pub async fn cancel_game(
     user: AuthUser,
     GamePath(id): GamePath,
 ) -> ApiResult<HttpResponse> {
-    state.games.cancel(id, user.id).await?;
+    state.services.clocks.cancel(id, user.id).await?;
     Ok(HttpResponse::NoContent().finish())
 }

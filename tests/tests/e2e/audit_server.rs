@@ -41,7 +41,8 @@ fn fire_config() -> ClockConfig {
 /// Fires whatever is due (bot moves, timeouts), as the worker of any instance would.
 async fn fire(app: &TestApp) {
     app.state
-        .games
+        .services
+        .clocks
         .clock_tick(&fire_config())
         .await
         .expect("the deadlines fire");
@@ -204,7 +205,8 @@ async fn every_move_audits_sound(app: &TestApp, t: &Table, last: u64) -> usize {
     for seq in 1..=last {
         let full = app
             .state
-            .games
+            .services
+            .audits
             .audit_move_as(game, arbiter, seq, true)
             .await
             .expect("the arbiter's audit");

@@ -2,7 +2,7 @@
 //! resigning, clocks with timeouts and default moves, abandonment, and deadlines that fire
 //! exactly once across instances and restarts.
 
-use api::application::{ClockConfig, GameService};
+use api::application::{ClockConfig, Services};
 use homestretch_tests::{Player, TestApp, spawn_app, spawn_app_with};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
@@ -484,10 +484,11 @@ async fn deadlines_fire_once_across_two_instances_and_a_restart() {
         )
         .await;
     let instance = || {
-        GameService::new(
+        Services::new(
             infra::store::Store::new(app.pool.clone()),
             domain::registry(),
         )
+        .clocks
     };
     let (one, two) = (instance(), instance());
     let config = ClockConfig::default();

@@ -30,17 +30,31 @@ async fn play_past(app: &TestApp, id: &str, players: &[Player], events: u64, see
         (rng % n as u64) as usize
     };
     loop {
-        let answer = app.state.games.prompts(game, users[0]).await.unwrap();
+        let answer = app
+            .state
+            .services
+            .reads
+            .prompts(game, users[0])
+            .await
+            .unwrap();
         let (version, prompts) = (answer.version, answer.prompts);
         if version > events || prompts.is_empty() {
             return version;
         }
         let seat = prompts[pick(prompts.len())].seat;
         let user = users[seat.index()];
-        let legal = app.state.games.prompts(game, user).await.unwrap().legal;
+        let legal = app
+            .state
+            .services
+            .reads
+            .prompts(game, user)
+            .await
+            .unwrap()
+            .legal;
         let command = legal[pick(legal.len())].clone();
         app.state
-            .games
+            .services
+            .commands
             .command(
                 game,
                 user,

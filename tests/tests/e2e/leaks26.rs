@@ -196,7 +196,13 @@ async fn time_out_another_seat(twins: &[Twin; 2], holder: usize) {
             let config = api::application::ClockConfig::default();
             // Waits for the deadline (a condition, not a timing): it is a second away.
             for _ in 0..200 {
-                t.app.state.games.clock_tick(&config).await.expect("tick");
+                t.app
+                    .state
+                    .services
+                    .clocks
+                    .clock_tick(&config)
+                    .await
+                    .expect("tick");
                 if t.timeouts().await > before {
                     break;
                 }

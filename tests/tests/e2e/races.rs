@@ -4,7 +4,7 @@
 //! land in, the stored seats, the started state's seats and what every instance shows (its
 //! cache, or a fresh instance reading the database) agree, and each seat has one owner.
 
-use api::application::GameService;
+use api::application::Services;
 use homestretch_tests::test_game::registry_with_countdown;
 use homestretch_tests::{Answer, Player, TestApp, spawn_app, spawn_app_with};
 use serde_json::{Value, json};
@@ -90,10 +90,11 @@ async fn check_seats(app: &TestApp, id: &str, kind: &str, people: &[&Player]) ->
     } else {
         assert_eq!(game.version, 0, "{id}: a {} game has a log", game.status);
     }
-    let restarted = GameService::new(
+    let restarted = Services::new(
         infra::store::Store::new(app.pool.clone()),
         registry_with_countdown(),
-    );
+    )
+    .reads;
     for person in people {
         let mine = game
             .seats

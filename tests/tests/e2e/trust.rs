@@ -701,7 +701,8 @@ async fn every_game_crosses_snapshots_and_a_restart_and_plays_on_to_its_end() {
             );
             let (checked, bad) = app
                 .state
-                .games
+                .services
+                .replays
                 .check_snapshots(id.parse().unwrap())
                 .await
                 .unwrap();
@@ -763,7 +764,8 @@ async fn a_snapshot_that_does_not_load_never_bricks_a_game() {
     // `homestretch snapshots verify` names it.
     let (checked, bad) = app
         .state
-        .games
+        .services
+        .replays
         .check_snapshots(id.parse().unwrap())
         .await
         .unwrap();
@@ -791,7 +793,8 @@ async fn a_snapshot_that_does_not_load_never_bricks_a_game() {
     assert_eq!(broken, 0);
     let (_, bad) = app
         .state
-        .games
+        .services
+        .replays
         .check_snapshots(id.parse().unwrap())
         .await
         .unwrap();
