@@ -162,10 +162,7 @@ pub fn app_state(pool: PgPool, config: &ServerConfig) -> Arc<AppState> {
         lobby_quota: crate::limits::cap(config.limits.lobbies_per_user),
     });
     let disputes = DisputeService::new(
-        services.games.clone(),
-        services.lobby.clone(),
-        services.audits.clone(),
-        services.boards.clone(),
+        &services,
         users.clone(),
         crate::limits::cap(config.limits.disputes_per_user),
     );

@@ -12,6 +12,7 @@ use super::games::Games;
 use super::lobby::Lobby;
 use super::move_audit::MoveAudit;
 use super::notify;
+use super::services::Services;
 use domain::i18n::says;
 use infra::ids::GameId;
 use infra::ids::UserId;
@@ -52,19 +53,13 @@ pub struct DisputeService {
 }
 
 impl DisputeService {
-    pub fn new(
-        games: Arc<Games>,
-        lobby: Arc<Lobby>,
-        audits: Arc<Audits>,
-        boards: Arc<Boards>,
-        users: Arc<UserService>,
-        quota: u32,
-    ) -> Self {
+    /// The dispute use cases over the game services they ask (seats, move audits, pictures).
+    pub fn new(services: &Services, users: Arc<UserService>, quota: u32) -> Self {
         DisputeService {
-            games,
-            lobby,
-            audits,
-            boards,
+            games: services.games.clone(),
+            lobby: services.lobby.clone(),
+            audits: services.audits.clone(),
+            boards: services.boards.clone(),
             users,
             quota,
         }
