@@ -69,6 +69,7 @@ impl GameService {
             finished: false,
             head_at: None,
             decisions: Vec::new(),
+            prompts_memo: Default::default(),
             seats,
             row,
         };

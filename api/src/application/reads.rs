@@ -41,7 +41,7 @@ impl GameService {
                     row,
                     seats: loaded.seats.clone(),
                     view: loaded.state.view(loaded.viewer(user)),
-                    deadlines: loaded.deadlines(&loaded.state.prompts()),
+                    deadlines: loaded.deadlines(&loaded.prompts()),
                 }
             })
             .await;
