@@ -379,7 +379,7 @@ impl Clocks {
         // Seats as stored now (a bot given in the lobby; the log's hand-overs are applied too).
         loaded.seats = self.store.seats(id).await?;
         let now = OffsetDateTime::now_utc();
-        let prompts = guarded(|| loaded.state.prompts())?;
+        let prompts = guarded(|| loaded.prompts())?;
         let waited: Vec<&Prompt> = prompts.iter().filter(|p| p.must).collect();
         if let Some(prompt) = waited.iter().find(|p| loaded.bot_policy(p.seat).is_some()) {
             let at = due.head_at + config.bot_interval;

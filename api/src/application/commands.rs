@@ -6,9 +6,11 @@ use super::games::MAX_RETRIES;
 use super::loaded::Decision;
 use super::loaded::Loaded;
 use super::loaded::Prompts;
+use super::loaded::PromptsMemo;
 use super::notify;
 use domain::AnyState;
 use domain::Outcome;
+use domain::Prompt;
 use domain::Rejection;
 use domain::Seat;
 use domain::engine::ChaChaRng;
@@ -349,7 +351,7 @@ impl Commands {
             recorded_at,
         };
         let hash = body_hash(command);
-        let (append, decisions) = append_of(
+        let (append, decisions, prompts) = append_of(
             loaded,
             &sent,
             &hash,
@@ -371,6 +373,8 @@ impl Commands {
                     .fetch_add(appended, Ordering::Relaxed);
                 loaded.decisions = decisions;
                 loaded.advance(next, outcome.as_ref(), &entries, (version, recorded_at));
+                // The new state's prompts, computed for its inbox: its answer and reads reuse them.
+                loaded.prompts_memo = PromptsMemo::of(loaded.version, prompts);
                 Ok(Ok(loaded.answer(user, &entries, version)?))
             }
             AppendResult::Duplicate {
@@ -431,14 +435,15 @@ fn append_of<'a>(
     body_hash: &'a str,
     entries: &'a [StoredEvent],
     (next, outcome): (&dyn AnyState, Option<&Outcome>),
-) -> Result<(Append<'a>, Vec<Decision>)> {
+) -> Result<(Append<'a>, Vec<Decision>, Arc<[Prompt]>)> {
     let new_version = loaded.version + entries.len() as u64;
     let crosses_snapshot = new_version / SNAPSHOT_EVERY > loaded.version / SNAPSHOT_EVERY;
     let snapshot = (crosses_snapshot || outcome.is_some()).then(|| next.to_json());
     // Who the new state waits for: the inbox and `your_turn` skip bots' seats and carry each
     // seat's deadline (issue 17), counted from its decision's start (issue 26) or this append.
     let bot_plays = |seat: u8| loaded.bot_plays(seat, entries);
-    let waiting = guarded(|| super::inbox::waiting(next, &bot_plays))?;
+    let prompts: Arc<[Prompt]> = guarded(|| next.prompts())?.into();
+    let waiting = super::inbox::waiting(&prompts, outcome.is_some(), &bot_plays);
     let head = (new_version, sent.recorded_at);
     let decisions = loaded.decisions_after(&waiting, sent.seat, sent.command, head);
     let deadline_of = |seat: u8| loaded.deadline_of(&decisions, head, seat);
@@ -467,7 +472,7 @@ fn append_of<'a>(
         waiting,
         outbox,
     };
-    Ok((append, decisions))
+    Ok((append, decisions, prompts))
 }
 
 fn status_of(outcome: Option<&Outcome>) -> GameStatus {

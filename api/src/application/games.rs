@@ -133,6 +133,7 @@ impl Games {
             finished: false,
             head_at: None,
             decisions: Vec::new(),
+            prompts_memo: Default::default(),
             seats,
             row,
         };

@@ -7,7 +7,7 @@ use super::error::Result;
 use super::error::guarded;
 use super::games::Games;
 use super::loaded::Decision;
-use domain::AnyState;
+use domain::Prompt;
 use infra::ids::UserId;
 use infra::lobby::InboxRow;
 use infra::store::Store;
@@ -51,7 +51,7 @@ impl Inbox {
                     let deadline_of =
                         |seat| head.and_then(|head| loaded.deadline_of(decisions, head, seat));
                     let bot_plays = |seat| loaded.bot_plays(seat, &[]);
-                    let waiting = waiting(loaded.state.as_ref(), &bot_plays);
+                    let waiting = waiting(&loaded.prompts(), loaded.finished, &bot_plays);
                     guarded(|| inbox_rows(&waiting, &deadline_of, decisions))
                 })
                 .await??;
@@ -61,20 +61,20 @@ impl Inbox {
     }
 }
 
-/// The seats `state` waits for (its prompts with `must`), each with its command kinds (in
-/// prompt order, once each), without the seats a bot plays; none once the game is over. The
+/// The seats a state waits for (its `prompts` with `must`), each with its command kinds (in
+/// prompt order, once each), without the seats a bot plays; none once the game is `over`. The
 /// inbox stores them ([`inbox_rows`]) and `your_turn` tells them ([`super::notify`]).
 pub(super) fn waiting(
-    state: &dyn AnyState,
+    prompts: &[Prompt],
+    over: bool,
     bot_plays: &dyn Fn(u8) -> bool,
 ) -> Vec<(u8, Vec<String>)> {
-    if state.outcome().is_some() {
+    if over {
         return Vec::new();
     }
     let mut seats: Vec<(u8, Vec<String>)> = Vec::new();
-    for prompt in state
-        .prompts()
-        .into_iter()
+    for prompt in prompts
+        .iter()
         .filter(|p| p.must && !bot_plays(p.seat.number()))
     {
         let seat = prompt.seat.number();
@@ -85,9 +85,9 @@ pub(super) fn waiting(
                 seats.len() - 1
             }
         };
-        for kind in prompt.kinds {
-            if !seats[at].1.iter().any(|k| *k == kind) {
-                seats[at].1.push(kind.into_owned());
+        for kind in &prompt.kinds {
+            if !seats[at].1.iter().any(|k| k == kind) {
+                seats[at].1.push(kind.to_string());
             }
         }
     }

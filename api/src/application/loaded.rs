@@ -42,6 +42,34 @@ pub struct Loaded {
     /// The seats the game waits for and where each one's decision began (clock version 2,
     /// issue 26; empty otherwise): their deadlines count from there.
     pub decisions: Vec<Decision>,
+    /// The state's prompts, computed once per version ([`Loaded::prompts`]).
+    pub(super) prompts_memo: PromptsMemo,
+}
+
+/// The prompts of one version of a game's state. Computing them enumerates every seat's
+/// command families (a Whisky Race position: its trade families), and a command needed them
+/// three times — the inbox of the new state, `your_turn` (who waited before), the answer's
+/// `next` — plus once per `GET /prompts` (issue 31: 60 % of the server's CPU per command).
+/// Kept with the version they belong to, so a state moved on by any path (an append, a
+/// catch-up from the log) is never answered with the prompts of an older one.
+#[derive(Default)]
+pub struct PromptsMemo(std::sync::Mutex<Option<(u64, std::sync::Arc<[Prompt]>)>>);
+
+impl PromptsMemo {
+    /// A memo holding `prompts`, the prompts of the state at `version`.
+    pub(super) fn of(version: u64, prompts: std::sync::Arc<[Prompt]>) -> Self {
+        PromptsMemo(std::sync::Mutex::new(Some((version, prompts))))
+    }
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<(u64, std::sync::Arc<[Prompt]>)>> {
+        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+    /// The prompts kept for `version`, if they are the ones kept.
+    fn at(&self, version: u64) -> Option<std::sync::Arc<[Prompt]>> {
+        match &*self.lock() {
+            Some((kept, prompts)) if *kept == version => Some(prompts.clone()),
+            _ => None,
+        }
+    }
 }
 
 impl Loaded {
@@ -72,6 +100,16 @@ impl Loaded {
                 .unwrap_or(Viewer::Spectator)
         }
     }
+    /// Who must or may act in the state at this version (computed once per version).
+    pub fn prompts(&self) -> std::sync::Arc<[Prompt]> {
+        // Computed outside the lock: a rules panic (caught by `guarded`) poisons nothing.
+        if let Some(prompts) = self.prompts_memo.at(self.version) {
+            return prompts;
+        }
+        let prompts: std::sync::Arc<[Prompt]> = self.state.prompts().into();
+        *self.prompts_memo.lock() = Some((self.version, prompts.clone()));
+        prompts
+    }
     /// The version, who must or may act now, and `user`'s legal commands as JSON Schema
     /// families (issue 15: `choices`, the contract; `legal` is drawn from them at the edge).
     pub fn prompts_for(&self, user: UserId) -> Prompts {
@@ -80,11 +118,11 @@ impl Loaded {
             Some(seat) if !self.finished => self.state.choices_and_legal(seat),
             _ => (Vec::new(), Vec::new()),
         };
-        let prompts = self.state.prompts();
+        let prompts = self.prompts();
         Prompts {
             version: self.version,
             deadlines: self.deadlines(&prompts),
-            prompts,
+            prompts: prompts.to_vec(),
             choices,
             legal,
         }
@@ -124,4 +162,27 @@ pub struct Prompts {
     pub legal: Vec<Value>,
     /// When each seat the game waits for runs out of time (clocked games, issue 17).
     pub deadlines: Vec<(u8, OffsetDateTime)>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prompt(seat: u8) -> Prompt {
+        Prompt {
+            seat: Seat::new(seat).expect("a seat"),
+            kinds: vec!["roll".into()],
+            must: true,
+        }
+    }
+
+    #[test]
+    fn kept_prompts_answer_only_for_their_own_version() {
+        let memo = PromptsMemo::of(7, vec![prompt(1)].into());
+        assert_eq!(memo.at(7).as_deref(), Some(&[prompt(1)][..]));
+        // A state moved on by any path (append, catch-up) has another version: recompute.
+        assert_eq!(memo.at(8), None);
+        assert_eq!(memo.at(6), None);
+        assert_eq!(PromptsMemo::default().at(0), None);
+    }
 }

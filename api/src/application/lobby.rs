@@ -151,6 +151,7 @@ impl Lobby {
             finished: false,
             head_at: None,
             decisions: Vec::new(),
+            prompts_memo: Default::default(),
             seats,
             row,
         };

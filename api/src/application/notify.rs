@@ -149,7 +149,7 @@ pub(super) fn after_command(
     let before = if loaded.version == 0 {
         Vec::new()
     } else {
-        super::inbox::waiting(&*loaded.state, bot_plays)
+        super::inbox::waiting(&loaded.prompts(), loaded.finished, bot_plays)
     };
     // (`waiting` leaves out a bot's seat: a resigned or abandoned person's is not told either.)
     for (seat, kinds) in waiting {

@@ -63,7 +63,7 @@ impl Reads {
                     row,
                     seats: loaded.seats.clone(),
                     view: loaded.state.view(loaded.viewer(user)),
-                    deadlines: loaded.deadlines(&loaded.state.prompts()),
+                    deadlines: loaded.deadlines(&loaded.prompts()),
                 }
             })
             .await;
