@@ -49,6 +49,34 @@ pub fn choices(s: &State, seat: Seat) -> Vec<Family> {
     out
 }
 
+/// The kinds of [`choices`], in their order, without the trading families' schemas: the
+/// prompts need only the kinds, and enumerating every tradeable marker for every recipient was
+/// most of a command's server time (issue 31). Trading's kinds come from the same facts as
+/// its families ([`trade_families`]: one offer family per other seat while trading is open,
+/// and the answers some pending offer allows).
+pub fn kinds(s: &State, seat: Seat) -> Vec<std::borrow::Cow<'static, str>> {
+    let mut out = Vec::new();
+    if !s.has_seat(seat) || matches!(s.phase, Phase::NotStarted | Phase::Over) {
+        return Vec::new();
+    }
+    veto_families(s, seat, &mut out);
+    duel_family(s, seat, &mut out);
+    tax_families(s, seat, &mut out);
+    if s.decls.is_empty() && s.duel.is_none() && s.taxes.is_empty() {
+        phase_families(s, seat, &mut out);
+    }
+    let mut kinds: Vec<_> = out.into_iter().map(|family| family.kind).collect();
+    if s.trading_open() {
+        kinds.extend(s.all().filter(|t| *t != seat).map(|_| "offer_trade".into()));
+        for (kind, _, _, offers) in trade_answers(s, seat) {
+            if !offers.is_empty() {
+                kinds.push(kind.into());
+            }
+        }
+    }
+    kinds
+}
+
 fn ok(s: &State, seat: Seat, command: Command) -> bool {
     check(s, seat, &command).is_ok()
 }
@@ -933,6 +961,25 @@ fn trade_families(s: &State, seat: Seat, out: &mut Vec<Family>) {
     for to in s.all().filter(|t| *t != seat) {
         offer_family(s, seat, to, &mine, out);
     }
+    for (kind, title, description, offers) in trade_answers(s, seat) {
+        if !offers.is_empty() {
+            out.push(
+                Family::new(
+                    kind,
+                    title,
+                    schema::command(kind, vec![("offer", schema::one_of_values(offers))]),
+                )
+                .describe(description),
+            );
+        }
+    }
+}
+
+/// The pending offers `seat` may accept, decline or withdraw (WR-037): kind, title,
+/// description and the offer ids, per answer.
+type Answers = [(&'static str, &'static str, &'static str, Vec<Value>); 3];
+
+fn trade_answers(s: &State, seat: Seat) -> Answers {
     let answers = |pick: &dyn Fn(&Offer) -> Option<Command>| -> Vec<Value> {
         s.offers
             .iter()
@@ -946,7 +993,7 @@ fn trade_families(s: &State, seat: Seat, out: &mut Vec<Family>) {
     let accept = answers(&|o| (o.to == seat).then_some(Command::AcceptTrade { offer: o.id }));
     let decline = answers(&|o| (o.to == seat).then_some(Command::DeclineTrade { offer: o.id }));
     let withdraw = answers(&|o| (o.from == seat).then_some(Command::WithdrawTrade { offer: o.id }));
-    for (kind, title, description, offers) in [
+    [
         (
             "accept_trade",
             "Accept an offer",
@@ -955,18 +1002,7 @@ fn trade_families(s: &State, seat: Seat, out: &mut Vec<Family>) {
         ),
         ("decline_trade", "Decline an offer", "WR-037.", decline),
         ("withdraw_trade", "Withdraw your offer", "WR-037.", withdraw),
-    ] {
-        if !offers.is_empty() {
-            out.push(
-                Family::new(
-                    kind,
-                    title,
-                    schema::command(kind, vec![("offer", schema::one_of_values(offers))]),
-                )
-                .describe(description),
-            );
-        }
-    }
+    ]
 }
 
 /// The markers the giving side of an offer between `seat` and `to` may trade now (whiskies and

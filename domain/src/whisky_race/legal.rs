@@ -9,7 +9,7 @@
 //! function of the families, which depend on what the seat may see only.
 
 use super::board::{Family, Kind, MarkerId, board};
-use super::choices::choices;
+use super::choices::{choices, kinds};
 use super::command::{Action, Command, Direction, Reward};
 use super::decide::{action_legal, d13_chooser};
 use super::state::*;
@@ -166,16 +166,16 @@ pub fn prompts(s: &State) -> Vec<Prompt> {
     let public = public_projection(s);
     let s: &State = &public;
     for seat in s.all() {
-        let mut kinds: Vec<Cow<'static, str>> = Vec::new();
-        for family in choices(s, seat) {
-            if !kinds.contains(&family.kind) {
-                kinds.push(family.kind);
+        let mut unique: Vec<Cow<'static, str>> = Vec::new();
+        for kind in kinds(s, seat) {
+            if !unique.contains(&kind) {
+                unique.push(kind);
             }
         }
-        if !kinds.is_empty() {
+        if !unique.is_empty() {
             out.push(Prompt {
                 seat,
-                kinds,
+                kinds: unique,
                 must: waits_for(s, seat),
             });
         }

@@ -365,6 +365,29 @@ fn prompts_agree(s: &State) -> Result<(), String> {
     Ok(())
 }
 
+/// `choices::kinds` (what the prompts list, built without trading's schemas) is the kinds of
+/// the families, one per family in their order, for every seat, of the state and of its
+/// public projection (what the prompts are computed from).
+fn kinds_are_the_families_kinds(s: &State) -> Result<(), String> {
+    let public = legal::public_projection(s);
+    for state in [s, &*public] {
+        for who in Seat::all(6) {
+            let fast: Vec<String> = choices::kinds(state, who)
+                .iter()
+                .map(|k| k.to_string())
+                .collect();
+            let full: Vec<String> = families(state, who)
+                .iter()
+                .map(|f| f.kind.to_string())
+                .collect();
+            if fast != full {
+                return Err(format!("{who}: kinds {fast:?} but families {full:?}"));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The largest serialized `choices` + `prompts` of any seat at `s`.
 fn largest(s: &State) -> usize {
     let prompts = WhiskyRace::prompts(s);
@@ -409,6 +432,7 @@ fn run(games: u64, seed: u64, every: u32) -> Result<(usize, usize, usize, Vec<us
         play(g, seed, |s, rng| {
             positions += 1;
             prompts_agree(s)?;
+            kinds_are_the_families_kinds(s)?;
             let size = largest(s);
             if size > MAX_BYTES {
                 return Err(format!(
