@@ -143,6 +143,7 @@ impl Heads for GameService {
             self.heads.lock().expect("heads lock").clear();
             // Whatever was missed while deaf: reload cached games from the log on next use.
             self.cache.lock().expect("cache lock").clear();
+            self.views.clear();
             self.listening
                 .store(true, std::sync::atomic::Ordering::Release);
         }

@@ -328,6 +328,7 @@ impl GameService {
                     .fetch_add(appended, Ordering::Relaxed);
                 loaded.decisions = decisions;
                 loaded.advance(next, outcome.as_ref(), &entries, (version, recorded_at));
+                self.views.moved(loaded.row.id, version);
                 Ok(Ok(loaded.answer(user, &entries, version)?))
             }
             AppendResult::Duplicate {

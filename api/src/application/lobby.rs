@@ -329,6 +329,8 @@ impl GameService {
                 for seat in loaded.seats.iter_mut().filter(|s| s.user_id == user) {
                     seat.user_name = name.to_string();
                 }
+                // The detail answers name the seats.
+                self.views.forget(id);
             }
         }
         Ok(())

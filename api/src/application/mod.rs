@@ -28,6 +28,7 @@ mod reads;
 mod replay;
 mod service;
 pub mod subscriptions;
+mod views;
 
 pub use cache::Heads;
 pub use clocks::{Clock, ClockConfig};
@@ -40,3 +41,4 @@ pub use lobby::CreateGame;
 pub use move_audit::MoveAudit;
 pub use reads::GameRead;
 pub use service::{Counters, GameService, SNAPSHOT_EVERY};
+pub use views::{DetailAnswer, ViewCounts};

@@ -1,5 +1,6 @@
 use super::error::AppError;
 use super::error::Result;
+use super::loaded::Loaded;
 use super::loaded::Prompts;
 use super::service::GameService;
 use infra::ids::GameId;
@@ -21,43 +22,49 @@ pub struct GameRead {
     pub deadlines: Vec<(u8, OffsetDateTime)>,
 }
 
+impl Loaded {
+    /// The game as `user` reads it: the row at the cached head, the seats, `user`'s view and
+    /// the deadlines of the seats it waits for.
+    pub(super) fn read_by(&self, user: UserId) -> GameRead {
+        let mut row = self.row.clone();
+        row.version = self.version;
+        if self.finished {
+            row.status = GameStatus::Finished;
+            row.outcome = self
+                .state
+                .outcome()
+                .and_then(|o| serde_json::to_value(o).ok());
+        }
+        GameRead {
+            row,
+            seats: self.seats.clone(),
+            view: self.state.view(self.viewer(user)),
+            deadlines: self.deadlines(&self.state.prompts()),
+        }
+    }
+}
+
 impl GameService {
     /// A game as `user` reads it: a started game from the cache (no database round trip
     /// while the listener is connected), with `user`'s view and the deadlines of the seats it
     /// waits for; a lobby from the database (no view yet).
     pub async fn detail(&self, id: GameId, user: UserId) -> Result<GameRead> {
-        let cached = self
-            .with_game(id, |loaded| {
-                let mut row = loaded.row.clone();
-                row.version = loaded.version;
-                if loaded.finished {
-                    row.status = GameStatus::Finished;
-                    row.outcome = loaded
-                        .state
-                        .outcome()
-                        .and_then(|o| serde_json::to_value(o).ok());
-                }
-                GameRead {
-                    row,
-                    seats: loaded.seats.clone(),
-                    view: loaded.state.view(loaded.viewer(user)),
-                    deadlines: loaded.deadlines(&loaded.state.prompts()),
-                }
-            })
-            .await;
-        match cached {
+        match self.with_game(id, |loaded| loaded.read_by(user)).await {
             // Not started: `with_game` refuses a lobby.
-            Err(AppError::Invalid(_)) => {
-                let (row, seats) = self.game_row(id).await?;
-                Ok(GameRead {
-                    row,
-                    seats,
-                    view: Value::Null,
-                    deadlines: Vec::new(),
-                })
-            }
+            Err(AppError::Invalid(_)) => self.lobby_read(id).await,
             other => other,
         }
+    }
+
+    /// A game not started, from the database (no view yet).
+    pub(super) async fn lobby_read(&self, id: GameId) -> Result<GameRead> {
+        let (row, seats) = self.game_row(id).await?;
+        Ok(GameRead {
+            row,
+            seats,
+            view: Value::Null,
+            deadlines: Vec::new(),
+        })
     }
 
     /// The caller's view, prompts and legal commands of a started game.

@@ -51,6 +51,8 @@ pub struct GameService {
     pub(super) heavy: Heavy,
     /// Where replays, exports, audits and event pages read: a replica when fresh (issue 29).
     pub(super) reads: infra::replica::ReadSource,
+    /// The prompts and detail answers rendered once per version and audience (issue 31).
+    pub(super) views: super::views::Views,
 }
 
 pub(super) fn body_hash(command: &Value) -> String {
@@ -77,6 +79,7 @@ impl GameService {
             heads: Mutex::new(HashMap::new()),
             listening: std::sync::atomic::AtomicBool::new(false),
             heavy: Heavy::new(crate::limits::default_heavy_threads(), Some(64)),
+            views: Default::default(),
         }
     }
 
