@@ -135,7 +135,10 @@ async fn views31_rendered_once_per_version_and_audience() {
     assert_eq!(counts.hits - start.hits, 32, "{counts:?}");
     assert!(counts.bytes > 0 && counts.games >= 1, "{counts:?}");
     // The figure the report gives: a three-seat game's eight answers, what they cost.
-    eprintln!("views31: one cached game = {} bytes ({counts:?})", counts.bytes);
+    eprintln!(
+        "views31: one cached game = {} bytes ({counts:?})",
+        counts.bytes
+    );
 
     // A move: the next reads render the new version once each again.
     let (seat, command) = next_move(&app, &game, &seats).await.expect("a move");
