@@ -81,6 +81,8 @@ impl GameService {
             loaded.version = last.seq;
             loaded.head_hash = last.hash.clone();
         }
+        // Bytes rendered before go now, heard or not (issue 31).
+        self.views.moved(id, loaded.version);
         if loaded.version > 0 && loaded.head_hash.is_empty() {
             // Restored from a snapshot with no later events: the head hash is the row's.
             loaded.head_hash = self.store.game(id).await?.head_hash;

@@ -96,7 +96,7 @@ pub struct ViewCounts {
 /// finished game) the read the HTTP layer completes per request.
 pub enum DetailAnswer {
     Bytes(u64, Bytes),
-    Read(GameRead),
+    Read(Box<GameRead>),
 }
 
 impl Views {
@@ -235,7 +235,7 @@ impl GameService {
         let answer = self
             .with_game(id, |loaded| {
                 if loaded.finished {
-                    return DetailAnswer::Read(loaded.read_by(user));
+                    return DetailAnswer::Read(Box::new(loaded.read_by(user)));
                 }
                 let seat = loaded.seat_of(user).map(|s| s.number());
                 let bytes = self.rendered(generation, loaded, Route::Detail, seat, || {
@@ -246,7 +246,9 @@ impl GameService {
             .await;
         match answer {
             // Not started: `with_game` refuses a lobby.
-            Err(AppError::Invalid(_)) => Ok(DetailAnswer::Read(self.lobby_read(id).await?)),
+            Err(AppError::Invalid(_)) => {
+                Ok(DetailAnswer::Read(Box::new(self.lobby_read(id).await?)))
+            }
             other => other,
         }
     }

@@ -630,7 +630,7 @@ pub async fn get_game(
         DetailAnswer::Bytes(version, bytes) => {
             return Ok(if_none_match.json_bytes(version, bytes));
         }
-        DetailAnswer::Read(read) => read,
+        DetailAnswer::Read(read) => *read,
     };
     let detail = GameDetail::of(&state, &user, read).await?;
     Ok(if_none_match.answer(detail.etag(), |mut ok| ok.json(detail)))

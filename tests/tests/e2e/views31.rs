@@ -223,7 +223,8 @@ async fn views31_readers_racing_commands_get_their_own_audience_and_version() {
     readers.push((None, spectator));
     let done = std::rc::Rc::new(std::cell::Cell::new(false));
     let mut tasks = Vec::new();
-    for (seat, reader) in readers.iter().cloned() {
+    for (seat, reader) in &readers {
+        let seat = *seat;
         for copy in 0..3 {
             let address = app.address.clone();
             let game = game.clone();
