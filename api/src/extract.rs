@@ -129,6 +129,15 @@ impl IfNoneMatch {
         response.insert_header((header::ETAG, etag));
         ok(response)
     }
+
+    /// JSON bytes rendered at `version` ([`json_bytes`]), tagged with that version: the tag
+    /// always names the version the bytes were rendered at, never a newer one.
+    pub fn json_bytes(&self, version: u64, body: bytes::Bytes) -> actix_web::HttpResponse {
+        self.answer(format!("\"{version}\""), |mut ok| {
+            ok.content_type(actix_web::http::header::ContentType::json())
+                .body(body)
+        })
+    }
 }
 
 impl FromRequest for IfNoneMatch {
@@ -285,6 +294,12 @@ pub fn with_etag<T: serde::Serialize>(
     body: T,
 ) -> HttpResponse {
     IfNoneMatch::of(req).answer(format!("\"{version}\""), |mut ok| ok.json(body))
+}
+
+/// `body` as JSON bytes, once, to be served many times ([`with_etag_bytes`]).
+pub fn json_bytes<T: serde::Serialize>(body: &T) -> bytes::Bytes {
+    // The answers' types serialize infallibly (no maps with non-string keys).
+    serde_json::to_vec(body).unwrap_or_default().into()
 }
 
 #[cfg(test)]

@@ -378,6 +378,8 @@ impl Clocks {
         }
         // Seats as stored now (a bot given in the lobby; the log's hand-overs are applied too).
         loaded.seats = self.store.seats(id).await?;
+        // Answers rendered from the seats as cached go with them (issue 31).
+        self.games.views.forget(id);
         let now = OffsetDateTime::now_utc();
         let prompts = guarded(|| loaded.prompts())?;
         let waited: Vec<&Prompt> = prompts.iter().filter(|p| p.must).collect();

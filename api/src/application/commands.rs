@@ -373,6 +373,7 @@ impl Commands {
                     .fetch_add(appended, Ordering::Relaxed);
                 loaded.decisions = decisions;
                 loaded.advance(next, outcome.as_ref(), &entries, (version, recorded_at));
+                self.games.views.moved(loaded.row.id, version);
                 // The new state's prompts, computed for its inbox: its answer and reads reuse them.
                 loaded.prompts_memo = PromptsMemo::of(loaded.version, prompts);
                 Ok(Ok(loaded.answer(user, &entries, version)?))

@@ -37,6 +37,8 @@ pub struct Games {
     pub(super) heads: Mutex<HashMap<GameId, u64>>,
     /// True while the notification listener is connected, so `heads` is complete.
     pub(super) listening: std::sync::atomic::AtomicBool,
+    /// The prompts and detail answers rendered once per version and audience (issue 31).
+    pub(super) views: super::views::Views,
 }
 
 impl Games {
@@ -48,6 +50,7 @@ impl Games {
             cache: Mutex::new(HashMap::new()),
             heads: Mutex::new(HashMap::new()),
             listening: std::sync::atomic::AtomicBool::new(false),
+            views: Default::default(),
         }
     }
 
@@ -274,6 +277,8 @@ impl Games {
             loaded.version = last.seq;
             loaded.head_hash = last.hash.clone();
         }
+        // Bytes rendered before go now, heard or not (issue 31).
+        self.views.moved(id, loaded.version);
         if loaded.version > 0 && loaded.head_hash.is_empty() {
             // Restored from a snapshot with no later events: the head hash is the row's.
             loaded.head_hash = self.store.game(id).await?.head_hash;
@@ -339,6 +344,7 @@ impl Heads for Games {
             self.heads.lock().expect("heads lock").clear();
             // Whatever was missed while deaf: reload cached games from the log on next use.
             self.cache.lock().expect("cache lock").clear();
+            self.views.clear();
             self.listening
                 .store(true, std::sync::atomic::Ordering::Release);
         }

@@ -61,7 +61,9 @@ impl PromptsMemo {
         PromptsMemo(std::sync::Mutex::new(Some((version, prompts))))
     }
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<(u64, std::sync::Arc<[Prompt]>)>> {
-        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
     /// The prompts kept for `version`, if they are the ones kept.
     fn at(&self, version: u64) -> Option<std::sync::Arc<[Prompt]>> {

@@ -355,6 +355,8 @@ impl Lobby {
                 for seat in loaded.seats.iter_mut().filter(|s| s.user_id == user) {
                     seat.user_name = name.to_string();
                 }
+                // The detail answers name the seats.
+                self.games.views.forget(id);
             }
         }
         Ok(())

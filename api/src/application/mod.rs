@@ -31,6 +31,7 @@ mod reads;
 mod replay;
 mod services;
 pub mod subscriptions;
+mod views;
 
 pub use audit::Audits;
 pub use board::Boards;
@@ -46,6 +47,7 @@ pub use infra::random::fill_random;
 pub use loaded::{Loaded, Prompts};
 pub use lobby::{CreateGame, Lobby};
 pub use move_audit::MoveAudit;
-pub use reads::{GameRead, Reads};
+pub use reads::{DetailAnswer, GameRead, Reads};
 pub use replay::Replays;
 pub use services::Services;
+pub use views::ViewCounts;

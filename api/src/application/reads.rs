@@ -1,7 +1,10 @@
 use super::error::AppError;
 use super::error::Result;
 use super::games::Games;
+use super::loaded::Loaded;
 use super::loaded::Prompts;
+use super::views::{Audience, Rendered, Route, ViewCounts};
+use bytes::Bytes;
 use infra::ids::GameId;
 use infra::ids::UserId;
 use infra::replica::ReadSource;
@@ -12,6 +15,7 @@ use infra::store::Store;
 use infra::store::StoredEvent;
 use serde_json::Value;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use time::OffsetDateTime;
 /// A game as one user reads it (see [`Reads::detail`]).
 pub struct GameRead {
@@ -23,10 +27,37 @@ pub struct GameRead {
     pub deadlines: Vec<(u8, OffsetDateTime)>,
 }
 
+/// A game's detail for one caller: cached bytes tagged with their version, or (a lobby, a
+/// finished game) the read the HTTP layer completes per request.
+pub enum DetailAnswer {
+    Bytes(u64, Bytes),
+    Read(Box<GameRead>),
+}
+
+/// The game as `user` reads it: the row at the cached head, the seats, `user`'s view and the
+/// deadlines of the seats it waits for.
+pub(super) fn read_by(loaded: &Loaded, user: UserId) -> GameRead {
+    let mut row = loaded.row.clone();
+    row.version = loaded.version;
+    if loaded.finished {
+        row.status = GameStatus::Finished;
+        row.outcome = loaded
+            .state
+            .outcome()
+            .and_then(|o| serde_json::to_value(o).ok());
+    }
+    GameRead {
+        row,
+        seats: loaded.seats.clone(),
+        view: loaded.state.view(loaded.viewer(user)),
+        deadlines: loaded.deadlines(&loaded.prompts()),
+    }
+}
+
 /// Reads of a game as one user may see them: its detail, prompts and events, from the
 /// core's cached game (the events from the store, redacted under the game's lock).
 pub struct Reads {
-    games: Arc<Games>,
+    pub(super) games: Arc<Games>,
     store: Store,
     /// Where event pages are read: a replica when fresh (issue 29).
     reads: Arc<ReadSource>,
@@ -47,39 +78,26 @@ impl Reads {
     /// while the listener is connected), with `user`'s view and the deadlines of the seats it
     /// waits for; a lobby from the database (no view yet).
     pub async fn detail(&self, id: GameId, user: UserId) -> Result<GameRead> {
-        let cached = self
+        match self
             .games
-            .with_game(id, |loaded| {
-                let mut row = loaded.row.clone();
-                row.version = loaded.version;
-                if loaded.finished {
-                    row.status = GameStatus::Finished;
-                    row.outcome = loaded
-                        .state
-                        .outcome()
-                        .and_then(|o| serde_json::to_value(o).ok());
-                }
-                GameRead {
-                    row,
-                    seats: loaded.seats.clone(),
-                    view: loaded.state.view(loaded.viewer(user)),
-                    deadlines: loaded.deadlines(&loaded.prompts()),
-                }
-            })
-            .await;
-        match cached {
+            .with_game(id, |loaded| read_by(loaded, user))
+            .await
+        {
             // Not started: `with_game` refuses a lobby.
-            Err(AppError::Invalid(_)) => {
-                let (row, seats) = self.games.game_row(id).await?;
-                Ok(GameRead {
-                    row,
-                    seats,
-                    view: Value::Null,
-                    deadlines: Vec::new(),
-                })
-            }
+            Err(AppError::Invalid(_)) => self.lobby_read(id).await,
             other => other,
         }
+    }
+
+    /// A game not started, from the database (no view yet).
+    pub(super) async fn lobby_read(&self, id: GameId) -> Result<GameRead> {
+        let (row, seats) = self.games.game_row(id).await?;
+        Ok(GameRead {
+            row,
+            seats,
+            view: Value::Null,
+            deadlines: Vec::new(),
+        })
     }
 
     /// The caller's view, prompts and legal commands of a started game.
@@ -153,5 +171,121 @@ impl Reads {
     /// Replica-eligible reads so far, by where they went and why (the metric).
     pub fn replica_counts(&self) -> Vec<(infra::replica::Reason, u64)> {
         self.reads.counts()
+    }
+}
+
+/// Who reads a started game's prompts: the seat for its choices while the game runs.
+fn prompts_audience(loaded: &Loaded, user: UserId) -> Audience {
+    if loaded.finished {
+        None
+    } else {
+        loaded.seat_of(user).map(|s| s.number())
+    }
+}
+
+impl Reads {
+    /// Bytes the fast path may serve: while the listener hears every append, the newest
+    /// version heard (or appended here, see [`Views::moved`]) is the head, as for
+    /// `ensure_fresh`; otherwise the game's lock and the database decide.
+    fn served(&self, id: GameId, user: UserId, route: Route) -> Option<(u64, Bytes)> {
+        if !self.games.listening.load(Ordering::Acquire) {
+            return None;
+        }
+        let hit = self
+            .games
+            .views
+            .hit(id, user, route, self.games.heard_head(id))?;
+        self.games.views.hits.fetch_add(1, Ordering::Relaxed);
+        Some(hit)
+    }
+
+    /// `user`'s prompts of a started game as `render` serializes them, with their version:
+    /// rendered once per version and audience.
+    pub async fn prompts_bytes(
+        &self,
+        id: GameId,
+        user: UserId,
+        render: impl FnOnce(Prompts) -> Bytes,
+    ) -> Result<(u64, Bytes)> {
+        if let Some(hit) = self.served(id, user, Route::Prompts) {
+            return Ok(hit);
+        }
+        let generation = self.games.views.generation.load(Ordering::Acquire);
+        self.games
+            .with_game(id, |loaded| {
+                let audience = prompts_audience(loaded, user);
+                let bytes = self.rendered(generation, loaded, Route::Prompts, audience, || {
+                    render(loaded.prompts_for(user))
+                });
+                (loaded.version, bytes)
+            })
+            .await
+    }
+
+    /// `user`'s detail of a game: of an active game, `render`'s bytes of the read and the
+    /// caller's seat, rendered once per version and audience; else the read itself.
+    pub async fn detail_bytes(
+        &self,
+        id: GameId,
+        user: UserId,
+        render: impl FnOnce(GameRead, Option<u8>) -> Bytes,
+    ) -> Result<DetailAnswer> {
+        if let Some((version, bytes)) = self.served(id, user, Route::Detail) {
+            return Ok(DetailAnswer::Bytes(version, bytes));
+        }
+        let generation = self.games.views.generation.load(Ordering::Acquire);
+        let answer = self
+            .games
+            .with_game(id, |loaded| {
+                if loaded.finished {
+                    return DetailAnswer::Read(Box::new(read_by(loaded, user)));
+                }
+                let seat = loaded.seat_of(user).map(|s| s.number());
+                let bytes = self.rendered(generation, loaded, Route::Detail, seat, || {
+                    render(read_by(loaded, user), seat)
+                });
+                DetailAnswer::Bytes(loaded.version, bytes)
+            })
+            .await;
+        match answer {
+            // Not started: `with_game` refuses a lobby.
+            Err(AppError::Invalid(_)) => {
+                Ok(DetailAnswer::Read(Box::new(self.lobby_read(id).await?)))
+            }
+            other => other,
+        }
+    }
+
+    /// The bytes of `route` for `audience` at `loaded`'s version: cached, or rendered and kept.
+    fn rendered(
+        &self,
+        generation: u64,
+        loaded: &Loaded,
+        route: Route,
+        audience: Audience,
+        render: impl FnOnce() -> Bytes,
+    ) -> Bytes {
+        let id = loaded.row.id;
+        if let Some(bytes) = self.games.views.at(id, loaded.version, route, audience) {
+            self.games.views.hits.fetch_add(1, Ordering::Relaxed);
+            return bytes;
+        }
+        let bytes = render();
+        self.games.views.renders.fetch_add(1, Ordering::Relaxed);
+        self.games
+            .views
+            .keep(generation, loaded, route, audience, bytes.clone());
+        bytes
+    }
+
+    /// What the byte cache served and rendered so far, and what it holds now.
+    pub fn view_counts(&self) -> ViewCounts {
+        let games = self.games.views.lock();
+        ViewCounts {
+            hits: self.games.views.hits.load(Ordering::Relaxed),
+            renders: self.games.views.renders.load(Ordering::Relaxed),
+            games: games.len(),
+            bytes: games.values().map(Rendered::bytes).sum(),
+        }
     }
 }

@@ -1,7 +1,9 @@
 //! `/v1/games/*`: lobby, commands, views, prompts, the event feed, its live stream, replay.
 
 use crate::adapters::sse_stream;
-use crate::application::{AppError, CommandAnswer, CommandRequest, CreateGame, GameRead};
+use crate::application::{
+    AppError, CommandAnswer, CommandRequest, CreateGame, DetailAnswer, GameRead,
+};
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::extract::GamePath;
@@ -616,7 +618,29 @@ pub async fn get_game(
     GamePath(id): GamePath,
     if_none_match: IfNoneMatch,
 ) -> ApiResult<HttpResponse> {
-    let read = state.services.reads.detail(id, user.id).await?;
+    // An active game's answer is the same bytes for every reader of a seat (or spectator) at
+    // a version: rendered once (issue 31).
+    let render = |read: GameRead, your_seat| {
+        let GameRead {
+            row,
+            seats,
+            view,
+            deadlines,
+        } = read;
+        let summary = summary(&row, &seats);
+        crate::extract::json_bytes(&GameDetail::with(summary, &deadlines, your_seat, view))
+    };
+    let read = match state
+        .services
+        .reads
+        .detail_bytes(id, user.id, render)
+        .await?
+    {
+        DetailAnswer::Bytes(version, bytes) => {
+            return Ok(if_none_match.json_bytes(version, bytes));
+        }
+        DetailAnswer::Read(read) => *read,
+    };
     let detail = GameDetail::of(&state, &user, read).await?;
     Ok(if_none_match.answer(detail.etag(), |mut ok| ok.json(detail)))
 }
@@ -632,18 +656,28 @@ impl GameDetail {
             deadlines,
         } = read;
         let your_seat = seats.iter().find(|s| s.user_id == user.id).map(|s| s.seat);
-        let mut summary = with_links(state, user, &row, &seats, summary(&row, &seats)).await?;
+        let summary = with_links(state, user, &row, &seats, summary(&row, &seats)).await?;
+        Ok(GameDetail::with(summary, &deadlines, your_seat, view))
+    }
+
+    /// The answer of the summary with the seats' deadlines, the caller's seat and view.
+    fn with(
+        mut summary: GameSummary,
+        deadlines: &[(u8, time::OffsetDateTime)],
+        your_seat: Option<u8>,
+        view: Value,
+    ) -> GameDetail {
         for seat in &mut summary.seats {
             seat.deadline = deadlines
                 .iter()
                 .find(|(s, _)| *s == seat.seat)
                 .map(|(_, at)| *at);
         }
-        Ok(GameDetail {
+        GameDetail {
             summary,
             your_seat,
             view,
-        })
+        }
     }
 
     /// The version; a rematch opened after the end changes the answer, not the version.
@@ -669,8 +703,15 @@ pub async fn prompts(
     GamePath(id): GamePath,
     req: HttpRequest,
 ) -> ApiResult<HttpResponse> {
-    let answer = PromptsResponse::from(state.services.reads.prompts(id, user.id).await?);
-    Ok(crate::extract::with_etag(&req, answer.version, answer))
+    // Rendered once per version and audience (issue 31).
+    let (version, bytes) = state
+        .services
+        .reads
+        .prompts_bytes(id, user.id, |prompts| {
+            crate::extract::json_bytes(&PromptsResponse::from(prompts))
+        })
+        .await?;
+    Ok(IfNoneMatch::of(&req).json_bytes(version, bytes))
 }
 
 /// A command is a JSON object (its `type` and fields are the game's to check).

@@ -42,5 +42,6 @@ mod store;
 mod trust;
 mod trust26;
 mod ts_client;
+mod views31;
 mod web_clients;
 mod whisky_race_rules;
