@@ -1,6 +1,6 @@
-//! One append as the statement that writes it (`append_many`, migration 0012): its arguments,
-//! owned so that it may wait in a batch ([`crate::group_commit`]), the batch as that function's
-//! parallel arrays, and the answers.
+//! One append as the statement that writes it (`append_command2`, migration 0011): its
+//! arguments, owned so that it may wait in a batch ([`crate::group_commit`]); a batch as the
+//! parallel arrays `append_batch2` (migration 0012) takes; and the answers.
 //! Its own file so that the store and the group committer both use it without naming each other.
 
 use crate::error::{Result, StoreError};
@@ -50,26 +50,40 @@ pub(crate) struct Args {
 }
 
 impl Args {
-    /// The append alone, in one statement on `conn` (the pool, or a caller's transaction): the
-    /// batch of one, without the batch's lock timeout (a lone append waits for its game).
+    /// The append alone, in one statement on `conn` (the pool, or a caller's transaction):
+    /// `append_command2` with bound arguments. Not the batch of one: `append_many`'s dozen
+    /// statements are planned on every call, which costs a lone append 2.6-2.8x the execution time
+    /// (measured, issue 31), while a batch shares that cost among its items.
     pub(crate) async fn run<'c>(&self, conn: impl sqlx::PgExecutor<'c>) -> Result<AppendResult> {
-        let mut answers = Batch::of(&[self]).send(Function::Many, conn).await?;
-        answers.pop().unwrap_or_else(|| {
-            Err(StoreError::Corrupt(
-                "append_many answered no row for one append".into(),
-            ))
-        })
+        let (result, version, first_seq, last_seq): (String, i64, i64, i64) = sqlx::query_as(
+            "SELECT result, version, first_seq, last_seq FROM append_command2(\
+             $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)",
+        )
+        .bind(self.game)
+        .bind(self.expected)
+        .bind(self.command_id)
+        .bind(self.user)
+        .bind(self.seat)
+        .bind(&self.body_hash)
+        .bind(&self.command)
+        .bind(&self.kinds)
+        .bind(&self.payloads)
+        .bind(self.schema_version)
+        .bind(&self.hashes)
+        .bind(self.status)
+        .bind(&self.outcome)
+        .bind(&self.snapshot)
+        .bind(self.recorded_at)
+        .bind(&self.waiting)
+        .bind(&self.notes.users)
+        .bind(&self.notes.ids)
+        .bind(&self.notes.games)
+        .bind(&self.notes.kinds)
+        .bind(&self.notes.payloads)
+        .fetch_one(conn)
+        .await?;
+        answer(&result, version, first_seq, last_seq)
     }
-}
-
-/// The SQL function a [`Batch`] is sent to (migration 0012).
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Function {
-    /// `append_many`: waits for its games' row locks as any statement does (a lone append).
-    Many,
-    /// `append_batch2`: `append_many` that gives up after 200 ms on a row lock another
-    /// transaction holds, so that its items are then sent alone (group commit).
-    Batch,
 }
 
 /// Appends as the parallel arrays `append_many` (migration 0012) takes: one entry per append,
@@ -143,26 +157,17 @@ impl<'a> Batch<'a> {
         b
     }
 
-    /// Sends the batch to `function`: each append's answer, in order, or the statement's error
-    /// (then nothing of it was written).
+    /// Sends the batch as one `append_batch2` statement: each append's answer, in order, or the
+    /// statement's error (then nothing of it was written).
     pub(crate) async fn send<'c>(
         &self,
-        function: Function,
         conn: impl sqlx::PgExecutor<'c>,
     ) -> std::result::Result<Vec<Result<AppendResult>>, sqlx::Error> {
-        let sql = match function {
-            Function::Many => {
-                "SELECT item, result, version, first_seq, last_seq FROM append_many(\
-                 $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25) \
-                 ORDER BY item"
-            }
-            Function::Batch => {
-                "SELECT item, result, version, first_seq, last_seq FROM append_batch2(\
-                 $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25) \
-                 ORDER BY item"
-            }
-        };
-        let rows: Vec<(i32, String, i64, i64, i64)> = sqlx::query_as(sql)
+        let rows: Vec<(i32, String, i64, i64, i64)> = sqlx::query_as(
+            "SELECT item, result, version, first_seq, last_seq FROM append_batch2(\
+             $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25) \
+             ORDER BY item",
+        )
             .bind(&self.game)
             .bind(&self.expected)
             .bind(&self.command_id)
@@ -195,7 +200,7 @@ impl<'a> Batch<'a> {
             && rows.iter().enumerate().all(|(i, r)| r.0 == i as i32 + 1);
         if !whole {
             return Err(sqlx::Error::Protocol(format!(
-                "{function:?} answered {} rows for {} appends",
+                "append_batch2 answered {} rows for {} appends",
                 rows.len(),
                 self.game.len()
             )));

@@ -11,11 +11,12 @@
 //! instance's batch) rolls the batch back and each item is then sent alone, so it fails only
 //! its own caller. A lone append is never delayed: the worker takes whatever waits as soon as
 //! the previous batch is done, and with nothing in flight that is the one append, sent as
-//! the batch of one (`append_many`, without the batch's lock timeout).
+//! `append_command2` with bound arguments (a batch of one costs more: its statements are
+//! planned on every call).
 //!
 //! `HOMESTRETCH_GROUP_COMMIT=off` sends every append alone (for comparison).
 
-use crate::append::{AppendResult, Args, Batch, Function};
+use crate::append::{AppendResult, Args, Batch};
 use crate::error::{Result, StoreError};
 use sqlx::PgPool;
 use std::sync::{Mutex, OnceLock};
@@ -139,7 +140,7 @@ async fn commit(
     pool: &PgPool,
     items: &[&Args],
 ) -> std::result::Result<Vec<Result<AppendResult>>, sqlx::Error> {
-    Batch::of(items).send(Function::Batch, pool).await
+    Batch::of(items).send(pool).await
 }
 
 #[cfg(test)]

@@ -446,7 +446,7 @@ impl Store {
             .find(|c| c.first_seq <= seq && seq <= c.last_seq))
     }
 
-    /// One command in one statement: `append_many` (migration 0012) writes the events,
+    /// One command in one statement: `append_command2` (migration 0011) writes the events,
     /// the head, the command record, the snapshot, the inbox and the notifications, or nothing
     /// (a statement is atomic: no `BEGIN`/`COMMIT`). Appends of several games that arrive
     /// together share one statement, one transaction and one WAL flush
@@ -462,7 +462,7 @@ impl Store {
     }
 }
 
-/// An [`Append`] as `append_many`'s arguments (owned: it may wait in a batch).
+/// An [`Append`] as `append_command2`'s arguments (owned: it may wait in a batch).
 fn args_of(append: &Append<'_>) -> Args {
     let events = append.events;
     Args {

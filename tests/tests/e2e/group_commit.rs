@@ -458,11 +458,11 @@ async fn a_set_based_batch_writes_each_items_events_inbox_and_feeds_in_order() {
     let games = games(&app, 4).await;
     let users = seated(&app, games[0].id).await;
     let (a, b) = (users[0], users[1]);
-    // A's only destination has room for two deliveries, and is never due during the test (the
-    // delivery worker leaves it alone): the third notification of A goes to the feed only.
+    // A's only destination has room for three deliveries, and is never due during the test (the
+    // delivery worker leaves it alone): the fourth notification of A goes to the feed only.
     let destination = Uuid::now_v7();
     sqlx::query(
-        "INSERT INTO outbox_queues (destination, user_id, capacity, due_at) VALUES ($1, $2, 2, 'infinity')",
+        "INSERT INTO outbox_queues (destination, user_id, capacity, due_at) VALUES ($1, $2, 3, 'infinity')",
     )
     .bind(destination)
     .bind(a.0)
@@ -519,7 +519,7 @@ async fn a_set_based_batch_writes_each_items_events_inbox_and_feeds_in_order() {
     let notes: Vec<Vec<NewNotification>> = vec![
         vec![note(&games[0], a), note(&games[0], b)],
         vec![],
-        vec![note(&games[2], a)],
+        vec![note(&games[2], a), note(&games[2], a)],
         vec![note(&games[3], a), note(&games[3], b)],
     ];
     let answers = join_all((0..4).map(|i| {
@@ -567,7 +567,10 @@ async fn a_set_based_batch_writes_each_items_events_inbox_and_feeds_in_order() {
     let after_a = feed(a).await;
     assert_eq!(
         after_a,
-        followed(&before_a, &[&notes[0][0], &notes[2][0], &notes[3][0]])
+        followed(
+            &before_a,
+            &[&notes[0][0], &notes[2][0], &notes[2][1], &notes[3][0]]
+        )
     );
     let after_b = feed(b).await;
     assert_eq!(
@@ -582,22 +585,25 @@ async fn a_set_based_batch_writes_each_items_events_inbox_and_feeds_in_order() {
             .unwrap();
         assert_eq!(head, after.len() as i64, "the feed head is its last entry");
     }
-    // A's queue took the first two, and counts them.
+    // A's queue took the first three, in feed order, and counts them.
     let delivered: Vec<Uuid> = sqlx::query_scalar(
-        "SELECT o.notification_id FROM outbox o JOIN notifications n ON n.id = o.notification_id \
-         WHERE o.destination = $1 ORDER BY n.seq",
+        // Delivered in outbox id order: that must be the feed's order.
+        "SELECT notification_id FROM outbox WHERE destination = $1 ORDER BY id",
     )
     .bind(destination)
     .fetch_all(&app.pool)
     .await
     .unwrap();
-    assert_eq!(delivered, vec![notes[0][0].id, notes[2][0].id]);
+    assert_eq!(
+        delivered,
+        vec![notes[0][0].id, notes[2][0].id, notes[2][1].id]
+    );
     let queued: i32 = sqlx::query_scalar("SELECT queued FROM outbox_queues WHERE destination = $1")
         .bind(destination)
         .fetch_one(&app.pool)
         .await
         .unwrap();
-    assert_eq!(queued, 2);
+    assert_eq!(queued, 3);
 }
 
 #[actix_web::test]
