@@ -1,26 +1,25 @@
 //! Group commit across games (issue 31): appends that arrive while a batch is in flight are
-//! sent together as one statement, `append_batch` (migration 0011), in one transaction, so one
-//! WAL flush acknowledges them all.
+//! sent together as one statement, `append_batch2` (migration 0012), in one transaction, so one
+//! WAL flush acknowledges them all. The statement is set-based: one statement per table for the
+//! whole batch, not a loop of per-item calls.
 //!
-//! Each item keeps its own version check, idempotency check and answer (`append_command2`
-//! called once per item, in arrival order: two appends of one game in a batch behave as if
-//! sent one after the other). Expected outcomes (`duplicate`, `mismatch`, `conflict`,
+//! Each item keeps its own version check, idempotency check and answer (items of one game are
+//! taken in arrival order: two appends of one game in a batch behave as if sent one after the
+//! other). Expected outcomes (`duplicate`, `mismatch`, `conflict`,
 //! `not_found`) are answers, not errors, so they never touch the other items; an unexpected
 //! error of the batch statement (a constraint a forged item breaks, a deadlock with another
 //! instance's batch) rolls the batch back and each item is then sent alone, so it fails only
 //! its own caller. A lone append is never delayed: the worker takes whatever waits as soon as
 //! the previous batch is done, and with nothing in flight that is the one append, sent as
-//! `append_command2` with bound arguments (no JSON round trip).
+//! `append_command2` with bound arguments (a batch of one costs more: its statements are
+//! planned on every call).
 //!
 //! `HOMESTRETCH_GROUP_COMMIT=off` sends every append alone (for comparison).
 
-use crate::append::{AppendResult, Args, answer};
+use crate::append::{AppendResult, Args, Batch};
 use crate::error::{Result, StoreError};
-use serde_json::{Map, Value, json};
 use sqlx::PgPool;
 use std::sync::{Mutex, OnceLock};
-use time::format_description::BorrowedFormatItem;
-use time::macros::format_description;
 use tokio::sync::{mpsc, oneshot};
 
 /// At most this many appends per batch: a batch holds its games' row locks until it commits.
@@ -134,71 +133,14 @@ fn answer_job(job: Option<Job>, result: Result<AppendResult>) {
     }
 }
 
-/// Commits `items` (two or more) as one `append_batch` statement, in order: each item's own
-/// answer, or the statement's error (then nothing of the batch committed).
+/// Commits `items` (two or more) as one `append_batch2` statement (migration 0012, set-based:
+/// one statement per table for the whole batch), in order: each item's own answer, or the
+/// statement's error (then nothing of the batch committed).
 async fn commit(
     pool: &PgPool,
     items: &[&Args],
 ) -> std::result::Result<Vec<Result<AppendResult>>, sqlx::Error> {
-    let batch = Value::Array(items.iter().map(|args| item_json(args)).collect());
-    let rows: Vec<(String, i64, i64, i64)> = sqlx::query_as(
-        "SELECT result, version, first_seq, last_seq FROM append_batch($1) ORDER BY item",
-    )
-    .bind(&batch)
-    .fetch_all(pool)
-    .await?;
-    if rows.len() != items.len() {
-        return Err(sqlx::Error::Protocol(format!(
-            "append_batch answered {} rows for {} items",
-            rows.len(),
-            items.len()
-        )));
-    }
-    Ok(rows
-        .into_iter()
-        .map(|(result, version, first, last)| answer(&result, version, first, last))
-        .collect())
-}
-
-/// PostgreSQL's own text of a `timestamptz` to the microsecond (as binding one truncates it).
-const MICROS: &[BorrowedFormatItem<'static>] =
-    format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:6]Z");
-
-/// One item of `append_batch`'s array: `append_command2`'s arguments by name. `outcome` and
-/// `snapshot` are left out when absent (SQL NULL), as the bound call passes them.
-fn item_json(args: &Args) -> Value {
-    let at = args
-        .recorded_at
-        .to_offset(time::UtcOffset::UTC)
-        .format(MICROS)
-        .unwrap_or_default();
-    let mut item = Map::new();
-    item.insert("game".into(), json!(args.game));
-    item.insert("expected".into(), json!(args.expected));
-    item.insert("command_id".into(), json!(args.command_id));
-    item.insert("user".into(), json!(args.user));
-    item.insert("seat".into(), json!(args.seat));
-    item.insert("body_hash".into(), json!(args.body_hash));
-    item.insert("command".into(), args.command.clone());
-    item.insert("types".into(), json!(args.kinds));
-    item.insert("payloads".into(), json!(args.payloads));
-    item.insert("schema".into(), json!(args.schema_version));
-    item.insert("hashes".into(), json!(args.hashes));
-    item.insert("status".into(), json!(args.status));
-    if let Some(outcome) = &args.outcome {
-        item.insert("outcome".into(), outcome.clone());
-    }
-    if let Some(snapshot) = &args.snapshot {
-        item.insert("snapshot".into(), snapshot.clone());
-    }
-    item.insert("at".into(), json!(at));
-    item.insert("waiting".into(), args.waiting.clone());
-    item.insert("note_users".into(), json!(args.notes.users));
-    item.insert("note_ids".into(), json!(args.notes.ids));
-    item.insert("note_games".into(), json!(args.notes.games));
-    item.insert("note_kinds".into(), json!(args.notes.kinds));
-    item.insert("note_payloads".into(), json!(args.notes.payloads));
-    Value::Object(item)
+    Batch::of(items).send(pool).await
 }
 
 #[cfg(test)]
@@ -211,15 +153,5 @@ mod tests {
         assert!(enabled(Some("on")));
         assert!(!enabled(Some("off")));
         assert!(!enabled(Some(" OFF ")));
-    }
-
-    #[test]
-    fn a_batch_item_carries_the_time_to_the_microsecond_as_binding_it_does() {
-        // sqlx truncates a bound time to the microsecond; the batch's text must say the same.
-        let at = time::macros::datetime!(2026-11-29 06:01:02.123456789 +01:00);
-        assert_eq!(
-            at.to_offset(time::UtcOffset::UTC).format(MICROS).unwrap(),
-            "2026-11-29T05:01:02.123456Z"
-        );
     }
 }

@@ -137,7 +137,7 @@ pub struct Append<'a> {
     pub snapshot: Option<Value>,
     pub recorded_at: OffsetDateTime,
     /// The seats the game waits for after this append, `[{seat, kinds, deadline}]`: the inbox,
-    /// rewritten in the same statement (`append_command2` calls `inbox_set`).
+    /// rewritten in the same statement.
     pub waiting: Value,
     /// Notifications the command causes: written in the append's transaction (issue 18).
     pub outbox: Vec<crate::outbox::NewNotification>,

@@ -411,3 +411,313 @@ async fn an_append_waiting_on_a_lock_never_holds_the_rest_of_its_batch() {
         assert_exact_log(&app, g.id).await;
     }
 }
+
+/// `n` forged events after `version`/`head`, chained as the store chains them.
+fn events_after(
+    game: GameId,
+    version: u64,
+    head: &str,
+    command: Uuid,
+    at: OffsetDateTime,
+    n: u64,
+) -> Vec<StoredEvent> {
+    let mut out: Vec<StoredEvent> = Vec::new();
+    for i in 0..n {
+        let prev = out.last().map_or(head.to_string(), |e| e.hash.clone());
+        let mut e = event(game, version + i, &prev, command, at).remove(0);
+        e.payload = json!({"type": "group_commit_probe", "i": i});
+        e.hash = infra::hash::event_hash(game.0, &e);
+        out.push(e);
+    }
+    out
+}
+
+/// A notification of `game` to `user`, in the order the ids are made.
+fn note(game: &Game, user: UserId) -> NewNotification {
+    NewNotification {
+        id: Uuid::now_v7(),
+        user,
+        game: Some(game.id),
+        kind: "your_turn".into(),
+        payload: json!({"type": "your_turn", "game": game.id}),
+    }
+}
+
+/// The seated users of a game, seat 1 first.
+async fn seated(app: &TestApp, game: GameId) -> Vec<UserId> {
+    let seats = infra::store::Store::new(app.pool.clone())
+        .seats(game)
+        .await
+        .unwrap();
+    seats.into_iter().map(|s| s.user_id).collect()
+}
+
+#[actix_web::test]
+async fn a_set_based_batch_writes_each_items_events_inbox_and_feeds_in_order() {
+    let app = spawn_app().await;
+    let games = games(&app, 4).await;
+    let users = seated(&app, games[0].id).await;
+    let (a, b) = (users[0], users[1]);
+    // A's only destination has room for three deliveries, and is never due during the test (the
+    // delivery worker leaves it alone): the fourth notification of A goes to the feed only.
+    let destination = Uuid::now_v7();
+    sqlx::query(
+        "INSERT INTO outbox_queues (destination, user_id, capacity, due_at) VALUES ($1, $2, 3, 'infinity')",
+    )
+    .bind(destination)
+    .bind(a.0)
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    // Each user's feed so far (the games' starts notified them).
+    let feed = |user: UserId| {
+        let pool = app.pool.clone();
+        async move {
+            sqlx::query_as::<_, (i64, Uuid)>(
+                "SELECT seq, id FROM notifications WHERE user_id = $1 ORDER BY seq",
+            )
+            .bind(user.0)
+            .fetch_all(&pool)
+            .await
+            .unwrap()
+        }
+    };
+    let (before_a, before_b) = (feed(a).await, feed(b).await);
+    // B gets one more before the batch: the batch's entries follow it.
+    let earlier = note(&games[3], b);
+    let (commands, events) = next_commands(&games[3..]);
+    let store = infra::store::Store::new(app.pool.clone());
+    let g3 = &games[3];
+    assert_eq!(
+        store
+            .append(append(
+                g3,
+                g3.version,
+                commands[0],
+                &events[0],
+                vec![earlier.clone()]
+            ))
+            .await
+            .unwrap(),
+        appended(g3.version)
+    );
+    let games: Vec<Game> = {
+        let mut games = games;
+        games[3].version += 1;
+        games[3].head = events[0][0].hash.clone();
+        games
+    };
+    // Four games, two or three events each, and notifications to A and B from three of them.
+    let at = now();
+    let commands: Vec<Uuid> = games.iter().map(|_| Uuid::now_v7()).collect();
+    let events: Vec<Vec<StoredEvent>> = games
+        .iter()
+        .zip(&commands)
+        .enumerate()
+        .map(|(i, (g, c))| events_after(g.id, g.version, &g.head, *c, at, 2 + (i as u64 % 2)))
+        .collect();
+    let notes: Vec<Vec<NewNotification>> = vec![
+        vec![note(&games[0], a), note(&games[0], b)],
+        vec![],
+        vec![note(&games[2], a), note(&games[2], a)],
+        vec![note(&games[3], a), note(&games[3], b)],
+    ];
+    let answers = join_all((0..4).map(|i| {
+        let mut append = append(&games[i], games[i].version, commands[i], &events[i], notes[i].clone());
+        // Seat 1 waits after every append but the second's, whose game waits for nobody.
+        append.waiting = if i == 1 {
+            json!([])
+        } else {
+            json!([{"seat": 1, "kinds": ["probe"], "deadline": null, "since": null, "since_seq": null}])
+        };
+        store.append(append)
+    }))
+    .await;
+    for (i, (g, answer)) in games.iter().zip(answers).enumerate() {
+        let n = events[i].len() as u64;
+        assert_eq!(
+            answer.unwrap(),
+            AppendResult::Appended {
+                version: g.version + n,
+                first_seq: g.version + 1,
+                last_seq: g.version + n
+            }
+        );
+        assert_exact_log(&app, g.id).await;
+        let inbox: Vec<i16> =
+            sqlx::query_scalar("SELECT seat FROM inbox WHERE game_id = $1 ORDER BY seat")
+                .bind(g.id.0)
+                .fetch_all(&app.pool)
+                .await
+                .unwrap();
+        assert_eq!(inbox, if i == 1 { vec![] } else { vec![1] }, "inbox of {i}");
+    }
+    let batch = xmin(&app, games[0].id, games[0].version + 1).await;
+    for g in &games[1..] {
+        assert_eq!(xmin(&app, g.id, g.version + 1).await, batch, "one batch");
+    }
+    // Each feed numbered on without gaps, in the order the batch's items came.
+    let followed = |before: &[(i64, Uuid)], notes: &[&NewNotification]| -> Vec<(i64, Uuid)> {
+        let mut all = before.to_vec();
+        for (i, n) in notes.iter().enumerate() {
+            all.push(((before.len() + i) as i64 + 1, n.id));
+        }
+        all
+    };
+    let after_a = feed(a).await;
+    assert_eq!(
+        after_a,
+        followed(
+            &before_a,
+            &[&notes[0][0], &notes[2][0], &notes[2][1], &notes[3][0]]
+        )
+    );
+    let after_b = feed(b).await;
+    assert_eq!(
+        after_b,
+        followed(&before_b, &[&earlier, &notes[0][1], &notes[3][1]])
+    );
+    for (user, after) in [(a, &after_a), (b, &after_b)] {
+        let head: i64 = sqlx::query_scalar("SELECT seq FROM notification_heads WHERE user_id = $1")
+            .bind(user.0)
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+        assert_eq!(head, after.len() as i64, "the feed head is its last entry");
+    }
+    // A's queue took the first three, in feed order, and counts them.
+    let delivered: Vec<Uuid> = sqlx::query_scalar(
+        // Delivered in outbox id order: that must be the feed's order.
+        "SELECT notification_id FROM outbox WHERE destination = $1 ORDER BY id",
+    )
+    .bind(destination)
+    .fetch_all(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        delivered,
+        vec![notes[0][0].id, notes[2][0].id, notes[2][1].id]
+    );
+    let queued: i32 = sqlx::query_scalar("SELECT queued FROM outbox_queues WHERE destination = $1")
+        .bind(destination)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(queued, 3);
+}
+
+#[actix_web::test]
+async fn a_repeated_command_id_in_a_later_batch_answers_its_first_answer() {
+    let app = spawn_app().await;
+    let games = games(&app, 2).await;
+    let (g, other) = (&games[0], &games[1]);
+    let users = seated(&app, g.id).await;
+    let (commands, events) = next_commands(&games);
+    let store = infra::store::Store::new(app.pool.clone());
+    let first = join_all([
+        store.append(append(g, g.version, commands[0], &events[0], Vec::new())),
+        store.append(append(
+            other,
+            other.version,
+            commands[1],
+            &events[1],
+            Vec::new(),
+        )),
+    ])
+    .await;
+    assert_eq!(first[0].as_ref().unwrap(), &appended(g.version));
+    // A later batch: the same command again (its first answer), the same id with another body
+    // (refused), and the same id sent by another seated user (that user's own new command).
+    let mut mismatch = append(g, g.version, commands[0], &events[0], Vec::new());
+    mismatch.body_hash = "another body";
+    let at = now();
+    let theirs = event(g.id, g.version + 1, &events[0][0].hash, commands[0], at);
+    let mut by_other_user = append(g, g.version + 1, commands[0], &theirs, Vec::new());
+    by_other_user.user = users[1];
+    let next = Uuid::now_v7();
+    let other_events = event(other.id, other.version + 1, &events[1][0].hash, next, at);
+    let answers = join_all([
+        store.append(append(g, g.version, commands[0], &events[0], Vec::new())),
+        store.append(mismatch),
+        store.append(by_other_user),
+        store.append(append(
+            other,
+            other.version + 1,
+            next,
+            &other_events,
+            Vec::new(),
+        )),
+    ])
+    .await;
+    let answers: Vec<AppendResult> = answers.into_iter().map(Result::unwrap).collect();
+    assert_eq!(
+        answers,
+        vec![
+            AppendResult::Duplicate {
+                version: g.version + 1,
+                first_seq: g.version + 1,
+                last_seq: g.version + 1
+            },
+            AppendResult::Mismatch,
+            appended(g.version + 1),
+            appended(other.version + 1),
+        ]
+    );
+    assert_exact_log(&app, g.id).await;
+    assert_exact_log(&app, other.id).await;
+    assert_eq!(
+        xmin(&app, g.id, g.version + 2).await,
+        xmin(&app, other.id, other.version + 2).await,
+        "one batch"
+    );
+}
+
+#[actix_web::test]
+async fn a_lone_append_writes_its_events_head_inbox_and_feed() {
+    let app = spawn_app().await;
+    let games = games(&app, 1).await;
+    let g = &games[0];
+    let users = seated(&app, g.id).await;
+    let command = Uuid::now_v7();
+    let events = events_after(g.id, g.version, &g.head, command, now(), 3);
+    let notice = note(g, users[2]);
+    let mut lone = append(g, g.version, command, &events, vec![notice.clone()]);
+    lone.waiting = json!([{"seat": 2, "kinds": ["probe"], "deadline": null, "since": null, "since_seq": null}]);
+    let store = infra::store::Store::new(app.pool.clone());
+    assert_eq!(
+        store.append(lone).await.unwrap(),
+        AppendResult::Appended {
+            version: g.version + 3,
+            first_seq: g.version + 1,
+            last_seq: g.version + 3
+        }
+    );
+    assert_exact_log(&app, g.id).await;
+    let inbox: Vec<(i16, Uuid)> =
+        sqlx::query_as("SELECT seat, user_id FROM inbox WHERE game_id = $1 ORDER BY seat")
+            .bind(g.id.0)
+            .fetch_all(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(inbox, vec![(2, users[1].0)]);
+    let feed: Vec<(i64, Uuid)> =
+        sqlx::query_as("SELECT seq, id FROM notifications WHERE user_id = $1 ORDER BY seq")
+            .bind(users[2].0)
+            .fetch_all(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(feed.last(), Some(&(feed.len() as i64, notice.id)));
+    // A stale repeat of the version alone: a conflict, nothing written.
+    let late = Uuid::now_v7();
+    let late_events = event(g.id, g.version, &g.head, late, now());
+    assert_eq!(
+        store
+            .append(append(g, g.version, late, &late_events, Vec::new()))
+            .await
+            .unwrap(),
+        AppendResult::Conflict {
+            current: g.version + 3
+        }
+    );
+    assert_exact_log(&app, g.id).await;
+}
