@@ -37,6 +37,7 @@ mod replica;
 mod routes28;
 mod rules27;
 mod schema;
+mod sse31;
 mod store;
 mod trust;
 mod trust26;
