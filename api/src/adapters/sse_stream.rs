@@ -198,7 +198,7 @@ mod tests {
     }
 
     /// News carrying messages `from..=to` (ids after `from`).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     struct News(u64, u64);
 
     fn take(news: &News, after: u64) -> Take {
