@@ -55,6 +55,15 @@ async fn expected(app: &TestApp, game: &str, viewer: &Player) -> Vec<Message> {
         .collect()
 }
 
+/// What each of `viewers` may see of the log.
+async fn expected_by(app: &TestApp, game: &str, viewers: &[&Player]) -> Vec<Vec<Message>> {
+    let mut all = Vec::new();
+    for viewer in viewers {
+        all.push(expected(app, game, viewer).await);
+    }
+    all
+}
+
 /// A client for many long streams: no connection limit, no timeout on a stream's body.
 fn stream_client() -> awc::Client {
     awc::Client::builder()
@@ -106,6 +115,24 @@ impl Subscriber {
     fn received(&self) -> usize {
         self.messages.borrow().len()
     }
+}
+
+/// `count` subscribers of `game`, subscriber `s` reading as `viewers[viewer_of(s)]`.
+async fn subscribe_many(
+    app: &TestApp,
+    client: &awc::Client,
+    game: &str,
+    viewers: &[&Player],
+    count: usize,
+    viewer_of: impl Fn(usize) -> usize,
+) -> Vec<Subscriber> {
+    let mut subscribers = Vec::new();
+    for s in 0..count {
+        let viewer = viewer_of(s);
+        subscribers
+            .push(Subscriber::open(app, client, game, (viewer, viewers[viewer]), None).await);
+    }
+    subscribers
 }
 
 impl Drop for Subscriber {
@@ -177,17 +204,30 @@ async fn people(app: &TestApp, spectators: usize) -> (Vec<Player>, Vec<Player>) 
     (seated, others)
 }
 
+/// `player` commits `amount` malt (private to its seat until every seat has chosen).
+async fn malt_choice(app: &TestApp, game: &str, player: &Player, amount: u32) {
+    let command = json!({"type": "submit_malt_choice", "amount": amount});
+    app.command(game, player, command).await.ok();
+}
+
 /// Seat 1 commits 5 malt, seat 2 4: each commitment is private to its seat until the reveal.
 async fn secret_malt_choices(app: &TestApp, game: &str, players: &[Player]) {
-    for (player, amount) in players.iter().zip([5, 4]) {
-        app.command(
-            game,
-            player,
-            json!({"type": "submit_malt_choice", "amount": amount}),
-        )
-        .await
-        .ok();
-    }
+    malt_choice(app, game, &players[0], 5).await;
+    malt_choice(app, game, &players[1], 4).await;
+}
+
+/// A server and a seeded Whisky Race it started for three seats, with `spectators` onlookers
+/// and a client for the streams.
+async fn race(
+    spectators: usize,
+    seed: &str,
+) -> (TestApp, Vec<Player>, Vec<Player>, String, awc::Client) {
+    let app = spawn_app().await;
+    let (players, spectators) = people(&app, spectators).await;
+    let game = app
+        .started_game("whisky_race", &players, json!({}), Some(seed))
+        .await;
+    (app, players, spectators, game, stream_client())
 }
 
 /// 200 subscribers of one game — 60 streams of seat 1, 60 of seat 2, 80 of four spectators —
@@ -195,40 +235,22 @@ async fn secret_malt_choices(app: &TestApp, game: &str, players: &[Player]) {
 /// malt choice is secret, its amount and salt are in seat 1's streams only.
 #[actix_web::test]
 async fn two_hundred_subscribers_get_every_event_once_in_order_with_their_own_redaction() {
-    let app = spawn_app().await;
-    let (players, spectators) = people(&app, 4).await;
-    let game = app
-        .started_game("whisky_race", &players, json!({}), Some("sse31-many"))
-        .await;
+    let (app, players, spectators, game, client) = race(4, "sse31-many").await;
     // Viewer 0 is seat 1, 1 seat 2, 2..=5 the spectators.
     let viewers: Vec<&Player> = players[..2].iter().chain(&spectators).collect();
-    let client = stream_client();
-    let mut subscribers = Vec::new();
-    for s in 0..200 {
-        let viewer = match s {
-            0..60 => 0,
-            60..120 => 1,
-            _ => 2 + s % 4,
-        };
-        subscribers
-            .push(Subscriber::open(&app, &client, &game, (viewer, viewers[viewer]), None).await);
-    }
+    let subscribers = subscribe_many(&app, &client, &game, &viewers, 200, |s| match s {
+        0..60 => 0,
+        60..120 => 1,
+        _ => 2 + s % 4,
+    })
+    .await;
     secret_malt_choices(&app, &game, &players).await;
     // Seat 3's choice reveals them all; then the race goes on a while (not to its end: once
     // a game is over, every event is public and GET /events shows them all unredacted).
-    app.command(
-        &game,
-        &players[2],
-        json!({"type": "submit_malt_choice", "amount": 3}),
-    )
-    .await
-    .ok();
+    malt_choice(&app, &game, &players[2], 3).await;
     app.play_randomly(&game, &players, 31, 12).await;
     assert_eq!(app.game(&game, &players[0]).await["status"], "active");
-    let mut expected_by_viewer = Vec::new();
-    for viewer in &viewers {
-        expected_by_viewer.push(expected(&app, &game, viewer).await);
-    }
+    let expected_by_viewer = expected_by(&app, &game, &viewers).await;
     all_delivered(&subscribers, &expected_by_viewer).await;
 
     // Seat 1's commitment: whole in its own streams, without amount or salt in the others'
@@ -273,27 +295,13 @@ async fn two_hundred_subscribers_get_every_event_once_in_order_with_their_own_re
 /// log), then the live events (from the fan-out, which other streams kept running).
 #[actix_web::test]
 async fn a_subscriber_resuming_with_last_event_id_mid_game_gets_the_rest_without_gap() {
-    let app = spawn_app().await;
-    let (players, spectators) = people(&app, 1).await;
-    let game = app
-        .started_game("whisky_race", &players, json!({}), Some("sse31-resume"))
-        .await;
-    let client = stream_client();
+    let (app, players, spectators, game, client) = race(1, "sse31-resume").await;
     let viewers = [&players[1], &spectators[0]];
     // One stream of each viewer stays open throughout: the game's fan-out keeps running.
-    let mut staying = Vec::new();
-    for (v, player) in viewers.iter().enumerate() {
-        staying.push(Subscriber::open(&app, &client, &game, (v, player), None).await);
-    }
-    let mut leaving = Vec::new();
-    for (v, player) in viewers.iter().enumerate() {
-        leaving.push(Subscriber::open(&app, &client, &game, (v, player), None).await);
-    }
+    let staying = subscribe_many(&app, &client, &game, &viewers, 2, |s| s).await;
+    let leaving = subscribe_many(&app, &client, &game, &viewers, 2, |s| s).await;
     secret_malt_choices(&app, &game, &players).await;
-    let mut expected_by_viewer = Vec::new();
-    for viewer in viewers {
-        expected_by_viewer.push(expected(&app, &game, viewer).await);
-    }
+    let expected_by_viewer = expected_by(&app, &game, &viewers).await;
     all_delivered(&leaving, &expected_by_viewer).await;
     // Gone at the last message it got; the game goes on without it.
     let before: Vec<Vec<Message>> = leaving
@@ -301,13 +309,7 @@ async fn a_subscriber_resuming_with_last_event_id_mid_game_gets_the_rest_without
         .map(|s| s.messages.borrow().clone())
         .collect();
     drop(leaving);
-    app.command(
-        &game,
-        &players[2],
-        json!({"type": "submit_malt_choice", "amount": 3}),
-    )
-    .await
-    .ok();
+    malt_choice(&app, &game, &players[2], 3).await;
     app.play_randomly(&game, &players, 7, 4).await;
     let mut resumed = Vec::new();
     for (v, player) in viewers.iter().enumerate() {
@@ -317,10 +319,7 @@ async fn a_subscriber_resuming_with_last_event_id_mid_game_gets_the_rest_without
     // And live again after the reconnection.
     app.play_randomly(&game, &players, 8, 6).await;
     assert_eq!(app.game(&game, &players[0]).await["status"], "active");
-    let mut expected_by_viewer = Vec::new();
-    for viewer in viewers {
-        expected_by_viewer.push(expected(&app, &game, viewer).await);
-    }
+    let expected_by_viewer = expected_by(&app, &game, &viewers).await;
     let rest: Vec<Vec<Message>> = (0..viewers.len())
         .map(|v| expected_by_viewer[v][before[v].len()..].to_vec())
         .collect();
@@ -408,32 +407,16 @@ impl SlowSubscriber {
 /// `sse_stream::tests::news_is_taken_and_a_stream_that_lagged_reads_the_log`.)
 #[actix_web::test]
 async fn a_slow_subscriber_neither_delays_the_others_nor_loses_events() {
-    let app = spawn_app().await;
-    let (players, spectators) = people(&app, 1).await;
-    let game = app
-        .started_game("whisky_race", &players, json!({}), Some("sse31-slow"))
-        .await;
-    let client = stream_client();
+    let (app, players, spectators, game, client) = race(1, "sse31-slow").await;
     let mut slow = SlowSubscriber::open(&app, &game, &spectators[0]).await;
-    let mut others = Vec::new();
-    for s in 0..20 {
-        let viewer = if s % 2 == 0 {
-            &spectators[0]
-        } else {
-            &players[0]
-        };
-        others.push(Subscriber::open(&app, &client, &game, (s % 2, viewer), None).await);
-    }
     let viewers = [&spectators[0], &players[0]];
+    let others = subscribe_many(&app, &client, &game, &viewers, 20, |s| s % 2).await;
     let mut commands = 0;
     while commands < 100 {
         let sent = app.play_randomly(&game, &players, commands as u64, 1).await;
         assert_eq!(sent, 1, "the game ended after {commands} commands");
         commands += 1;
-        let mut expected_by_viewer = Vec::new();
-        for viewer in viewers {
-            expected_by_viewer.push(expected(&app, &game, viewer).await);
-        }
+        let expected_by_viewer = expected_by(&app, &game, &viewers).await;
         all_delivered(&others, &expected_by_viewer).await;
     }
     assert_eq!(app.game(&game, &players[0]).await["status"], "active");
@@ -447,23 +430,11 @@ async fn a_slow_subscriber_neither_delays_the_others_nor_loses_events() {
 /// metrics) and by PostgreSQL (scans of the events table).
 #[actix_web::test]
 async fn the_log_is_read_once_per_append_not_once_per_subscriber() {
-    let app = spawn_app().await;
-    let (players, spectators) = people(&app, 2).await;
-    let game = app
-        .started_game("whisky_race", &players, json!({}), Some("sse31-reads"))
-        .await;
+    let (app, players, spectators, game, client) = race(2, "sse31-reads").await;
     let viewers: Vec<&Player> = players[..2].iter().chain(&spectators).collect();
-    let client = stream_client();
-    let mut subscribers = Vec::new();
-    for s in 0..40 {
-        let viewer = s % viewers.len();
-        subscribers
-            .push(Subscriber::open(&app, &client, &game, (viewer, viewers[viewer]), None).await);
-    }
-    let mut expected_by_viewer = Vec::new();
-    for viewer in &viewers {
-        expected_by_viewer.push(expected(&app, &game, viewer).await);
-    }
+    let subscribers =
+        subscribe_many(&app, &client, &game, &viewers, 40, |s| s % viewers.len()).await;
+    let expected_by_viewer = expected_by(&app, &game, &viewers).await;
     all_delivered(&subscribers, &expected_by_viewer).await;
     let (fanout, streams, serialized) = (
         metric(&app, FANOUT_READS).await,
@@ -476,23 +447,14 @@ async fn the_log_is_read_once_per_append_not_once_per_subscriber() {
         .unwrap();
 
     let appends = 12;
-    app.command(
-        &game,
-        &players[0],
-        json!({"type": "submit_malt_choice", "amount": 5}),
-    )
-    .await
-    .ok();
+    malt_choice(&app, &game, &players[0], 5).await;
     let played = app.play_randomly(&game, &players, 12, appends - 1).await + 1;
     assert_eq!(played, appends);
     let events = app.game(&game, &players[0]).await["version"]
         .as_u64()
         .unwrap()
         - head;
-    let mut expected_by_viewer = Vec::new();
-    for viewer in &viewers {
-        expected_by_viewer.push(expected(&app, &game, viewer).await);
-    }
+    let expected_by_viewer = expected_by(&app, &game, &viewers).await;
     all_delivered(&subscribers, &expected_by_viewer).await;
     let fanout = metric(&app, FANOUT_READS).await - fanout;
     let streams = metric(&app, STREAM_READS).await - streams;
