@@ -31,6 +31,11 @@ struct ReplicaRead {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct LogReads {
+    by: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct Route {
     route: String,
 }
@@ -72,7 +77,7 @@ impl Metrics {
 
     /// The scrape: a registry of this scrape's values (the families are shared handles; the
     /// service's counters and gauges are read now), as OpenMetrics text.
-    pub fn render(&self, services: &Services, sse_clients: usize) -> String {
+    pub fn render(&self, services: &Services, hub: &crate::adapters::pg_listen::Hub) -> String {
         let mut registry = Registry::default();
         // Counter names get their `_total` suffix from the encoder.
         registry.register(
@@ -147,7 +152,29 @@ impl Metrics {
         registry.register(
             "homestretch_sse_clients",
             "Open event streams",
-            gauge(sse_clients),
+            gauge(hub.clients()),
+        );
+        // The live streams' cost (issue 31): reads of the log by the games' fan-outs (one per
+        // append) and by single streams catching up, and the events they serialized.
+        let live = hub.game_feeds.counts();
+        let log_reads = Family::<LogReads, Counter>::default();
+        for (by, count) in [
+            ("fanout", &live.fanout_reads),
+            ("stream", &live.stream_reads),
+        ] {
+            log_reads
+                .get_or_create(&LogReads { by })
+                .inc_by(count.load(Ordering::Relaxed));
+        }
+        registry.register(
+            "homestretch_sse_log_reads",
+            "Reads of a game's log for its event streams, by the game's fan-out or by one stream",
+            log_reads,
+        );
+        registry.register(
+            "homestretch_sse_events_serialized",
+            "Events serialized into event-stream messages",
+            ConstCounter::new(live.frames.load(Ordering::Relaxed)),
         );
         if let Some(rss) = resident_bytes() {
             registry.register(

@@ -4,6 +4,9 @@
 
 /// DNS pinning: a delivery connects only to the addresses its destination check approved.
 pub mod dns_pinning;
+/// The live fan-out of a game's events: read once per append, framed once per audience, the
+/// bytes shared by every stream of the game.
+pub mod game_feed;
 /// Notification delivery over HTTP: the destination check (SSRF rules), the worker that claims
 /// outbox rows and sends webhooks and Web Push messages.
 pub mod http_delivery;

@@ -22,6 +22,8 @@ pub struct Hub {
     feeds: Mutex<HashMap<infra::UserId, broadcast::Sender<()>>>,
     /// Wakes this instance's delivery worker when any instance commits a notification.
     pub outbox_wake: std::sync::Arc<tokio::sync::Notify>,
+    /// The games' live fan-outs (issue 31), each fed by its game's channel here.
+    pub game_feeds: crate::adapters::game_feed::GameFeeds,
 }
 
 /// Held by an open stream; releases its slots when dropped.

@@ -1,10 +1,12 @@
 use super::error::AppError;
 use super::error::Result;
 use super::games::Games;
+use super::live::{Audiences, LiveRead};
 use super::loaded::Loaded;
 use super::loaded::Prompts;
 use super::views::{Audience, Rendered, Route, ViewCounts};
 use bytes::Bytes;
+use domain::Viewer;
 use infra::ids::GameId;
 use infra::ids::UserId;
 use infra::replica::ReadSource;
@@ -287,5 +289,56 @@ impl Reads {
             games: games.len(),
             bytes: games.values().map(Rendered::bytes).sum(),
         }
+    }
+}
+
+impl Reads {
+    /// The head version of a game as stored (where a live fan-out starts).
+    pub async fn head(&self, id: GameId) -> Result<u64> {
+        Ok(self.store.head(id).await?.0)
+    }
+
+    /// The entries of game `id` after `after` (at most `limit`), read from the primary (a live
+    /// stream must see every append), with each audience's copy.
+    pub async fn live_read(&self, id: GameId, after: u64, limit: u32) -> Result<LiveRead> {
+        let stored = self.store.events(id, after, None, limit).await?;
+        self.games
+            .with_game(id, |loaded| {
+                // Whoever is not seated: a spectator, or omniscient once the game is over.
+                let mut viewers = vec![if loaded.finished {
+                    Viewer::Omniscient
+                } else {
+                    Viewer::Spectator
+                }];
+                let seated = loaded
+                    .seats
+                    .iter()
+                    .map(|seat| {
+                        let viewer = loaded.viewer(seat.user_id);
+                        let copy = viewers
+                            .iter()
+                            .position(|v| *v == viewer)
+                            .unwrap_or_else(|| {
+                                viewers.push(viewer);
+                                viewers.len() - 1
+                            });
+                        (seat.user_id, copy)
+                    })
+                    .collect();
+                LiveRead {
+                    last: stored.last().map_or(after, |e| e.seq),
+                    copies: viewers
+                        .iter()
+                        .map(|viewer| {
+                            stored
+                                .iter()
+                                .filter_map(|e| loaded.redact(e, *viewer))
+                                .collect()
+                        })
+                        .collect(),
+                    audiences: Audiences { seated },
+                }
+            })
+            .await
     }
 }

@@ -1,9 +1,7 @@
 //! `/v1/games/*`: lobby, commands, views, prompts, the event feed, its live stream, replay.
 
 use crate::adapters::sse_stream;
-use crate::application::{
-    AppError, CommandAnswer, CommandRequest, CreateGame, DetailAnswer, GameRead,
-};
+use crate::application::{CommandAnswer, CommandRequest, CreateGame, DetailAnswer, GameRead};
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::extract::GamePath;
@@ -14,7 +12,7 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 use domain::i18n::says;
 use domain::{Outcome, Prompt};
-use infra::store::{Entry, StoredEvent};
+use infra::store::StoredEvent;
 use infra::store::{GameRow, GameStatus, ListFilter, SeatRow};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -864,38 +862,26 @@ pub async fn stream(
     state.services.games.with_game(id, |_| ()).await?;
     let user = access.user.id;
     let slot = (state.hub).open(user, crate::limits::client_ip(&req), &state.limits.config)?;
-    // Subscribe before reading the backlog, so nothing committed in between is missed.
-    let wake = state.hub.subscribe(id);
-    let reads = state.services.reads.clone();
-    let body = sse_stream::catch_up("event", after, wake, slot, move |after| {
-        event_batch(reads.clone(), id, user, after)
-    });
+    // Subscribed before the game's fan-out reads its head, so no append in between is missed;
+    // the fan-out (adapters/game_feed.rs) reads each append once for all the game's streams.
+    let heads = state.hub.subscribe(id);
+    let body = (state.hub.game_feeds)
+        .stream(
+            heads,
+            state.services.reads.clone(),
+            id,
+            user,
+            after,
+            slot,
+            event_message,
+        )
+        .await?;
     Ok(sse_stream::sse_response(body, access.until))
 }
 
-/// The caller's copy of the events after `after` (500 at most) as stream messages; the last
-/// one a game has is its seed reveal.
-async fn event_batch(
-    reads: std::sync::Arc<crate::application::Reads>,
-    id: infra::GameId,
-    user: infra::UserId,
-    after: u64,
-) -> Result<sse_stream::Batch, AppError> {
-    let (last, page) = reads.events(id, user, after, 500).await?;
-    let more = last > after && page.len() == 500;
-    let ends = page.iter().any(|e| e.entry() == Entry::SeedRevealed);
-    let frames = page
-        .into_iter()
-        .map(|event| {
-            let out = EventOut::from(event);
-            let data = serde_json::to_string(&out).unwrap_or_default();
-            sse_stream::frame(out.seq, &out.kind, &data)
-        })
-        .collect();
-    Ok(sse_stream::Batch {
-        frames,
-        after: last,
-        more,
-        last: ends,
-    })
+/// One event as a stream message: `id` = seq, `event` = type, `data` = the `EventOut` JSON.
+fn event_message(event: StoredEvent) -> actix_web::web::Bytes {
+    let out = EventOut::from(event);
+    let data = serde_json::to_string(&out).unwrap_or_default();
+    sse_stream::frame(out.seq, &out.kind, &data)
 }

@@ -52,7 +52,7 @@ pub async fn readyz(state: web::Data<AppState>) -> ApiResult<HttpResponse> {
 pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok()
         .content_type(crate::metrics::CONTENT_TYPE)
-        .body(state.metrics.render(&state.services, state.hub.clients()))
+        .body(state.metrics.render(&state.services, &state.hub))
 }
 
 /// This API's OpenAPI 3.1 document.

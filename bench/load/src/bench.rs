@@ -1,7 +1,8 @@
 //! The benchmark modes: reads/s, SSE fan-out, replay over HTTP, memory per active game.
 
 use crate::client::{
-    Bot, Shared, Stats, one_move, percentile, print_routes, routes_report, server_rss, started_game,
+    Bot, Shared, Stats, one_move, one_move_with, percentile, print_routes, routes_report,
+    server_rss, started_game,
 };
 use crate::tables::{first, tables};
 use serde_json::{Value, json};
@@ -100,21 +101,34 @@ pub fn print_reads(report: &Value) {
     print_routes(&report["routes"]);
 }
 
-/// What the SSE benchmark's subscribers share: when each version was answered, the lags
-/// measured, the events delivered.
+/// What the SSE benchmark's subscribers share: when the command of each version was sent, the
+/// one in flight, the lags measured, the events delivered.
 #[derive(Clone, Default)]
 struct Deliveries {
     sent_at: Rc<RefCell<BTreeMap<u64, Instant>>>,
+    /// When the command not answered yet was sent: its events may arrive before its answer.
+    in_flight: Rc<RefCell<Option<Instant>>>,
     lags: Rc<RefCell<Vec<f64>>>,
     received: Rc<RefCell<u64>>,
 }
 
+impl Deliveries {
+    /// When the command that appended `seq` was sent: the first answered version ≥ `seq`, else
+    /// the command in flight.
+    fn sent(&self, seq: u64) -> Option<Instant> {
+        let answered = self.sent_at.borrow().range(seq..).next().map(|(_, at)| *at);
+        answered.or(*self.in_flight.borrow())
+    }
+}
+
 /// SSE fan-out: `subscribers` streams on one game while moves are played; delivery rate and
-/// lag (from the command's answer to each subscriber's receipt).
+/// lag (from the moment the command that appended an event was sent to each subscriber's
+/// receipt of it).
 pub async fn run_sse(url: &str, subscribers: usize, moves: usize) -> Option<Value> {
     let stats: Shared = Rc::new(RefCell::new(Stats::default()));
     let client = awc::Client::builder()
-        .timeout(Duration::from_secs(120))
+        // The streams stay open for the whole run.
+        .disable_timeout()
         // One connection per stream: lift awc's default limit of 100 connections.
         .connector(awc::Connector::new().limit(subscribers + 64))
         .finish();
@@ -141,10 +155,12 @@ pub async fn run_sse(url: &str, subscribers: usize, moves: usize) -> Option<Valu
     let mut rng = 0x9E3779B97F4A7C15u64;
     let mut events = 0u64;
     for _ in 0..moves {
-        let before = Instant::now();
-        match one_move(&bot, &id, &tokens, &mut rng).await {
+        let in_flight = deliveries.in_flight.clone();
+        let sending = move || *in_flight.borrow_mut() = Some(Instant::now());
+        match one_move_with(&bot, &id, &tokens, &mut rng, sending).await {
             Some(version) => {
-                deliveries.sent_at.borrow_mut().insert(version, before);
+                let sent = deliveries.in_flight.borrow_mut().take()?;
+                deliveries.sent_at.borrow_mut().insert(version, sent);
                 events = version - start_version;
             }
             None => break,
@@ -204,34 +220,43 @@ async fn subscribe(
     Some(watchers)
 }
 
-/// Reads one event stream: every frame with an `id` is a delivery, its lag measured against
-/// the moment the command that produced the event was answered (its version ≥ the id).
+/// Reads one event stream: every message with an `id` is a delivery, its lag measured from
+/// the moment the command that appended it was sent. Scans bytes (no text conversion): with
+/// a thousand streams in this one thread, the tool's own parsing is part of the lag.
 async fn watch<S, B, E>(mut stream: S, deliveries: Deliveries)
 where
     S: futures_util::Stream<Item = Result<B, E>> + Unpin,
     B: AsRef<[u8]>,
 {
     use futures_util::StreamExt;
-    let mut buffer = String::new();
+    let mut buffer: Vec<u8> = Vec::new();
     while let Some(Ok(chunk)) = stream.next().await {
-        buffer.push_str(&String::from_utf8_lossy(chunk.as_ref()));
-        while let Some(end) = buffer.find("\n\n") {
-            let frame: String = buffer.drain(..end + 2).collect();
-            if let Some(seq) = frame
-                .lines()
-                .find_map(|l| l.strip_prefix("id: "))
-                .and_then(|v| v.parse::<u64>().ok())
-            {
-                *deliveries.received.borrow_mut() += 1;
-                if let Some((_, at)) = deliveries.sent_at.borrow().range(seq..).next() {
-                    deliveries
-                        .lags
-                        .borrow_mut()
-                        .push(at.elapsed().as_secs_f64());
-                }
+        buffer.extend_from_slice(chunk.as_ref());
+        let mut start = 0;
+        while let Some(end) = buffer[start..].windows(2).position(|w| w == b"\n\n") {
+            let message = &buffer[start..start + end];
+            start += end + 2;
+            let Some(seq) = message_id(message) else {
+                continue;
+            };
+            *deliveries.received.borrow_mut() += 1;
+            if let Some(at) = deliveries.sent(seq) {
+                deliveries
+                    .lags
+                    .borrow_mut()
+                    .push(at.elapsed().as_secs_f64());
             }
         }
+        buffer.drain(..start);
     }
+}
+
+/// The `id: N` of one message (comments and hints have none).
+fn message_id(message: &[u8]) -> Option<u64> {
+    message
+        .split(|b| *b == b'\n')
+        .find_map(|line| line.strip_prefix(b"id: "))
+        .and_then(|id| std::str::from_utf8(id).ok()?.parse().ok())
 }
 
 /// Replay over HTTP: plays a game past `events` events (the tables of every game are tried in

@@ -276,6 +276,18 @@ pub(crate) async fn started_game(
 
 /// Sends one random legal command; `None` when the game is over.
 pub(crate) async fn one_move(bot: &Bot, id: &str, tokens: &[String], rng: &mut u64) -> Option<u64> {
+    one_move_with(bot, id, tokens, rng, || ()).await
+}
+
+/// [`one_move`], calling `sending` just before the command goes out (after the reads that
+/// chose it): the SSE mode times deliveries from there.
+pub(crate) async fn one_move_with(
+    bot: &Bot,
+    id: &str,
+    tokens: &[String],
+    rng: &mut u64,
+    sending: impl FnOnce(),
+) -> Option<u64> {
     let mut next = |n: usize| pick(rng, n);
     let (_, overview) = bot
         .call(
@@ -302,6 +314,7 @@ pub(crate) async fn one_move(bot: &Bot, id: &str, tokens: &[String], rng: &mut u
         .await?;
     let legal = mine["legal"].as_array()?;
     let command = legal.get(next(legal.len().max(1)))?.clone();
+    sending();
     let (status, answer) = bot
         .call(
             "command",

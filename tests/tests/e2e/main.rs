@@ -38,6 +38,7 @@ mod routes28;
 mod rules27;
 mod schema;
 mod services28;
+mod sse31;
 mod store;
 mod trust;
 mod trust26;
