@@ -92,12 +92,37 @@ def without_tests(code):
 
 
 def use_paths(code):
-    """Every path a `use` item names, its braces expanded: lists of segments."""
+    """Every path a `use` item names, its braces expanded: (offset, segments) pairs."""
     paths = []
     for m in re.finditer(r"\buse\s+([^;]+);", code):
         tree = re.sub(r"\s+as\s+[A-Za-z_][A-Za-z0-9_]*", "", m.group(1))
-        expand(re.sub(r"\s+", "", tree), [], paths)
+        found = []
+        expand(re.sub(r"\s+", "", tree), [], found)
+        paths += [(m.start(), segs) for segs in found]
     return paths
+
+
+def inline_modules(code):
+    """The `mod name { … }` blocks written inside a file: (start, end, name) triples."""
+    blocks = []
+    for m in re.finditer(r"\bmod\s+([A-Za-z_][A-Za-z0-9_]*)\s*\{", code):
+        depth, k = 0, m.end() - 1
+        while k < len(code):
+            if code[k] == "{":
+                depth += 1
+            elif code[k] == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            k += 1
+        blocks.append((m.start(), k, m.group(1)))
+    return blocks
+
+
+def module_at(module, blocks, offset):
+    """The module a path written at `offset` is in: `super::` inside an inline `mod` block
+    is the file's own module, not its parent."""
+    return tuple(module) + tuple(name for start, end, name in blocks if start < offset < end)
 
 
 def expand(tree, prefix, paths):
@@ -181,13 +206,14 @@ class Crate:
             with open(path, encoding="utf-8") as f:
                 code = without_tests(strip(f.read()))
             children = set(re.findall(r"\bmod\s+([A-Za-z_][A-Za-z0-9_]*)\s*;", code))
+            blocks = inline_modules(code)
             found = set()
-            for segs in use_paths(code):
+            for at, segs in use_paths(code):
                 if segs and (segs[0] in ("crate", "super", "self") or segs[0] in children):
-                    found.add(self.resolve(module, segs))
+                    found.add(self.resolve(module_at(module, blocks, at), segs))
             for m in PATH.finditer(code):
                 segs = [m.group(1)] + SEGMENT.findall(m.group(2))
-                found.add(self.resolve(module, segs))
+                found.add(self.resolve(module_at(module, blocks, m.start()), segs))
             for child in children:
                 # `child::name` inline (registration, re-exports) reaches the child's file.
                 if re.search(rf"(?<![:\w]){child}\s*::\s*[A-Za-z_{{*]", code):

@@ -6,6 +6,8 @@
 //! what their seat may see.
 
 use crate::any::AnyState;
+/// A game's statistics fail with it ([`crate::any::Simulation`]), so it lives there.
+pub use crate::any::SimFailure;
 use crate::engine::{ChaChaRng, Game, Outcome, Prompt, Rng, RngExt, Seat, seeded};
 use serde_json::Value;
 
@@ -25,20 +27,6 @@ pub struct SimGame<G: Game> {
     pub outcome: Outcome,
     pub commands: usize,
     pub events: usize,
-}
-
-/// Why a simulated game failed: the seed reproduces it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SimFailure {
-    pub seed: u64,
-    pub step: usize,
-    pub what: String,
-}
-
-impl std::fmt::Display for SimFailure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "seed {} step {}: {}", self.seed, self.step, self.what)
-    }
 }
 
 /// Plays one game with the given bots (one per seat; missing seats are random).

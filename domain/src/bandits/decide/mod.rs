@@ -4,7 +4,6 @@
 //! (`emit` = record + `evolve`): `decide` never touches the control state itself, so replaying
 //! the events always rebuilds exactly the state `decide` worked on.
 
-use super::Bandits;
 use super::board::{Kind, Node, Zone, board};
 use super::command::Command;
 use super::event::{Event, RollContext};
@@ -77,7 +76,7 @@ impl MessageArg for SupportKind {
 
 /// The working copy `decide` resolves on (the shared toolkit's [`Scratch`]); its methods
 /// here and in `destiny.rs` / `fight.rs` are the steps of Bandits.
-pub type Cx<'a> = Scratch<'a, Bandits>;
+pub type Cx<'a> = Scratch<'a, State>;
 
 pub fn decide(st: &State, actor: Seat, cmd: &Command, rng: &mut dyn Rng) -> Decided<Vec<Event>> {
     ensure(st.started(), "BD-001", || says("game_not_set_up"))?;

@@ -11,6 +11,14 @@ use super::event::Event;
 use super::state::{HandCard, NOWHERE, Options, Pawn, Phase, State, Ticket};
 use crate::engine::Seat;
 
+/// What the decider's scratch pad applies each emitted event with ([`crate::decider::Scratch`]).
+impl crate::decider::Evolves for State {
+    type Event = Event;
+    fn evolve(&mut self, event: &Event) {
+        evolve(self, event)
+    }
+}
+
 pub fn evolve(st: &mut State, event: &Event) {
     control::before_event(st, event);
     let start = match event {

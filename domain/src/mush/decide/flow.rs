@@ -7,13 +7,12 @@
 
 use crate::decider::Scratch;
 use crate::engine::{RngExt, Seal, Seat};
-use crate::mush::Mush;
 use crate::mush::board::{LinkId, SpaceId};
 use crate::mush::event::{Event, RevealedBid};
 use crate::mush::state::*;
 
 /// The decider's scratch pad (the shared toolkit's, see [`crate::decider::Scratch`]).
-pub(super) type Ctx<'r> = Scratch<'r, Mush>;
+pub(super) type Ctx<'r> = Scratch<'r, State>;
 
 /// MU-130/MU-131/MU-095: roll the same roll again (same dice count, colour and modifier).
 pub(super) fn reroll(c: &mut Ctx) {

@@ -5,7 +5,6 @@
 //! Files: `guards.rs` (validation, shared with `legal`), this file (the events of each command),
 //! `resolve.rs` (veto windows, resolution and effects), `flow.rs` (the automatic continuation).
 
-use super::WhiskyRace;
 use super::board::{Family, MarkerId, board};
 use super::command::{Action, Command, Piece};
 use super::event::*;
@@ -19,7 +18,8 @@ mod resolve;
 
 pub use flow::settle;
 pub use guards::{
-    action_legal, affordable_steps, check, d13_chooser, eligible_vetoer, is_passed, step_cost,
+    action_legal, activation_actions, affordable_steps, check, d13_chooser, eligible_vetoer,
+    is_passed, step_cost,
 };
 
 use guards::*;
@@ -44,7 +44,7 @@ pub fn decide(
 }
 
 /// The events of one accepted command, by the part of the round it belongs to (§3.2–§3.15).
-pub(super) fn execute(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command) {
+pub(super) fn execute(ctx: &mut Scratch<'_, State>, actor: Seat, command: &Command) {
     match command {
         Command::ReplaceSetupMarker { .. } | Command::PassReplacement {} => {
             setup_replacement(ctx, actor, command)
@@ -84,7 +84,7 @@ pub(super) fn execute(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &
 }
 
 /// §3.2 setup: a player replaces a marker of the initial layout, or passes.
-fn setup_replacement(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command) {
+fn setup_replacement(ctx: &mut Scratch<'_, State>, actor: Seat, command: &Command) {
     match command {
         Command::ReplaceSetupMarker { marker } => {
             let Loc::Space { space } = ctx.state().loc_of(*marker) else {
@@ -106,7 +106,7 @@ fn setup_replacement(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &C
 }
 
 /// §3.5 turn order and ties, and the §3.19 whisky-group bidding variant.
-fn turn_order(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command) {
+fn turn_order(ctx: &mut Scratch<'_, State>, actor: Seat, command: &Command) {
     let s = ctx.state();
     match command {
         Command::SubmitGroupBid { amount } => {
@@ -185,7 +185,7 @@ fn turn_order(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command)
 }
 
 /// §3.7–§3.12 the active player's turn: movement (phase A), activation (phase B), whiskies.
-fn player_turn(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command) {
+fn player_turn(ctx: &mut Scratch<'_, State>, actor: Seat, command: &Command) {
     let s = ctx.state();
     match command {
         Command::Step { n } => {
@@ -238,7 +238,7 @@ fn player_turn(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command
 }
 
 /// §3.13 veto windows (Banff) and the Glen Mhor duel bids.
-fn veto_window(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command) {
+fn veto_window(ctx: &mut Scratch<'_, State>, actor: Seat, command: &Command) {
     match command {
         Command::Veto { banff } => ctx.emit(Event::VetoDeclared {
             seat: actor,
@@ -260,7 +260,7 @@ fn veto_window(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command
 }
 
 /// §3.15 the Englishman: customs tax, discards, and where he goes next.
-fn englishman(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command) {
+fn englishman(ctx: &mut Scratch<'_, State>, actor: Seat, command: &Command) {
     let s = ctx.state();
     match command {
         Command::PayTax {} => {
@@ -291,7 +291,7 @@ fn englishman(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command)
 }
 
 /// §3.6 trading and negotiation.
-fn trading(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command) {
+fn trading(ctx: &mut Scratch<'_, State>, actor: Seat, command: &Command) {
     let s = ctx.state();
     match command {
         Command::OfferTrade { to, give, receive } => {
@@ -311,7 +311,7 @@ fn trading(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command) {
     }
 }
 
-pub(super) fn maybe_agreed(ctx: &mut Scratch<'_, WhiskyRace>, group: u8) {
+pub(super) fn maybe_agreed(ctx: &mut Scratch<'_, State>, group: u8) {
     let Some(t) = ctx.state().ties.iter().find(|t| t.group == group) else {
         return;
     };
@@ -323,7 +323,7 @@ pub(super) fn maybe_agreed(ctx: &mut Scratch<'_, WhiskyRace>, group: u8) {
 }
 
 /// One paid step forward (WR-047..WR-051), recording a finish arrival (WR-057, WR-130).
-pub(super) fn one_step(ctx: &mut Scratch<'_, WhiskyRace>, seat: Seat) {
+pub(super) fn one_step(ctx: &mut Scratch<'_, State>, seat: Seat) {
     let from = ctx.state().pawn(seat);
     let cost = step_cost(ctx.state(), seat, from);
     ctx.emit(Event::PawnStepped {
@@ -337,7 +337,7 @@ pub(super) fn one_step(ctx: &mut Scratch<'_, WhiskyRace>, seat: Seat) {
     }
 }
 
-pub(super) fn arrival(ctx: &mut Scratch<'_, WhiskyRace>, piece: Piece) {
+pub(super) fn arrival(ctx: &mut Scratch<'_, State>, piece: Piece) {
     let arrival = match piece {
         Piece::Pawn { .. } => Some(ctx.state().arrivals + 1),
         Piece::Englishman {} => None,
@@ -351,7 +351,7 @@ pub(super) fn arrival(ctx: &mut Scratch<'_, WhiskyRace>, piece: Piece) {
 }
 
 /// A uniformly random marker of the reserve (R1, R4).
-pub(super) fn draw(ctx: &mut Scratch<'_, WhiskyRace>) -> Option<MarkerId> {
+pub(super) fn draw(ctx: &mut Scratch<'_, State>) -> Option<MarkerId> {
     let reserve = ctx.state().reserve();
     if reserve.is_empty() {
         return None;
@@ -360,7 +360,7 @@ pub(super) fn draw(ctx: &mut Scratch<'_, WhiskyRace>) -> Option<MarkerId> {
 }
 
 /// Up to 3 markers from the reserve without replacement (R5).
-pub(super) fn draw_offer(ctx: &mut Scratch<'_, WhiskyRace>) {
+pub(super) fn draw_offer(ctx: &mut Scratch<'_, State>) {
     let mut reserve = ctx.state().reserve();
     let mut markers = Vec::new();
     while markers.len() < board().c.variant_englishman_offer_size && !reserve.is_empty() {
@@ -400,7 +400,7 @@ pub fn skip_move(s: &State, n: u8, dir: i32) -> (u8, Vec<Seat>) {
 }
 
 pub(super) fn move_englishman(
-    ctx: &mut Scratch<'_, WhiskyRace>,
+    ctx: &mut Scratch<'_, State>,
     n: u8,
     dir: i32,
     cause: EnglishmanCause,
