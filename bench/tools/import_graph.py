@@ -9,7 +9,8 @@ A file depends on another when its code names it: a path starting `crate::`, `su
 (`games::create_game` in `routes/mod.rs`), or a glob `use super::*`. A path is resolved to the
 deepest file module it reaches (`crate::application::error::AppError` is
 `application/error.rs`; `crate::application::AppError`, a re-export, is `application/mod.rs`).
-Comments, string literals and `#[cfg(test)]` modules are left out: tests may reach anywhere.
+Comments, string literals and `#[cfg(test)]` modules (inline, or files declared by
+`#[cfg(test)] mod tests;`) are left out: tests may reach anywhere.
 
 The folder may be a crate's `src` or any module folder under it (`domain/src/bandits`): only
 files inside it are nodes. `--rooms` collapses each file to its room, the first folder or file
@@ -160,6 +161,17 @@ class Crate:
                 if name.endswith(".rs"):
                     path = os.path.join(root, name)
                     self.modules[self.module_of(path)] = path
+        # A file declared by `#[cfg(test)] mod name;` is a test module: left out, with its
+        # children, like an inline one.
+        tests = set()
+        for module, path in self.modules.items():
+            with open(path, encoding="utf-8") as f:
+                code = strip(f.read())
+            for name in re.findall(r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+([A-Za-z_][A-Za-z0-9_]*)\s*;", code):
+                tests.add(module + (name,))
+        self.modules = {
+            m: p for m, p in self.modules.items() if not any(m[: len(t)] == t for t in tests)
+        }
         self.files = {}  # file -> module path
         for module, path in self.modules.items():
             self.files[path] = module

@@ -6,7 +6,7 @@
 pub mod control;
 
 use super::board::{Colour, Node, Zone, board};
-use super::decide::{advance, hunter_path};
+use super::hunter::{advance, hunter_path};
 use super::event::Event;
 use super::state::{HandCard, NOWHERE, Options, Pawn, Phase, State, Ticket};
 use crate::engine::Seat;

@@ -1,8 +1,13 @@
 //! The automatic continuation: forced decisions (WR-009), reveals, turn order, activation
 //! checks, the end of round and the next round.
 
-use super::*;
-use crate::engine::{RngExt, Seat};
+use super::guards::*;
+use super::resolve::*;
+use super::steps::*;
+use crate::decider::Scratch;
+use crate::whisky_race::event::*;
+use crate::whisky_race::state::*;
+use crate::engine::{RngExt, Seal, Seat};
 use crate::whisky_race::board::{Family, Kind, MarkerId, board};
 use crate::whisky_race::command::Action;
 

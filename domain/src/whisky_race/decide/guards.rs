@@ -1,6 +1,7 @@
 //! Guard clauses: `check` validates a command without producing events (shared with `legal`).
 
-use super::*;
+use crate::decider::Decided;
+use crate::whisky_race::state::*;
 use crate::decider::{MessageArg, ensure, says, violation};
 use crate::engine::{RuleViolation, Seat};
 use crate::whisky_race::board::{Family, Kind, MarkerId, board};

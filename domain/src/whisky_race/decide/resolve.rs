@@ -1,6 +1,10 @@
 //! Veto windows and the resolution of declarations (§3.13), with their effects.
 
-use super::*;
+use super::guards::*;
+use super::steps::*;
+use crate::decider::Scratch;
+use crate::whisky_race::event::*;
+use crate::whisky_race::state::*;
 use crate::engine::Seat;
 use crate::whisky_race::board::{Family, Kind, MarkerId, board};
 use crate::whisky_race::command::{Action, UseParams};

@@ -1,5 +1,6 @@
 //! Simulation, board data and the board picture.
 
+use super::super::sim::simulate;
 use super::super::*;
 
 // Invariants (malt and markers conserved, pawns move back only by Kinclaith, games end) are
