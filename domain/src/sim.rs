@@ -6,7 +6,8 @@
 //! what their seat may see.
 
 use crate::any::AnyState;
-/// A game's statistics fail with it ([`crate::any::Simulation`]), so it lives there.
+/// Defined in `any.rs`, beside the [`crate::any::Simulation`] it is the error of (so `any.rs`
+/// names no part of this file); named here too, where [`play_game`] returns it.
 pub use crate::any::SimFailure;
 use crate::engine::{ChaChaRng, Game, Outcome, Prompt, Rng, RngExt, Seat, seeded};
 use serde_json::Value;

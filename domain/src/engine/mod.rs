@@ -12,13 +12,14 @@ pub(crate) mod violation;
 
 // The basics live in the files below the trait (the choices, the decider toolkit, the
 // drawing and the catalogue use them without naming the trait); named from here by the rest.
-pub use rng::{ChaChaRng, Rng, RngExt, ScriptedRng, Seal, rng_key, seed_commitment, sealed_commitment, seeded};
+pub use rng::{
+    ChaChaRng, Rng, RngExt, ScriptedRng, Seal, rng_key, sealed_commitment, seed_commitment, seeded,
+};
 pub use seat::{InvalidSeat, MAX_SEATS, Prompt, Seat, Viewer};
 pub use violation::RuleViolation;
 
 /// Guard clauses live in the decider toolkit; re-exported here for code written against the engine.
 pub use crate::decider::ensure;
-
 
 /// The result of a finished game: who won, every seat's score, and — only in a game that
 /// ranks every seat — every seat's place. Nothing outside the game may rank the seats itself

@@ -23,7 +23,6 @@ use super::state::*;
 use crate::choices::{Family, schema};
 use crate::engine::Seat;
 
-
 /// `seat`'s families now (empty when the game does not wait for it).
 pub fn families(s: &State, seat: Seat) -> Vec<Family> {
     families_of(s, seat, &legal::choices(s, seat))

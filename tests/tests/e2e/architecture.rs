@@ -56,7 +56,11 @@ fn no_import_circle_between_the_rooms_of_a_game() {
 #[test]
 fn no_import_circle_between_the_files_of_domain() {
     let (found, _) = circles(Path::new(ROOT), &["domain/src"]);
-    assert_eq!(found, Vec::<String>::new(), "a new import circle in domain/src");
+    assert_eq!(
+        found,
+        Vec::<String>::new(),
+        "a new import circle in domain/src"
+    );
 }
 
 /// A crate under a fresh folder, from `(path, text)` pairs.

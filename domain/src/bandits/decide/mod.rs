@@ -19,8 +19,8 @@ mod fight;
 pub mod segment;
 
 pub use super::evolve::control::{Awaiting, awaiting, can_free, must_leave_officer};
-pub use super::reach::*;
 pub use super::hunter::*;
+pub use super::reach::*;
 pub use fields::stray_fields;
 
 /// BD-506 (strengthens BD-047): while `leave` (a pawn on the own probation officer that can

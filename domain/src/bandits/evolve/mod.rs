@@ -6,8 +6,8 @@
 pub mod control;
 
 use super::board::{Colour, Node, Zone, board};
-use super::hunter::{advance, hunter_path};
 use super::event::Event;
+use super::hunter::{advance, hunter_path};
 use super::state::{HandCard, NOWHERE, Options, Pawn, Phase, State, Ticket};
 use crate::engine::Seat;
 

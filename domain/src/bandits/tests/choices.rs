@@ -742,8 +742,8 @@ fn long_bd517_no_family_lists_a_path_longer_than_a_segment_on_simulated_games() 
 }
 
 fn bd517_on_simulated_games(long: bool) {
-    use crate::bandits::hunter::PIECE;
     use crate::bandits::evolve::control::SEGMENT;
+    use crate::bandits::hunter::PIECE;
     let (mut positions, mut begun) = (0, 0);
     for i in sampled(200, long) {
         walk(i, 517, 120, |st, seat, _| {

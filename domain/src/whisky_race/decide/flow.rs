@@ -5,11 +5,11 @@ use super::guards::*;
 use super::resolve::*;
 use super::steps::*;
 use crate::decider::Scratch;
-use crate::whisky_race::event::*;
-use crate::whisky_race::state::*;
 use crate::engine::{RngExt, Seal, Seat};
 use crate::whisky_race::board::{Family, Kind, MarkerId, board};
 use crate::whisky_race::command::Action;
+use crate::whisky_race::event::*;
+use crate::whisky_race::state::*;
 
 // ---------------------------------------------------------------------------------------------
 // Automatic continuation

@@ -1,11 +1,11 @@
 //! Guard clauses: `check` validates a command without producing events (shared with `legal`).
 
 use crate::decider::Decided;
-use crate::whisky_race::state::*;
 use crate::decider::{MessageArg, ensure, says, violation};
 use crate::engine::{RuleViolation, Seat};
 use crate::whisky_race::board::{Family, Kind, MarkerId, board};
 use crate::whisky_race::command::{Action, Bundle, Command, Direction, Piece, Reward, UseParams};
+use crate::whisky_race::state::*;
 
 /// A marker names itself by its identifier (`banff#1`) in every language.
 impl MessageArg for MarkerId {

@@ -3,11 +3,11 @@
 use super::guards::*;
 use super::steps::*;
 use crate::decider::Scratch;
-use crate::whisky_race::event::*;
-use crate::whisky_race::state::*;
 use crate::engine::Seat;
 use crate::whisky_race::board::{Family, Kind, MarkerId, board};
 use crate::whisky_race::command::{Action, UseParams};
+use crate::whisky_race::event::*;
+use crate::whisky_race::state::*;
 
 // ---------------------------------------------------------------------------------------------
 // Resolution of declarations (§3.13)
