@@ -67,7 +67,7 @@ pub enum Command {
     /// The next 5 steps `path` of `pawn`'s move, which goes on with the next command: a
     /// rampage or distribute move (BD-515) and, from event schema 5, every move that may be
     /// longer than 5 steps (BD-517: a turn roll of 6 or more, a bonus, an outing) is sent in
-    /// segments of 5 steps (`evolve::control::SEGMENT`), then a `move_pawn` of the last 1 to
+    /// segments of 5 steps (`decide::segment::SEGMENT`), then a `move_pawn` of the last 1 to
     /// 5 that ends it. No card is named here: the `move_pawn` that ends the move names the
     /// cards of the whole path.
     MoveSegment { pawn: Pawn, path: Vec<Node> },
