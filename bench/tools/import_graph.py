@@ -9,7 +9,8 @@ A file depends on another when its code names it: a path starting `crate::`, `su
 (`games::create_game` in `routes/mod.rs`), or a glob `use super::*`. A path is resolved to the
 deepest file module it reaches (`crate::application::error::AppError` is
 `application/error.rs`; `crate::application::AppError`, a re-export, is `application/mod.rs`).
-Comments, string literals and `#[cfg(test)]` modules are left out: tests may reach anywhere.
+Comments, string literals and `#[cfg(test)]` modules (inline, or files declared by
+`#[cfg(test)] mod tests;`) are left out: tests may reach anywhere.
 
 The folder may be a crate's `src` or any module folder under it (`domain/src/bandits`): only
 files inside it are nodes. `--rooms` collapses each file to its room, the first folder or file
@@ -92,12 +93,37 @@ def without_tests(code):
 
 
 def use_paths(code):
-    """Every path a `use` item names, its braces expanded: lists of segments."""
+    """Every path a `use` item names, its braces expanded: (offset, segments) pairs."""
     paths = []
     for m in re.finditer(r"\buse\s+([^;]+);", code):
         tree = re.sub(r"\s+as\s+[A-Za-z_][A-Za-z0-9_]*", "", m.group(1))
-        expand(re.sub(r"\s+", "", tree), [], paths)
+        found = []
+        expand(re.sub(r"\s+", "", tree), [], found)
+        paths += [(m.start(), segs) for segs in found]
     return paths
+
+
+def inline_modules(code):
+    """The `mod name { … }` blocks written inside a file: (start, end, name) triples."""
+    blocks = []
+    for m in re.finditer(r"\bmod\s+([A-Za-z_][A-Za-z0-9_]*)\s*\{", code):
+        depth, k = 0, m.end() - 1
+        while k < len(code):
+            if code[k] == "{":
+                depth += 1
+            elif code[k] == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            k += 1
+        blocks.append((m.start(), k, m.group(1)))
+    return blocks
+
+
+def module_at(module, blocks, offset):
+    """The module a path written at `offset` is in: `super::` inside an inline `mod` block
+    is the file's own module, not its parent."""
+    return tuple(module) + tuple(name for start, end, name in blocks if start < offset < end)
 
 
 def expand(tree, prefix, paths):
@@ -135,6 +161,17 @@ class Crate:
                 if name.endswith(".rs"):
                     path = os.path.join(root, name)
                     self.modules[self.module_of(path)] = path
+        # A file declared by `#[cfg(test)] mod name;` is a test module: left out, with its
+        # children, like an inline one.
+        tests = set()
+        for module, path in self.modules.items():
+            with open(path, encoding="utf-8") as f:
+                code = strip(f.read())
+            for name in re.findall(r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+([A-Za-z_][A-Za-z0-9_]*)\s*;", code):
+                tests.add(module + (name,))
+        self.modules = {
+            m: p for m, p in self.modules.items() if not any(m[: len(t)] == t for t in tests)
+        }
         self.files = {}  # file -> module path
         for module, path in self.modules.items():
             self.files[path] = module
@@ -181,13 +218,14 @@ class Crate:
             with open(path, encoding="utf-8") as f:
                 code = without_tests(strip(f.read()))
             children = set(re.findall(r"\bmod\s+([A-Za-z_][A-Za-z0-9_]*)\s*;", code))
+            blocks = inline_modules(code)
             found = set()
-            for segs in use_paths(code):
+            for at, segs in use_paths(code):
                 if segs and (segs[0] in ("crate", "super", "self") or segs[0] in children):
-                    found.add(self.resolve(module, segs))
+                    found.add(self.resolve(module_at(module, blocks, at), segs))
             for m in PATH.finditer(code):
                 segs = [m.group(1)] + SEGMENT.findall(m.group(2))
-                found.add(self.resolve(module, segs))
+                found.add(self.resolve(module_at(module, blocks, m.start()), segs))
             for child in children:
                 # `child::name` inline (registration, re-exports) reaches the child's file.
                 if re.search(rf"(?<![:\w]){child}\s*::\s*[A-Za-z_{{*]", code):

@@ -2,7 +2,6 @@
 //! them through [`AnyGame`] / [`AnyState`], implemented once for every [`Game`].
 
 use crate::engine::{Game, Outcome, Prompt, Redacted, Rng, RuleViolation, Seat, Viewer};
-use crate::sim::SimFailure;
 use serde_json::Value;
 use std::marker::PhantomData;
 use std::ops::RangeInclusive;
@@ -42,6 +41,20 @@ pub struct GameSchemas {
     pub roles: Vec<(&'static str, RefOr<Schema>)>,
     /// The schemas the four refer to, by their own names (first occurrence kept).
     pub dependencies: Vec<(String, RefOr<Schema>)>,
+}
+
+/// Why a simulated game failed: the seed reproduces it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimFailure {
+    pub seed: u64,
+    pub step: usize,
+    pub what: String,
+}
+
+impl std::fmt::Display for SimFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "seed {} step {}: {}", self.seed, self.step, self.what)
+    }
 }
 
 /// A game's statistics over `games` random-bot games from `seed` (`homestretch simulate`).

@@ -15,7 +15,7 @@
 //! [`enumerate`] lists the instances of a finite family (the concrete `legal` list of simple
 //! bots is drawn from `choices` with it).
 
-use crate::engine::Rng;
+use crate::engine::rng::Rng;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
@@ -322,7 +322,7 @@ pub mod schema {
 /// their bounds one time in three, so boundaries are exercised. `None` for a schema outside
 /// that vocabulary or with no instance.
 pub fn sample(schema: &Value, rng: &mut dyn Rng) -> Option<Value> {
-    use crate::engine::RngExt;
+    use crate::engine::rng::RngExt;
     if let Some(v) = schema.get("const") {
         return Some(v.clone());
     }
@@ -352,7 +352,7 @@ pub fn sample(schema: &Value, rng: &mut dyn Rng) -> Option<Value> {
 /// A path of a prefix tree: one branch at every fork, then a length at a bound one time in
 /// three.
 fn sample_array_tree(schema: &Value, rng: &mut dyn Rng) -> Option<Value> {
-    use crate::engine::RngExt;
+    use crate::engine::rng::RngExt;
     let mut walk = ArrayWalk::default();
     let mut at = schema;
     loop {
@@ -410,7 +410,7 @@ fn sample_object(schema: &Value, rng: &mut dyn Rng) -> Option<Value> {
 
 /// `minItems..=maxItems` items; with `uniqueItems` over an `enum`, a shuffled draw of it.
 fn sample_array(schema: &Value, rng: &mut dyn Rng) -> Option<Value> {
-    use crate::engine::RngExt;
+    use crate::engine::rng::RngExt;
     let min = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0) as usize;
     let max = schema
         .get("maxItems")
@@ -448,7 +448,7 @@ fn sample_array(schema: &Value, rng: &mut dyn Rng) -> Option<Value> {
 /// an unknown field added. The result may still be legal (a neighbour inside the range); the
 /// exactness test asks `decide` and the schemas, and they must agree.
 pub fn mutate(command: &Value, rng: &mut dyn Rng) -> Value {
-    use crate::engine::RngExt;
+    use crate::engine::rng::RngExt;
     let mut out = command.clone();
     let Value::Object(map) = &mut out else {
         return json!({"type": "not_a_command"});
@@ -479,7 +479,7 @@ pub fn mutate(command: &Value, rng: &mut dyn Rng) -> Value {
 /// A value near `value`: integers ±1 or far out, strings altered, arrays shortened or with a
 /// duplicate, objects bent in one field.
 fn bend(value: &Value, rng: &mut dyn Rng) -> Value {
-    use crate::engine::RngExt;
+    use crate::engine::rng::RngExt;
     match value {
         Value::Number(n) => {
             let n = n.as_i64().unwrap_or(0);
@@ -657,7 +657,7 @@ impl ArrayWalk {
 
     /// A random instance of length `len` (every item up to it pinned).
     fn instance(&self, len: usize, rng: &mut dyn Rng) -> Option<Value> {
-        use crate::engine::RngExt;
+        use crate::engine::rng::RngExt;
         let mut out = Vec::with_capacity(len);
         for allowed in &self.items[..len] {
             let allowed = allowed.as_ref()?;

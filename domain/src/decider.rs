@@ -3,7 +3,8 @@
 //! Dice and sealed values are drawn through [`crate::engine::RngExt`] on the `Rng` handed to
 //! `decide`, so that scripted RNGs drive them in tests.
 
-use crate::engine::{Game, Rng, RuleViolation};
+use crate::engine::rng::Rng;
+use crate::engine::violation::RuleViolation;
 
 /// What a guard clause or a step of `decide` returns: `Ok`, or the rule the command breaks.
 pub type Decided<T = ()> = Result<T, RuleViolation>;
@@ -27,20 +28,29 @@ pub fn violation(rule: &'static str, message: Says) -> RuleViolation {
     RuleViolation::said(rule, message)
 }
 
+/// What [`Scratch`] needs of a game: its state, and how one event evolves it (the game's
+/// `evolve`). A game's state implements it in its `evolve` room, so `decide` names its state,
+/// not the game whose `impl Game` forwards to `decide` (no circle between the two).
+pub trait Evolves {
+    type Event;
+    /// Applies one event, exactly as the game's `Game::evolve`.
+    fn evolve(&mut self, event: &Self::Event);
+}
+
 /// The scratchpad `decide` resolves one command on: a working copy of the state, the events
 /// emitted so far and the command's randomness. [`Scratch::emit`] records an event and applies
 /// it to the copy at once, so later steps of the same command see its effects exactly as replay
 /// will; the copy changes in no other way, so it always equals the state before the command
 /// evolved by [`Scratch::events`].
-pub struct Scratch<'r, G: Game> {
-    state: G::State,
-    events: Vec<G::Event>,
+pub struct Scratch<'r, S: Evolves> {
+    state: S,
+    events: Vec<S::Event>,
     rng: &'r mut dyn Rng,
 }
 
-impl<'r, G: Game> Scratch<'r, G> {
+impl<'r, S: Evolves> Scratch<'r, S> {
     /// Starts from `state` (a copy the caller owns) with no events yet.
-    pub fn new(state: G::State, rng: &'r mut dyn Rng) -> Self {
+    pub fn new(state: S, rng: &'r mut dyn Rng) -> Self {
         Scratch {
             state,
             events: Vec::new(),
@@ -49,18 +59,18 @@ impl<'r, G: Game> Scratch<'r, G> {
     }
 
     /// The state with every event emitted so far applied.
-    pub fn state(&self) -> &G::State {
+    pub fn state(&self) -> &S {
         &self.state
     }
 
     /// Records `event` and applies it to the working copy.
-    pub fn emit(&mut self, event: G::Event) {
-        G::evolve(&mut self.state, &event);
+    pub fn emit(&mut self, event: S::Event) {
+        self.state.evolve(&event);
         self.events.push(event);
     }
 
     /// The events emitted so far, in order.
-    pub fn events(&self) -> &[G::Event] {
+    pub fn events(&self) -> &[S::Event] {
         &self.events
     }
 
@@ -70,12 +80,12 @@ impl<'r, G: Game> Scratch<'r, G> {
     }
 
     /// The events of the command.
-    pub fn into_events(self) -> Vec<G::Event> {
+    pub fn into_events(self) -> Vec<S::Event> {
         self.events
     }
 
     /// The state after the command and its events.
-    pub fn into_parts(self) -> (G::State, Vec<G::Event>) {
+    pub fn into_parts(self) -> (S, Vec<S::Event>) {
         (self.state, self.events)
     }
 }

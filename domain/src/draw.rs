@@ -8,7 +8,7 @@
 //! attributes (`data-seat`, `data-space` …): `tests/drills/replay-chromium.sh` counts them in the
 //! page against the state.
 
-use crate::engine::{Prompt, Seat, Viewer};
+use crate::engine::seat::{Prompt, Seat, Viewer};
 use std::fmt::Write as _;
 
 /// Text with `&`, `<`, `>`, `"` and `'` escaped (attribute values and text nodes alike), and

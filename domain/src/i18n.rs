@@ -11,7 +11,7 @@
 //! arguments as `{name}` (or `{name:ordinal}` for a place: "2nd" / "2e"); the arguments are the
 //! engine's or the server's specifics, passed as data, so no language is baked into them.
 
-use crate::engine::Seat;
+use crate::engine::seat::Seat;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::BTreeMap;

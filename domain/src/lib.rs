@@ -26,8 +26,8 @@ pub use engine::{Game, Outcome, Prompt, RuleViolation, Seat, Viewer};
 pub fn games() -> &'static [&'static dyn AnyGame] {
     static WHISKY_RACE: Erased<whisky_race::WhiskyRace> =
         Erased::new().simulated_by(whisky_race::sim::simulate);
-    static BANDITS: Erased<bandits::Bandits> = Erased::new().simulated_by(bandits::simulate);
-    static MUSH: Erased<mush::Mush> = Erased::new().simulated_by(mush::simulate);
+    static BANDITS: Erased<bandits::Bandits> = Erased::new().simulated_by(bandits::sim::simulate);
+    static MUSH: Erased<mush::Mush> = Erased::new().simulated_by(mush::sim::simulate);
     static GAMES: &[&dyn AnyGame] = &[&WHISKY_RACE, &BANDITS, &MUSH];
     GAMES
 }

@@ -6,6 +6,9 @@
 //! what their seat may see.
 
 use crate::any::AnyState;
+/// Defined in `any.rs`, beside the [`crate::any::Simulation`] it is the error of (so `any.rs`
+/// names no part of this file); named here too, where [`play_game`] returns it.
+pub use crate::any::SimFailure;
 use crate::engine::{ChaChaRng, Game, Outcome, Prompt, Rng, RngExt, Seat, seeded};
 use serde_json::Value;
 
@@ -25,20 +28,6 @@ pub struct SimGame<G: Game> {
     pub outcome: Outcome,
     pub commands: usize,
     pub events: usize,
-}
-
-/// Why a simulated game failed: the seed reproduces it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SimFailure {
-    pub seed: u64,
-    pub step: usize,
-    pub what: String,
-}
-
-impl std::fmt::Display for SimFailure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "seed {} step {}: {}", self.seed, self.step, self.what)
-    }
 }
 
 /// Plays one game with the given bots (one per seat; missing seats are random).

@@ -9,25 +9,9 @@
 
 use crate::engine::{ChaChaRng, Game, Rng, RngExt, Seat};
 
-/// Command tags that give nothing away, in order of preference: declining to act is always
-/// the cheapest choice when the rules offer it.
-pub const CHEAP_TAGS: &[&str] = &["pass", "decline", "skip", "stop", "done", "end", "finish"];
-
-/// The index of the cheapest command among legal commands of the given `type` tags: the first
-/// whose tag is (or starts/ends with) a [`CHEAP_TAGS`] word, in that word order; else the first
-/// legal command (games list their legal commands cheapest first: lowest bid, first path).
-pub fn cheapest(tags: &[String]) -> Option<usize> {
-    if tags.is_empty() {
-        return None;
-    }
-    let cheap = |tag: &str, word: &str| {
-        tag == word || tag.starts_with(&format!("{word}_")) || tag.ends_with(&format!("_{word}"))
-    };
-    CHEAP_TAGS
-        .iter()
-        .find_map(|word| tags.iter().position(|tag| cheap(tag, word)))
-        .or(Some(0))
-}
+/// The cheapest command among legal ones lives beside [`Game::default_move`], whose default
+/// it is (the trait names no file above it).
+pub use crate::engine::{CHEAP_TAGS, cheapest};
 
 /// The randomness a timed-out seat's sealed default is drawn from ([`timeout_move`]): the
 /// ChaCha20 stream of the command decided at `version`, keyed like the game's dice by the

@@ -1,15 +1,17 @@
-//! Web Push (issue 18): the message encryption of RFC 8291 (`aes128gcm`, RFC 8188) and the
-//! VAPID signature of RFC 8292. The push service is the browser vendor's; the server only
-//! encrypts each notification's JSON for one subscription and signs the request.
+//! Web Push (issue 18): the message encryption of RFC 8291 (`aes128gcm`, RFC 8188), by the
+//! `web-push-native` crate, and the VAPID signature of RFC 8292 (ours: an ES256 JWT through
+//! `jsonwebtoken`, which the server already signs with). The push service is the browser
+//! vendor's; the server only encrypts each notification's JSON for one subscription and signs
+//! the request.
 
-use aes_gcm::aead::{Aead, KeyInit};
 use p256::elliptic_curve::sec1::ToEncodedPoint;
 use p256::pkcs8::EncodePrivateKey;
 use p256::{PublicKey, SecretKey};
-use sha2::Sha256;
 
-/// Record size announced in the header (one record holds any notification).
-const RECORD_SIZE: u32 = 4096;
+/// The largest record we send: the notification, its delimiter and the 16-byte tag (push
+/// services need not take more than 4096 octets; the record size the body announced before
+/// the crate, which announces the record's own length).
+const RECORD_SIZE: usize = 4096;
 
 /// base64url without padding (RFC 4648 §5), as Web Push writes keys.
 pub fn b64url(bytes: &[u8]) -> String {
@@ -100,50 +102,21 @@ impl Vapid {
 }
 
 /// Encrypts `plaintext` for the subscription whose keys are `p256dh` and `auth` (base64url):
-/// the `aes128gcm` body of RFC 8291 §4, one record, with a fresh sender key and salt.
+/// the `aes128gcm` body of RFC 8291 §4, one record, with a fresh sender key and salt (the
+/// crate draws both from the OS, through `rand_core`'s `OsRng`).
 pub fn encrypt(p256dh: &str, auth: &str, plaintext: &[u8]) -> Result<Vec<u8>, String> {
     let ua_public_bytes = b64url_decode(p256dh).ok_or("p256dh is not base64url")?;
     let auth_secret = b64url_decode(auth).ok_or("auth is not base64url")?;
     let ua_public =
         PublicKey::from_sec1_bytes(&ua_public_bytes).map_err(|_| "p256dh is not a P-256 point")?;
-    let as_secret = random_secret();
-    let as_public = as_secret.public_key().to_encoded_point(false);
-    let shared = p256::ecdh::diffie_hellman(as_secret.to_nonzero_scalar(), ua_public.as_affine());
-    // RFC 8291 §3.4: IKM from the ECDH secret, keyed by the auth secret.
-    let mut key_info = b"WebPush: info\0".to_vec();
-    key_info.extend_from_slice(&ua_public_bytes);
-    key_info.extend_from_slice(as_public.as_bytes());
-    let mut ikm = [0u8; 32];
-    hkdf::Hkdf::<Sha256>::new(Some(&auth_secret), shared.raw_secret_bytes())
-        .expand(&key_info, &mut ikm)
-        .map_err(|_| "HKDF")?;
-    // RFC 8188 §2.2: content key and nonce from a fresh salt.
-    let mut salt = [0u8; 16];
-    infra::random::fill_random(&mut salt);
-    let prk = hkdf::Hkdf::<Sha256>::new(Some(&salt), &ikm);
-    let mut cek = [0u8; 16];
-    let mut nonce = [0u8; 12];
-    prk.expand(b"Content-Encoding: aes128gcm\0", &mut cek)
-        .map_err(|_| "HKDF")?;
-    prk.expand(b"Content-Encoding: nonce\0", &mut nonce)
-        .map_err(|_| "HKDF")?;
-    // One record: the plaintext, then the last-record delimiter 0x02 (no padding).
-    let mut record = plaintext.to_vec();
-    record.push(2);
-    if record.len() + 16 > RECORD_SIZE as usize {
+    // RFC 8291 §3.2: the authentication secret is 16 octets (checked at subscription too).
+    let auth: [u8; 16] = auth_secret.try_into().map_err(|_| "auth is not 16 bytes")?;
+    // The record: the plaintext, the last-record delimiter and the tag.
+    if plaintext.len() + 1 + 16 > RECORD_SIZE {
         return Err("the notification is too large for one record".into());
     }
-    let cipher = aes_gcm::Aes128Gcm::new_from_slice(&cek).map_err(|_| "AES key")?;
-    let sealed = cipher
-        .encrypt(&nonce.into(), record.as_slice())
-        .map_err(|_| "AES-GCM")?;
-    let mut body = Vec::with_capacity(16 + 4 + 1 + 65 + sealed.len());
-    body.extend_from_slice(&salt);
-    body.extend_from_slice(&RECORD_SIZE.to_be_bytes());
-    body.push(as_public.as_bytes().len() as u8);
-    body.extend_from_slice(as_public.as_bytes());
-    body.extend_from_slice(&sealed);
-    Ok(body)
+    web_push_native::encrypt(plaintext.to_vec(), &ua_public, &auth.into())
+        .map_err(|e| format!("{e:?}"))
 }
 
 #[cfg(test)]
@@ -167,12 +140,15 @@ mod tests {
     /// salt, record size, key and the sealed record, and it opens to the plaintext.
     #[test]
     fn an_encrypted_message_opens_with_the_receivers_keys() {
+        use aes_gcm::aead::{Aead, KeyInit};
+        use sha2::Sha256;
         let ua = random_secret();
         let ua_public = b64url(ua.public_key().to_encoded_point(false).as_bytes());
         let auth = b64url(&[7u8; 16]);
         let body = encrypt(&ua_public, &auth, b"{\"type\":\"your_turn\"}").unwrap();
         let (salt, rest) = body.split_at(16);
-        assert_eq!(&rest[..4], &4096u32.to_be_bytes());
+        // One record exactly: web-push-native announces the plaintext + delimiter + tag.
+        assert_eq!(&rest[..4], &(20u32 + 17).to_be_bytes());
         assert_eq!(rest[4], 65);
         let as_public = PublicKey::from_sec1_bytes(&rest[5..70]).unwrap();
         let sealed = &rest[70..];

@@ -15,23 +15,22 @@
 //!   constraint is the path length bound of the current share (points are re-read after it).
 //! * Fields a command does not use here are not listed: `additionalProperties: {const: null}`
 //!   plus `propertyNames` (the command's fields) say they may only be left out or `null`
-//!   (`decide` refuses a stray value: [`stray_fields`]). A field the command may leave out has a
+//!   (`decide` refuses a stray value: [`super::decide::stray_fields`]). A field the command may leave out has a
 //!   `default` when leaving it out means that value (the concerned pawn of a Lawyer).
 //!
 //! Families carry a `title`, a `description` and the `rule` they implement (annotation).
 
 use super::board::{Node, Zone, board};
-use super::command::{Command, DestinyOption};
-use super::decide::destiny::*;
-use super::decide::free_movable;
-use super::decide::hunter::{PIECE, hunt_so_far, hunter_paths, hunter_pieces, piece_len};
-use super::decide::segment::{self, SEGMENT};
+use super::command::DestinyOption;
+use super::decide::segment;
+use super::evolve::control::{Pending, SEGMENT, pending};
 use super::evolve::control::{awaiting, can_free, must_leave_officer};
+use super::hunter::{PIECE, hunt_so_far, hunter_paths, hunter_pieces, piece_len};
 use super::movement::{self, Candidate, End, Len};
+use super::reach::*;
 use super::state::*;
 use crate::choices::{Family, schema};
-use crate::decider::{Decided, says};
-use crate::engine::{Seat, ensure};
+use crate::engine::Seat;
 use serde_json::{Map, Value, json};
 
 /// The families of `seat`'s legal commands (empty when it is not the seat to act).
@@ -511,7 +510,7 @@ fn move_family(
 /// The move families of `pawns` for `len`: in segments when the pending move is sent so
 /// (BD-515, BD-517: [`segment_moves`]), else every whole path ([`moves`]).
 fn pawn_moves(st: &State, seat: Seat, pawns: &[Pawn], len: Len, out: &mut Vec<Family>) {
-    match segment::pending(st) {
+    match pending(st) {
         Some(pm) => {
             for &p in pawns {
                 segment_moves(st, seat, p, &pm, out);
@@ -530,7 +529,7 @@ fn pawn_moves(st: &State, seat: Seat, pawns: &[Pawn], len: Len, out: &mut Vec<Fa
 /// as [`moves`]) and the `move_segment` family of the next [`SEGMENT`] steps of the longer
 /// ones the seat can afford (any card ids, BD-514), so each lists paths of at most
 /// [`SEGMENT`] steps.
-fn segment_moves(st: &State, seat: Seat, pawn: Pawn, pm: &segment::Pending, out: &mut Vec<Family>) {
+fn segment_moves(st: &State, seat: Seat, pawn: Pawn, pm: &Pending, out: &mut Vec<Family>) {
     let (ends, longer): (Vec<Candidate>, Vec<Candidate>) = segment::rests(st, pawn, pm)
         .into_iter()
         .partition(|c| c.path.len() <= SEGMENT);
@@ -821,100 +820,4 @@ fn option_name(option: DestinyOption, steps: Option<u8>) -> String {
         (_, Some(k)) => format!("{k} back"),
         (o, None) => format!("{o:?}"),
     }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Fields that do not belong
-// ---------------------------------------------------------------------------------------------
-
-/// A `play_card` in a Bodyguard or Lawyer window and a `resolve_destiny` carry only the fields
-/// that choice uses (left out or `null` otherwise): like an unknown field (§12), a value
-/// `decide` would silently ignore is refused, so `choices` can describe exactly what is
-/// accepted. A Lawyer may name the pawn it saves (what `legal` always sent).
-pub fn stray_fields(st: &State, cmd: &Command) -> Decided<()> {
-    if !matches!(st.ctl.phase, Phase::Resolving { .. }) {
-        return Ok(());
-    }
-    match cmd {
-        Command::PlayCard {
-            pawn,
-            piggyback_card,
-            ..
-        } => {
-            let (rule, concerned) = match st.ctl.stack.last() {
-                Some(Frame::Arrive(Arrival {
-                    stage: ArrivalStage::Fight(f),
-                    pawn,
-                    ..
-                })) => match f.step {
-                    FightStep::Bodyguard => ("BD-121", None),
-                    FightStep::Lawyer => ("BD-126", Some(*pawn)),
-                    _ => return Ok(()),
-                },
-                Some(Frame::Destiny(DestinyQueue { exec: Some(e), .. }))
-                    if e.step == ExecStep::Lawyer =>
-                {
-                    ("BD-320", e.target)
-                }
-                _ => return Ok(()),
-            };
-            ensure(piggyback_card.is_none(), rule, || {
-                says("no_sur_le_dos_played_card")
-            })?;
-            ensure(pawn.is_none() || *pawn == concerned, rule, || {
-                says("card_names_no_other_pawn")
-            })
-        }
-        Command::ResolveDestiny { .. } => destiny_fields(st, cmd),
-        _ => Ok(()),
-    }
-}
-
-fn destiny_fields(st: &State, cmd: &Command) -> Decided<()> {
-    let Command::ResolveDestiny {
-        option,
-        pawn,
-        target_pawn,
-        target_player,
-        steps,
-        mode,
-        piggyback_card,
-    } = cmd
-    else {
-        return Ok(());
-    };
-    let Some(Frame::Destiny(DestinyQueue { exec: Some(e), .. })) = st.ctl.stack.last() else {
-        return Ok(());
-    };
-    if e.step != ExecStep::Choice {
-        return Ok(());
-    }
-    let back = *option == Some(DestinyOption::Back);
-    let (rule, uses): (&'static str, &[&str]) = match e.card.kind() {
-        DestinyKind::Detective => ("BD-310", &["option", "pawn", "piggyback_card"]),
-        DestinyKind::ExpressEscape if back => {
-            ("BD-362", &["option", "pawn", "piggyback_card", "steps"])
-        }
-        DestinyKind::ExpressEscape => ("BD-360", &["option", "pawn", "piggyback_card"]),
-        DestinyKind::Accusation => ("BD-320", &["target_pawn"]),
-        DestinyKind::GrandTour => ("BD-332", &["mode"]),
-        DestinyKind::DrawOrRoll => ("BD-351", &["option"]),
-        DestinyKind::Interrogation => ("BD-370", &["target_player"]),
-        _ => return Ok(()),
-    };
-    let given = [
-        ("option", option.is_some()),
-        ("pawn", pawn.is_some()),
-        ("target_pawn", target_pawn.is_some()),
-        ("target_player", target_player.is_some()),
-        ("steps", steps.is_some()),
-        ("mode", mode.is_some()),
-        ("piggyback_card", piggyback_card.is_some()),
-    ];
-    for (name, present) in given {
-        ensure(!present || uses.contains(&name), rule, || {
-            says("name_not_part_card_choice").arg("name", name)
-        })?;
-    }
-    Ok(())
 }

@@ -14,8 +14,10 @@ pub mod decide;
 pub mod event;
 pub mod evolve;
 pub mod fair;
+pub mod hunter;
 pub mod legal;
 pub mod movement;
+pub mod reach;
 pub mod render;
 pub mod sim;
 pub mod state;
@@ -28,7 +30,6 @@ mod tests;
 pub use board::Colour;
 pub use command::{Command, DestinyOption, TourMode};
 pub use event::{Event, FightResult, RollContext};
-pub use sim::simulate;
 pub use state::{Card, Destiny, Options, Pawn, State};
 pub use view::View;
 

@@ -1,6 +1,7 @@
 //! Simulation statistics (random bots, and one greedy seat in every third game).
 
-use super::{Bandits, Options};
+use super::Bandits;
+use super::state::Options;
 use crate::sim::{Bot, SimFailure, SimGame, play_game};
 use serde_json::json;
 

@@ -1,6 +1,6 @@
 //! Mush's legal moves as JSON Schema families (issue 15, [`crate::choices`]).
 //!
-//! [`super::legal::choices`] lists a seat's legal commands as typed [`Choice`]s, one per family;
+//! [`super::legal::choices`] lists a seat's legal commands as typed [`Choice`]s (defined there), one per family;
 //! here each becomes a JSON Schema 2020-12 document with a title, a description and the
 //! annotations a move picker wants (costs, what a rest really gives after caps, the steps the
 //! overtaking right would unlock …). Every Mush constraint is a range, a set of ids or a
@@ -17,56 +17,11 @@
 use serde_json::{Map, Value, json};
 
 use super::board::{self, LinkId, SpaceId};
-use super::command::Command;
 use super::decide::training_limit;
-use super::legal;
+use super::legal::{self, Choice};
 use super::state::*;
 use crate::choices::{Family, schema};
 use crate::engine::Seat;
-
-/// One family of a seat's legal commands, in typed form: the JSON Schema family
-/// ([`Choice::family`]), the concrete commands ([`Choice::commands`]) and the prompt kind are
-/// all drawn from it.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Choice {
-    ChooseTraining {
-        open: Vec<Training>,
-    },
-    BuyReroll,
-    PassReroll,
-    SubmitBid {
-        max: u32,
-    },
-    SkipEarlyRiser,
-    BuyOvertake,
-    /// A step (or the early riser's free step) to `to`, modifier `0..=max_modifier`.
-    Step {
-        early: bool,
-        to: SpaceId,
-        max_modifier: u8,
-    },
-    PlaceAvalanche {
-        targets: Vec<LinkId>,
-    },
-    /// Any marker of `from` to any link of `targets` (the two are independent, MU-106).
-    MoveAvalanche {
-        from: Vec<LinkId>,
-        targets: Vec<LinkId>,
-    },
-    RemoveAvalanche {
-        links: Vec<LinkId>,
-    },
-    DeclareMove,
-    DeclareRest {
-        option: RestOption,
-    },
-    /// Pay `1..=max` tokens into the reduction pool.
-    ReduceDice {
-        max: u8,
-    },
-    PassReduction,
-    EndMovement,
-}
 
 /// `seat`'s families now (empty when the game does not wait for it).
 pub fn families(s: &State, seat: Seat) -> Vec<Family> {
@@ -86,78 +41,6 @@ fn ids<T: serde::Serialize>(items: &[T]) -> Vec<Value> {
 }
 
 impl Choice {
-    /// The command `type` of every instance.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Choice::ChooseTraining { .. } => "choose_training",
-            Choice::BuyReroll => "buy_reroll",
-            Choice::PassReroll => "pass_reroll",
-            Choice::SubmitBid { .. } => "submit_bid",
-            Choice::SkipEarlyRiser => "skip_early_riser",
-            Choice::BuyOvertake => "buy_overtake",
-            Choice::Step { early: true, .. } => "early_riser_step",
-            Choice::Step { early: false, .. } => "step",
-            Choice::PlaceAvalanche { .. } => "place_avalanche",
-            Choice::MoveAvalanche { .. } => "move_avalanche",
-            Choice::RemoveAvalanche { .. } => "remove_avalanche",
-            Choice::DeclareMove => "declare_move",
-            Choice::DeclareRest { .. } => "declare_rest",
-            Choice::ReduceDice { .. } => "reduce_dice",
-            Choice::PassReduction => "pass_reduction",
-            Choice::EndMovement => "end_movement",
-        }
-    }
-
-    /// Every instance, as commands (a step is listed once per modifier, with it written out).
-    pub fn commands(&self) -> Vec<Command> {
-        match self {
-            Choice::ChooseTraining { open } => open
-                .iter()
-                .map(|&training| Command::ChooseTraining { training })
-                .collect(),
-            Choice::BuyReroll => vec![Command::BuyReroll {}],
-            Choice::PassReroll => vec![Command::PassReroll {}],
-            Choice::SubmitBid { max } => (0..=*max)
-                .map(|amount| Command::SubmitBid { amount })
-                .collect(),
-            Choice::SkipEarlyRiser => vec![Command::SkipEarlyRiser {}],
-            Choice::BuyOvertake => vec![Command::BuyOvertake {}],
-            Choice::Step {
-                early,
-                to,
-                max_modifier,
-            } => (0..=*max_modifier)
-                .map(|modifier| match early {
-                    true => Command::EarlyRiserStep { to: *to, modifier },
-                    false => Command::Step { to: *to, modifier },
-                })
-                .collect(),
-            Choice::PlaceAvalanche { targets } => targets
-                .iter()
-                .map(|&link| Command::PlaceAvalanche { link })
-                .collect(),
-            Choice::MoveAvalanche { from, targets } => from
-                .iter()
-                .flat_map(|&from_link| {
-                    targets
-                        .iter()
-                        .map(move |&to_link| Command::MoveAvalanche { from_link, to_link })
-                })
-                .collect(),
-            Choice::RemoveAvalanche { links } => links
-                .iter()
-                .map(|&link| Command::RemoveAvalanche { link })
-                .collect(),
-            Choice::DeclareMove => vec![Command::DeclareMove {}],
-            Choice::DeclareRest { option } => vec![Command::DeclareRest { option: *option }],
-            Choice::ReduceDice { max } => (1..=*max)
-                .map(|tokens| Command::ReduceDice { tokens })
-                .collect(),
-            Choice::PassReduction => vec![Command::PassReduction {}],
-            Choice::EndMovement => vec![Command::EndMovement {}],
-        }
-    }
-
     /// The JSON Schema family, with what a UI needs to draw and explain its control.
     pub fn family(&self, s: &State, seat: Seat) -> Family {
         let kind = self.kind();

@@ -12,6 +12,7 @@ pub mod decide;
 pub mod event;
 pub mod evolve;
 pub mod fair;
+pub mod invariants;
 pub mod legal;
 pub mod render;
 pub mod sim;
@@ -27,7 +28,6 @@ use crate::engine::{Game, Outcome, Redacted, Rng, RuleViolation, Seat, SeatScore
 pub use board::{LinkId, SegmentId, SpaceId};
 pub use command::Command;
 pub use event::Event;
-pub use sim::simulate;
 pub use state::State;
 pub use view::View;
 
@@ -150,19 +150,31 @@ impl Game for Mush {
     }
 
     fn check_invariants(state: &State) -> Result<(), String> {
-        sim::check_invariants(state)
+        invariants::check_invariants(state)
     }
 
     fn heuristic(state: &State, seat: Seat) -> i64 {
-        sim::heuristic(state, seat)
+        view::heuristic(state, seat)
     }
 
     fn determinize(state: &State, seat: Seat, rng: &mut dyn Rng) -> State {
         fair::determinize(state, seat, rng)
     }
 
+    /// [`crate::Game::default_move`] (docs/rules/mush.md, "Timeout policy"): at the start of a
+    /// turn, the first legal declaration (`declare_move` while a dog is fresh, else the first
+    /// rest option) rather than the avalanche actions listed before it, which cost 5 tokens and
+    /// answer nothing; every other decision as the generic policy.
     fn default_move(state: &State, seat: Seat) -> Option<Command> {
-        fair::default_move(state, seat)
+        if state.phase == state::Phase::TurnStart && state.active == Some(seat) {
+            let declaration = legal::legal(state, seat)
+                .into_iter()
+                .find(|c| matches!(c, Command::DeclareMove { .. } | Command::DeclareRest { .. }));
+            if declaration.is_some() {
+                return declaration;
+            }
+        }
+        crate::engine::cheapest_waited_for::<Self>(state, seat)
     }
 
     fn option_samples(_seats: u8) -> Vec<Options> {

@@ -252,3 +252,46 @@ pub fn redact(event: &Event, viewer: Viewer) -> Redacted<'_, Event> {
         _ => Redacted::Shown(event),
     }
 }
+
+// The greedy simulation bot's yardstick ([`crate::engine::Game::heuristic`]).
+
+fn progress(s: &State, seat: Seat) -> i64 {
+    let d = s
+        .graph()
+        .dist_to_nome
+        .get(s.players[seat.index()].space.index())
+        .copied()
+        .unwrap_or(u16::MAX);
+    -i64::from(d)
+}
+
+/// A cheap estimate for the greedy bot: progress first, then movement points in hand, fresh
+/// dogs and tokens; minus the best rival's progress.
+pub fn heuristic(s: &State, seat: Seat) -> i64 {
+    if !s.is_seat(seat) {
+        return 0;
+    }
+    match s.winner {
+        Some(w) if w == seat => return 1_000_000,
+        Some(_) => return -1_000_000,
+        None => {}
+    }
+    let p = &s.players[seat.index()];
+    let mut value = 100 * progress(s, seat) + 12 * i64::from(p.fresh()) + 2 * i64::from(p.tokens);
+    if s.active == Some(seat) && s.mv.outcome.is_some() {
+        // A declared move is worth its expected movement points.
+        let expected = if s.phase == Phase::Movement {
+            i64::from(s.mv.mp) * 60
+        } else {
+            i64::from(s.mv.dice) * 30 + 60
+        };
+        value += expected;
+    }
+    let rival = (0..usize::from(s.seats))
+        .map(Seat::from_index)
+        .filter(|x| *x != seat)
+        .map(|x| progress(s, x))
+        .max()
+        .unwrap_or(0);
+    value - 50 * rival
+}

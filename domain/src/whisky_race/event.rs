@@ -1,10 +1,24 @@
 //! Events: every state change and every random outcome, in the order they happen. No floats.
 
-use super::Options;
 use super::board::MarkerId;
 use super::command::{Action, Bundle, Piece, Reward, UseParams};
 use crate::engine::Seat;
 use serde::{Deserialize, Serialize};
+
+/// Options chosen at game creation; the expert variants may be combined (§3.19).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    /// Expert random setup (WR-143..WR-146).
+    #[serde(default)]
+    pub random_setup: bool,
+    /// Whisky-group bidding instead of starting whiskies (WR-147..WR-152).
+    #[serde(default)]
+    pub group_bidding: bool,
+    /// Choose the Englishman's marker among 3 (WR-153, WR-154).
+    #[serde(default)]
+    pub englishman_offer: bool,
+}
 
 /// A marker placed on a space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]

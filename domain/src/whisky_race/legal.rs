@@ -8,78 +8,12 @@
 //! random bots do not drown the game in offers). Sampling uses a fixed seed, so `legal` is a
 //! function of the families, which depend on what the seat may see only.
 
-use super::board::{Family, Kind, MarkerId, board};
 use super::choices::{choices, kinds};
-use super::command::{Action, Command, Direction, Reward};
-use super::decide::{action_legal, d13_chooser};
+use super::command::{Action, Command};
+use super::decide::d13_chooser;
 use super::state::*;
 use crate::engine::{Prompt, Seat, seeded};
 use std::borrow::Cow;
-
-/// Non-decline actions of `marker` for the active `seat` (spec §5.3).
-pub fn activation_actions(s: &State, seat: Seat, marker: MarkerId) -> Vec<Action> {
-    let mut out = Vec::new();
-    let mut push = |a: Action| {
-        if action_legal(s, seat, marker, &a).is_ok() {
-            out.push(a);
-        }
-    };
-    match (marker.family(), marker.kind()) {
-        (Family::Whisky, _) => push(Action::Buy { marker: None }),
-        // WR-162: a brown marker chosen among several is collected (`action_legal` refuses
-        // it in games begun before WR-162, where the engine applies brown markers, WR-161).
-        (Family::Brown, _) => push(Action::Collect {}),
-        (Family::Blue, Kind::Pub) => {
-            for w in s.whiskies_of(seat) {
-                push(Action::Sell {
-                    whisky: w,
-                    reward: Reward::Vp,
-                });
-                push(Action::Sell {
-                    whisky: w,
-                    reward: Reward::Malt,
-                });
-            }
-        }
-        (Family::Blue, Kind::StCulabansFeast) => {
-            let on_board: Vec<MarkerId> = board()
-                .all_markers()
-                .filter(|m| matches!(s.loc_of(*m), Loc::Space { .. }))
-                .collect();
-            for a in &on_board {
-                for b in &on_board {
-                    push(Action::Swap {
-                        marker_a: *a,
-                        marker_b: *b,
-                    });
-                }
-            }
-        }
-        (Family::Blue, Kind::EnglishmanMarker) => {
-            for direction in [Direction::Forward, Direction::Backward] {
-                for distance in 1..=board().c.englishman_marker_max_steps {
-                    push(Action::MoveEnglishman {
-                        direction,
-                        distance,
-                    });
-                }
-            }
-        }
-        (Family::Blue, Kind::HolyPlace) => {
-            for w in s.whiskies_of(seat) {
-                push(Action::Reactivate { whisky: w });
-            }
-            for m in board()
-                .all_markers()
-                .filter(|m| m.is_whisky() && matches!(s.loc_of(*m), Loc::Space { .. }))
-            {
-                push(Action::Buy { marker: Some(m) });
-            }
-        }
-        (Family::Blue, _) => {}
-    }
-    out
-}
 
 /// Families with more instances than this are sampled (as many times) instead of listed.
 const ENUMERATION_CAP: usize = 4096;

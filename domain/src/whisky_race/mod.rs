@@ -14,6 +14,7 @@ pub mod decide;
 pub mod event;
 pub mod evolve;
 pub mod fair;
+pub mod invariants;
 pub mod legal;
 pub mod render;
 pub mod sim;
@@ -25,32 +26,15 @@ mod tests;
 
 use crate::decider::{Scratch, ensure, says};
 use crate::engine::*;
-use serde::{Deserialize, Serialize};
 
 pub use board::{Kind, MarkerId, board};
 pub use command::{Action, Bundle, Command, Direction, Piece, Reward, UseParams};
-pub use event::Event;
-pub use sim::simulate;
+pub use event::{Event, Options};
 pub use state::State;
 pub use view::View;
 
 /// The game (a decider).
 pub struct WhiskyRace;
-
-/// Options chosen at game creation; the expert variants may be combined (§3.19).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Options {
-    /// Expert random setup (WR-143..WR-146).
-    #[serde(default)]
-    pub random_setup: bool,
-    /// Whisky-group bidding instead of starting whiskies (WR-147..WR-152).
-    #[serde(default)]
-    pub group_bidding: bool,
-    /// Choose the Englishman's marker among 3 (WR-153, WR-154).
-    #[serde(default)]
-    pub englishman_offer: bool,
-}
 
 impl Game for WhiskyRace {
     const KIND: &'static str = "whisky_race";
@@ -86,7 +70,7 @@ impl Game for WhiskyRace {
         ensure(Self::seat_range().contains(&seats), "WR-001", || {
             says("3_to_6_players")
         })?;
-        let mut ctx = Scratch::<WhiskyRace>::new(State::default(), rng);
+        let mut ctx = Scratch::<State>::new(State::default(), rng);
         ctx.emit(Event::GameStarted {
             seats,
             options: options.clone(),
@@ -168,11 +152,11 @@ impl Game for WhiskyRace {
     }
 
     fn check_invariants(state: &State) -> Result<(), String> {
-        sim::check_invariants(state)
+        invariants::check_invariants(state)
     }
 
     fn check_event(before: &State, event: &Event) -> Result<(), String> {
-        sim::check_event(before, event)
+        invariants::check_event(before, event)
     }
 
     fn heuristic(state: &State, seat: Seat) -> i64 {

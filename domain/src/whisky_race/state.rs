@@ -1,9 +1,8 @@
 //! The state folded from events. `State::default()` is "before setup".
 
-use super::Options;
 use super::board::{Kind, MarkerId, board};
 use super::command::{Action, Bundle, UseParams};
-use super::event::Trigger;
+use super::event::{Options, Trigger};
 use crate::engine::Seat;
 use serde::{Deserialize, Serialize};
 

@@ -4,7 +4,6 @@
 //! (`emit` = record + `evolve`): `decide` never touches the control state itself, so replaying
 //! the events always rebuilds exactly the state `decide` worked on.
 
-use super::Bandits;
 use super::board::{Kind, Node, Zone, board};
 use super::command::Command;
 use super::event::{Event, RollContext};
@@ -15,28 +14,14 @@ use crate::decider::{Decided, MessageArg, Says, Scratch, ensure, says, violation
 use crate::engine::{Rng, RngExt, Seat};
 
 pub mod destiny;
+mod fields;
 mod fight;
-pub mod hunter;
 pub mod segment;
 
 pub use super::evolve::control::{Awaiting, awaiting, can_free, must_leave_officer};
-pub use destiny::*;
-pub use hunter::*;
-
-/// Own pawns that are free and movable (destiny subjects, card moves).
-pub fn free_movable(st: &State, seat: Seat) -> Vec<Pawn> {
-    st.pawns_of(seat)
-        .filter(|&p| st.is_free(p) && st.is_movable(p))
-        .collect()
-}
-
-/// Own free movable pawns outside Huntington (BD-305).
-pub fn outside_movable(st: &State, seat: Seat) -> Vec<Pawn> {
-    free_movable(st, seat)
-        .into_iter()
-        .filter(|&p| !st.in_huntington(p))
-        .collect()
-}
+pub use super::hunter::*;
+pub use super::reach::*;
+pub use fields::stray_fields;
 
 /// BD-506 (strengthens BD-047): while `leave` (a pawn on the own probation officer that can
 /// leave it with the roll) is there, the roll must move it off: `what` says what the player
@@ -77,7 +62,7 @@ impl MessageArg for SupportKind {
 
 /// The working copy `decide` resolves on (the shared toolkit's [`Scratch`]); its methods
 /// here and in `destiny.rs` / `fight.rs` are the steps of Bandits.
-pub type Cx<'a> = Scratch<'a, Bandits>;
+pub type Cx<'a> = Scratch<'a, State>;
 
 pub fn decide(st: &State, actor: Seat, cmd: &Command, rng: &mut dyn Rng) -> Decided<Vec<Event>> {
     ensure(st.started(), "BD-001", || says("game_not_set_up"))?;
@@ -106,7 +91,7 @@ pub fn decide(st: &State, actor: Seat, cmd: &Command, rng: &mut dyn Rng) -> Deci
             .arg("decision", w.decision)
             .seat("actor", actor)
     })?;
-    super::choices::stray_fields(st, cmd)?;
+    stray_fields(st, cmd)?;
     let mut cx = Cx::new(st.clone(), rng);
     let cmd = match segment::prepare(st, actor, cmd)? {
         // BD-515: the move goes on with the seat's next command; nothing else happens.

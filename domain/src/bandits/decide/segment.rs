@@ -16,107 +16,12 @@
 use super::super::board::Node;
 use super::super::command::Command;
 use super::super::event::Event;
-use super::super::evolve::control::{active, can_free, must_leave_officer};
-use super::super::movement::Len;
+use super::super::evolve::control::{Pending, SEGMENT, pending};
 use super::super::movement::{self, Candidate, End};
 use super::super::state::*;
-use super::destiny::{destiny_len, destiny_movers};
 use crate::decider::{Decided, ensure, says, violation};
 use crate::engine::Seat;
 use std::borrow::Cow;
-
-/// The most steps one command carries in a segmented move; every segment that does not end
-/// the move has exactly this many. Five keeps the prompt of the worst position measured under
-/// 16 KB with margin (`docs/rules/bandits.md` §12) while a rampage still takes few commands.
-pub const SEGMENT: usize = 5;
-
-/// The cards whose moves are sent in segments (BD-515): the ones whose paths may be longer
-/// than a turn's 10 steps — in games created with event schema 3 (older games keep whole
-/// moves, so their recorded commands re-run).
-pub fn segmented(st: &State, card: Destiny) -> bool {
-    st.segmented_moves && matches!(card.kind(), DestinyKind::Rampage | DestinyKind::Distribute)
-}
-
-/// The pending pawn move when it is sent in segments, whatever asked for it: a rampage or
-/// distribute card (BD-515), or — in games created with event schema 5 (BD-517) — a turn
-/// roll, a bonus move or another destiny move whose paths may be longer than [`SEGMENT`].
-#[derive(Clone, Debug)]
-pub struct Pending {
-    /// The length rule of the whole move.
-    pub len: Len,
-    /// The pawns that may make it.
-    pub movers: Vec<Pawn>,
-    /// The protocol rule (BD-515 or BD-517) that sends it in segments.
-    pub rule: &'static str,
-    /// The rule that says which pawns may make it.
-    pub mover_rule: &'static str,
-}
-
-/// Whether paths of `len` may be longer than [`SEGMENT`] steps.
-fn may_be_long(len: Len) -> bool {
-    match len {
-        Len::Exact(v) | Len::UpTo(v) => usize::from(v) > SEGMENT,
-        Len::Rampage(_) => true,
-    }
-}
-
-/// The pending pawn move of the seat to act, if it is sent in segments.
-pub fn pending(st: &State) -> Option<Pending> {
-    let seat = active(st);
-    let all = st.all_moves_in_segments; // BD-517
-    let found = match (&st.ctl.phase, st.ctl.stack.last()) {
-        (Phase::Action { value, attempt }, _) => {
-            // BD-045: a 10 that must free a pawn, BD-513: an attempt roll, move no pawn.
-            let frees_only = *value == 10 && can_free(st, seat);
-            if !all || *attempt || frees_only {
-                return None;
-            }
-            let (movers, mover_rule) = match must_leave_officer(st, seat, *value) {
-                Some(p) => (vec![p], "BD-506"),
-                None => (
-                    st.pawns_of(seat).filter(|&p| st.is_movable(p)).collect(),
-                    "BD-087",
-                ),
-            };
-            Pending {
-                len: Len::Exact(*value),
-                movers,
-                rule: "BD-517",
-                mover_rule,
-            }
-        }
-        (Phase::Resolving { .. }, Some(Frame::Arrive(a)))
-            if all && matches!(a.stage, ArrivalStage::Bonus { .. }) =>
-        {
-            Pending {
-                len: Len::Exact(6),
-                movers: vec![a.pawn],
-                rule: "BD-517",
-                mover_rule: "BD-154",
-            }
-        }
-        (Phase::Resolving { .. }, Some(Frame::Destiny(DestinyQueue { exec: Some(e), .. })))
-            if e.step == ExecStep::Move && (all || segmented(st, e.card)) =>
-        {
-            Pending {
-                len: destiny_len(e),
-                movers: destiny_movers(st, seat, e),
-                rule: if segmented(st, e.card) {
-                    "BD-515"
-                } else {
-                    "BD-517"
-                },
-                mover_rule: match e.card.kind() {
-                    DestinyKind::Distribute => "BD-505",
-                    _ => "BD-305",
-                },
-            }
-        }
-        _ => return None,
-    };
-    // BD-515 applies to every rampage and distribute move, however short its roll.
-    (found.rule == "BD-515" || may_be_long(found.len)).then_some(found)
-}
 
 /// The steps already chosen of `pawn`'s move (empty when none, or when they are another
 /// pawn's).

@@ -6,10 +6,18 @@
 pub mod control;
 
 use super::board::{Colour, Node, Zone, board};
-use super::decide::{advance, hunter_path};
 use super::event::Event;
+use super::hunter::{advance, hunter_path};
 use super::state::{HandCard, NOWHERE, Options, Pawn, Phase, State, Ticket};
 use crate::engine::Seat;
+
+/// What the decider's scratch pad applies each emitted event with ([`crate::decider::Scratch`]).
+impl crate::decider::Evolves for State {
+    type Event = Event;
+    fn evolve(&mut self, event: &Event) {
+        evolve(self, event)
+    }
+}
 
 pub fn evolve(st: &mut State, event: &Event) {
     control::before_event(st, event);

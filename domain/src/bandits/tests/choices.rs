@@ -445,7 +445,7 @@ fn choices_size() {
 // lists paths of at most 5 steps, and a begun move must be finished by its pawn.
 #[test]
 fn bd515_a_long_rampage_goes_in_segments_of_five() {
-    use crate::bandits::decide::segment::SEGMENT;
+    use crate::bandits::evolve::control::SEGMENT;
     let mut fx = Fx::new();
     fx.put("black-1", "R12")
         .put("black-3", "R40")
@@ -590,7 +590,7 @@ fn executing(st: &State, card: &str, value: u8) -> State {
 #[test]
 fn bd515_the_worst_segmented_prompt_of_the_board_fits_16_kb() {
     use crate::bandits::board::Zone;
-    use crate::bandits::decide::segment::SEGMENT;
+    use crate::bandits::evolve::control::SEGMENT;
     let mut fx = Fx::new();
     fx.give("black", "S01")
         .give("black", "S02")
@@ -664,7 +664,7 @@ fn long_bd516_hunter_pieces_stay_small() {
 }
 
 fn bd516_hunter_pieces_stay_small_on(long: bool) {
-    use crate::bandits::decide::hunter::PIECE;
+    use crate::bandits::hunter::PIECE;
     use crate::bandits::state::Phase;
     let b = board();
     let mut fx = Fx::with(
@@ -742,8 +742,8 @@ fn long_bd517_no_family_lists_a_path_longer_than_a_segment_on_simulated_games() 
 }
 
 fn bd517_on_simulated_games(long: bool) {
-    use crate::bandits::decide::hunter::PIECE;
-    use crate::bandits::decide::segment::SEGMENT;
+    use crate::bandits::evolve::control::SEGMENT;
+    use crate::bandits::hunter::PIECE;
     let (mut positions, mut begun) = (0, 0);
     for i in sampled(200, long) {
         walk(i, 517, 120, |st, seat, _| {

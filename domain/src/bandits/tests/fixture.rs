@@ -293,7 +293,7 @@ impl Fx {
         colour: &str,
         cmd: Command,
     ) -> Result<Vec<Event>, RuleViolation> {
-        use crate::bandits::decide::segment::{SEGMENT, pending};
+        use crate::bandits::evolve::control::{SEGMENT, pending};
         let Command::MovePawn { pawn, path, .. } = &cmd else {
             return self.try_cmd(colour, cmd);
         };
@@ -337,13 +337,13 @@ impl Fx {
     /// (the rest when fewer are left: a stuck hunter); stops at the first refusal. The events
     /// of all.
     ///
-    /// [`piece_len`]: crate::bandits::decide::hunter::piece_len
+    /// [`piece_len`]: crate::bandits::hunter::piece_len
     pub fn try_hunter(
         &mut self,
         colour: &str,
         whole: &[Node],
     ) -> Result<Vec<Event>, RuleViolation> {
-        use crate::bandits::decide::hunter::{hunt_so_far, piece_len};
+        use crate::bandits::hunter::{hunt_so_far, piece_len};
         let mut events = Vec::new();
         let mut done = 0;
         loop {
@@ -389,7 +389,7 @@ impl Fx {
     /// no legal move continues, or at its end).
     #[track_caller]
     pub fn rejects(&mut self, colour: &str, cmd: Command, rule: &str) -> RuleViolation {
-        use crate::bandits::decide::segment::{SEGMENT, pending};
+        use crate::bandits::evolve::control::{SEGMENT, pending};
         let long = matches!(&cmd, Command::MovePawn { path, .. } if path.len() > SEGMENT);
         if long && rule != "BD-517" && pending(&self.st).is_some_and(|pm| pm.rule == "BD-517") {
             let (st, logged) = (self.st.clone(), self.log.len());

@@ -2,7 +2,7 @@
 //! §0.1 item 12). Given a position, when a piece, then its events or a violation.
 
 use super::fixture::*;
-use crate::bandits::decide::hunter::PIECE;
+use crate::bandits::hunter::PIECE;
 use crate::bandits::state::HuntSoFar;
 use crate::bandits::*;
 use crate::engine::{Game, Viewer, seeded};

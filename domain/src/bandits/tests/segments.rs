@@ -3,7 +3,7 @@
 //! games begun before keep whole moves.
 
 use super::fixture::*;
-use crate::bandits::decide::segment::SEGMENT;
+use crate::bandits::evolve::control::SEGMENT;
 use crate::bandits::state::{Control, Phase};
 use crate::bandits::*;
 use crate::engine::{Game, Seat};

@@ -1,6 +1,6 @@
 //! Simulation and invariants: random/greedy bots over 2–6 players, all options.
 
-use crate::bandits::simulate;
+use crate::bandits::sim::simulate;
 
 /// `games` simulated games (every option mix of `sim_options` from 100 on) end with a winner,
 /// with every invariant checked on the way.

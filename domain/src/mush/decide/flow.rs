@@ -6,14 +6,30 @@
 //! soon as it is produced, so the automatic steps read exactly the state replay will see.
 
 use crate::decider::Scratch;
-use crate::engine::{RngExt, Seal, Seat};
-use crate::mush::Mush;
+use crate::engine::{Rng, RngExt, Seal, Seat};
 use crate::mush::board::{LinkId, SpaceId};
 use crate::mush::event::{Event, RevealedBid};
 use crate::mush::state::*;
 
 /// The decider's scratch pad (the shared toolkit's, see [`crate::decider::Scratch`]).
-pub(super) type Ctx<'r> = Scratch<'r, Mush>;
+pub(super) type Ctx<'r> = Scratch<'r, State>;
+
+/// MU-020: roll the d6 until it names a seat; every roll is recorded. MU-167: a re-roll window
+/// follows, like after any other roll (a bought re-roll repeats the whole procedure).
+pub fn first_trainer_roll(seats: u8, rng: &mut dyn Rng, attempt: u32) -> Event {
+    let mut values = Vec::new();
+    loop {
+        let v = rng.die(6) as u8;
+        values.push(v);
+        if v <= seats {
+            return Event::FirstTrainerRolled {
+                values,
+                seat: Seat::from_index(usize::from(v - 1)),
+                attempt,
+            };
+        }
+    }
+}
 
 /// MU-130/MU-131/MU-095: roll the same roll again (same dice count, colour and modifier).
 pub(super) fn reroll(c: &mut Ctx) {
@@ -26,7 +42,7 @@ pub(super) fn reroll(c: &mut Ctx) {
         RollKind::FirstTrainer => {
             // MU-167: the whole first-trainer procedure is rolled again.
             let seats = c.state().seats;
-            let event = super::first_trainer_roll(seats, c.rng(), attempt);
+            let event = first_trainer_roll(seats, c.rng(), attempt);
             c.emit(event);
         }
         RollKind::Weather => {

@@ -6,7 +6,7 @@ use super::command::Command;
 use super::event::Event;
 use super::state::*;
 use crate::decider::{Decided, MessageArg, ensure, says};
-use crate::engine::{Rng, RngExt, Seat};
+use crate::engine::{Rng, Seat};
 
 pub mod flow;
 use flow::*;
@@ -79,23 +79,6 @@ pub fn setup(
         },
         first_trainer_roll(seats, rng, 1),
     ])
-}
-
-/// MU-020: roll the d6 until it names a seat; every roll is recorded. MU-167: a re-roll window
-/// follows, like after any other roll (a bought re-roll repeats the whole procedure).
-pub fn first_trainer_roll(seats: u8, rng: &mut dyn Rng, attempt: u32) -> Event {
-    let mut values = Vec::new();
-    loop {
-        let v = rng.die(6) as u8;
-        values.push(v);
-        if v <= seats {
-            return Event::FirstTrainerRolled {
-                values,
-                seat: Seat::from_index(usize::from(v - 1)),
-                attempt,
-            };
-        }
-    }
 }
 
 /// A space or a link names itself by its identifier (`anc_b3`, `anc_b3>anc_b4`) in every

@@ -6,6 +6,14 @@ use super::event::Event;
 use super::state::*;
 use crate::engine::Seat;
 
+/// What the decider's scratch pad applies each emitted event with ([`crate::decider::Scratch`]).
+impl crate::decider::Evolves for State {
+    type Event = Event;
+    fn evolve(&mut self, event: &Event) {
+        evolve(self, event)
+    }
+}
+
 pub fn evolve(s: &mut State, event: &Event) {
     // One function per family of events; each ignores the events of the others.
     const FAMILIES: [fn(&mut State, &Event) -> bool; 6] = [

@@ -208,10 +208,10 @@ fn legal_is_exact_on_random_reachable_states() {
 
 #[test]
 fn simulation_of_a_few_hundred_games_keeps_invariants() {
-    let stats = crate::mush::simulate(300, 1).expect("simulation");
+    let stats = crate::mush::sim::simulate(300, 1).expect("simulation");
     assert_eq!(stats["games"], 300);
     let rounds = &stats["rounds_per_game"];
-    assert!(rounds["max"].as_u64().expect("max") < u64::from(crate::mush::sim::MAX_ROUNDS));
+    assert!(rounds["max"].as_u64().expect("max") < u64::from(crate::mush::invariants::MAX_ROUNDS));
 }
 
 /// The three layouts the errata's simulations report on (MU-168 adds the two-segment one).

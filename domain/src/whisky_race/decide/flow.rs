@@ -1,17 +1,22 @@
 //! The automatic continuation: forced decisions (WR-009), reveals, turn order, activation
 //! checks, the end of round and the next round.
 
-use super::*;
-use crate::engine::{RngExt, Seat};
+use super::guards::*;
+use super::resolve::*;
+use super::steps::*;
+use crate::decider::Scratch;
+use crate::engine::{RngExt, Seal, Seat};
 use crate::whisky_race::board::{Family, Kind, MarkerId, board};
 use crate::whisky_race::command::Action;
+use crate::whisky_race::event::*;
+use crate::whisky_race::state::*;
 
 // ---------------------------------------------------------------------------------------------
 // Automatic continuation
 // ---------------------------------------------------------------------------------------------
 
 /// Runs every automatic step until a player decision is needed (WR-009).
-pub fn settle(ctx: &mut Scratch<'_, WhiskyRace>) {
+pub fn settle(ctx: &mut Scratch<'_, State>) {
     for _ in 0..10_000 {
         if !settle_once(ctx) {
             return;
@@ -22,7 +27,7 @@ pub fn settle(ctx: &mut Scratch<'_, WhiskyRace>) {
 /// One automatic step; false when the engine waits for a player. Open interrupts come first,
 /// innermost first (§5.1: D10 veto window, D11 duel, D12 customs tax), then the phase's own
 /// step.
-pub(super) fn settle_once(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
+pub(super) fn settle_once(ctx: &mut Scratch<'_, State>) -> bool {
     if matches!(ctx.state().phase, Phase::Over | Phase::NotStarted) {
         return false;
     }
@@ -60,7 +65,7 @@ pub(super) fn settle_once(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
 
 /// D10 (§3.13): an open veto window is offered to the next eligible vetoer (WR-088, WR-089),
 /// or resolved. `None` when no window is open.
-fn veto_window_step(ctx: &mut Scratch<'_, WhiskyRace>) -> Option<bool> {
+fn veto_window_step(ctx: &mut Scratch<'_, State>) -> Option<bool> {
     let s = ctx.state();
     if s.decls.last()?.offered.is_some() {
         return Some(false);
@@ -74,7 +79,7 @@ fn veto_window_step(ctx: &mut Scratch<'_, WhiskyRace>) -> Option<bool> {
 
 /// D11 (Glen Mhor duel, WR-104, WR-105): a duellist without malt bids 0; both bids in, they
 /// are revealed. `None` when no duel is open.
-fn duel_step(ctx: &mut Scratch<'_, WhiskyRace>) -> Option<bool> {
+fn duel_step(ctx: &mut Scratch<'_, State>) -> Option<bool> {
     let s = ctx.state();
     let d = s.duel.as_ref()?;
     let duellists = [d.challenger, d.defender];
@@ -116,7 +121,7 @@ fn duel_step(ctx: &mut Scratch<'_, WhiskyRace>) -> Option<bool> {
 }
 
 /// D12 (§3.15): a pending customs tax. `None` when no tax is due.
-fn customs_tax_step(ctx: &mut Scratch<'_, WhiskyRace>) -> Option<bool> {
+fn customs_tax_step(ctx: &mut Scratch<'_, State>) -> Option<bool> {
     let s = ctx.state();
     // At the amount fixed when he was met (WR-155). WR-009: with a supply below it and a
     // single whisky, discarding that whisky is the only option.
@@ -135,7 +140,7 @@ fn customs_tax_step(ctx: &mut Scratch<'_, WhiskyRace>) -> Option<bool> {
 }
 
 /// §3.19 variant: forced zero bids (WR-009), then the reveal and the tie groups.
-fn group_bidding_step(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
+fn group_bidding_step(ctx: &mut Scratch<'_, State>) -> bool {
     let s = ctx.state();
     for seat in s.all() {
         if s.sealed[seat.index()].is_none() && s.supply[seat.index()] == 0 {
@@ -163,7 +168,7 @@ fn group_bidding_step(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
 }
 
 /// §3.19 variant: the turn order once ties are settled, then the whisky-group choices.
-fn group_choice_step(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
+fn group_choice_step(ctx: &mut Scratch<'_, State>) -> bool {
     let s = ctx.state();
     if s.ties.iter().any(|t| t.status == TieStatus::Open) {
         return false;
@@ -194,7 +199,7 @@ fn group_choice_step(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
 }
 
 /// §3.4 planning: forced malt choices (WR-023), then the reveal and the tie groups.
-fn planning_step(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
+fn planning_step(ctx: &mut Scratch<'_, State>) -> bool {
     let s = ctx.state();
     // WR-023: supply 0 → 0, supply 1 → 1, automatically — unless the seat's own
     // pending offers give malt, which it must withdraw first (WR-156).
@@ -225,7 +230,7 @@ fn planning_step(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
 }
 
 /// §3.5 tie negotiation: wait for every group, then fix the turn order.
-fn tie_negotiation_step(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
+fn tie_negotiation_step(ctx: &mut Scratch<'_, State>) -> bool {
     let s = ctx.state();
     // WR-032: the player phase starts when every group agreed or failed.
     if s.ties.iter().any(|t| t.status == TieStatus::Open) {
@@ -237,7 +242,7 @@ fn tie_negotiation_step(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
 }
 
 /// §3.7 player phase: start the next turn or the end of round; the activation check.
-fn player_turns_step(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
+fn player_turns_step(ctx: &mut Scratch<'_, State>) -> bool {
     let s = ctx.state();
     match &s.turn {
         None => {
@@ -318,7 +323,7 @@ pub(super) fn fixed_order(s: &State) -> Vec<Seat> {
     order
 }
 
-pub(super) fn after_replacement(ctx: &mut Scratch<'_, WhiskyRace>) {
+pub(super) fn after_replacement(ctx: &mut Scratch<'_, State>) {
     if ctx.state().options.group_bidding {
         // WR-147, WR-148: N groups of 3 from the whiskies not on the board (R6).
         let mut pool: Vec<MarkerId> = ctx
@@ -344,7 +349,7 @@ pub(super) fn after_replacement(ctx: &mut Scratch<'_, WhiskyRace>) {
     }
 }
 
-pub(super) fn finish_setup(ctx: &mut Scratch<'_, WhiskyRace>) {
+pub(super) fn finish_setup(ctx: &mut Scratch<'_, State>) {
     if ctx.state().options.englishman_offer {
         draw_offer(ctx);
     }
@@ -356,7 +361,7 @@ pub(super) fn finish_setup(ctx: &mut Scratch<'_, WhiskyRace>) {
 /// one of them, of his choice, brown ones included (D8). Games begun before WR-162 keep
 /// WR-161: every brown marker applies first, one declaration (and veto window) each, the check
 /// staying open meanwhile; then the player chooses among the other markers.
-pub(super) fn activation_check(ctx: &mut Scratch<'_, WhiskyRace>, seat: Seat) {
+pub(super) fn activation_check(ctx: &mut Scratch<'_, State>, seat: Seat) {
     let s = ctx.state();
     let space = s.pawn(seat);
     let alone = s.pawns_on(space).all(|o| o == seat) && s.englishman != space;
@@ -387,7 +392,7 @@ pub(super) fn activation_check(ctx: &mut Scratch<'_, WhiskyRace>, seat: Seat) {
     }
     let any_action = markers
         .iter()
-        .any(|m| !super::super::legal::activation_actions(s, seat, *m).is_empty());
+        .any(|m| !activation_actions(s, seat, *m).is_empty());
     if !any_action {
         // WR-063: only "decline" remains → declined automatically.
         let marker = (markers.len() == 1).then(|| markers[0]);
@@ -407,7 +412,7 @@ pub(super) fn activation_check(ctx: &mut Scratch<'_, WhiskyRace>, seat: Seat) {
 
 /// §3.16 end of round: the Englishman moves, leaves a marker, income is paid, the round
 /// closes (or the game ends, WR-131).
-pub(super) fn end_of_round(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
+pub(super) fn end_of_round(ctx: &mut Scratch<'_, State>) -> bool {
     let s = ctx.state();
     match s.eor {
         Eor::Move => {
@@ -452,7 +457,7 @@ pub(super) fn end_of_round(ctx: &mut Scratch<'_, WhiskyRace>) -> bool {
 
 /// WR-153 variant: the marker the Englishman leaves is chosen from the offer; false while a
 /// player must choose it (D13).
-fn englishman_offer(ctx: &mut Scratch<'_, WhiskyRace>, space: u8) -> bool {
+fn englishman_offer(ctx: &mut Scratch<'_, State>, space: u8) -> bool {
     let s = ctx.state();
     let offer: Vec<MarkerId> = s
         .loc

@@ -1,10 +1,11 @@
 //! Guard clauses: `check` validates a command without producing events (shared with `legal`).
 
-use super::*;
+use crate::decider::Decided;
 use crate::decider::{MessageArg, ensure, says, violation};
 use crate::engine::{RuleViolation, Seat};
 use crate::whisky_race::board::{Family, Kind, MarkerId, board};
-use crate::whisky_race::command::{Action, Bundle, Command, Direction, Piece, UseParams};
+use crate::whisky_race::command::{Action, Bundle, Command, Direction, Piece, Reward, UseParams};
+use crate::whisky_race::state::*;
 
 /// A marker names itself by its identifier (`banff#1`) in every language.
 impl MessageArg for MarkerId {
@@ -662,6 +663,72 @@ pub fn action_legal(s: &State, actor: Seat, marker: MarkerId, action: &Action) -
             says("action_does_not_belong_to_marker"),
         )),
     }
+}
+
+/// Non-decline actions of `marker` for the active `seat` (spec §5.3), each one [`action_legal`]
+/// accepts: the continuation skips a marker without one, `legal` lists them.
+pub fn activation_actions(s: &State, seat: Seat, marker: MarkerId) -> Vec<Action> {
+    let mut out = Vec::new();
+    let mut push = |a: Action| {
+        if action_legal(s, seat, marker, &a).is_ok() {
+            out.push(a);
+        }
+    };
+    match (marker.family(), marker.kind()) {
+        (Family::Whisky, _) => push(Action::Buy { marker: None }),
+        // WR-162: a brown marker chosen among several is collected (`action_legal` refuses
+        // it in games begun before WR-162, where the engine applies brown markers, WR-161).
+        (Family::Brown, _) => push(Action::Collect {}),
+        (Family::Blue, Kind::Pub) => {
+            for w in s.whiskies_of(seat) {
+                push(Action::Sell {
+                    whisky: w,
+                    reward: Reward::Vp,
+                });
+                push(Action::Sell {
+                    whisky: w,
+                    reward: Reward::Malt,
+                });
+            }
+        }
+        (Family::Blue, Kind::StCulabansFeast) => {
+            let on_board: Vec<MarkerId> = board()
+                .all_markers()
+                .filter(|m| matches!(s.loc_of(*m), Loc::Space { .. }))
+                .collect();
+            for a in &on_board {
+                for b in &on_board {
+                    push(Action::Swap {
+                        marker_a: *a,
+                        marker_b: *b,
+                    });
+                }
+            }
+        }
+        (Family::Blue, Kind::EnglishmanMarker) => {
+            for direction in [Direction::Forward, Direction::Backward] {
+                for distance in 1..=board().c.englishman_marker_max_steps {
+                    push(Action::MoveEnglishman {
+                        direction,
+                        distance,
+                    });
+                }
+            }
+        }
+        (Family::Blue, Kind::HolyPlace) => {
+            for w in s.whiskies_of(seat) {
+                push(Action::Reactivate { whisky: w });
+            }
+            for m in board()
+                .all_markers()
+                .filter(|m| m.is_whisky() && matches!(s.loc_of(*m), Loc::Space { .. }))
+            {
+                push(Action::Buy { marker: Some(m) });
+            }
+        }
+        (Family::Blue, _) => {}
+    }
+    out
 }
 
 pub(super) fn check_activate(s: &State, actor: Seat, marker: MarkerId, action: &Action) -> Decided {

@@ -5,25 +5,25 @@
 //! Files: `guards.rs` (validation, shared with `legal`), this file (the events of each command),
 //! `resolve.rs` (veto windows, resolution and effects), `flow.rs` (the automatic continuation).
 
-use super::WhiskyRace;
-use super::board::{Family, MarkerId, board};
-use super::command::{Action, Command, Piece};
+use super::board::{Family, board};
+use super::command::{Action, Command};
 use super::event::*;
 use super::state::*;
-use crate::decider::{Decided, Scratch};
+use crate::decider::Scratch;
 use crate::engine::{Rng, RngExt, RuleViolation, Seal, Seat};
 
 mod flow;
 mod guards;
 mod resolve;
+mod steps;
 
 pub use flow::settle;
 pub use guards::{
-    action_legal, affordable_steps, check, d13_chooser, eligible_vetoer, is_passed, step_cost,
+    action_legal, activation_actions, affordable_steps, check, d13_chooser, eligible_vetoer,
+    is_passed, step_cost,
 };
 
-use guards::*;
-use resolve::*;
+use steps::*;
 
 // ---------------------------------------------------------------------------------------------
 // Execution
@@ -44,7 +44,7 @@ pub fn decide(
 }
 
 /// The events of one accepted command, by the part of the round it belongs to (§3.2–§3.15).
-pub(super) fn execute(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command) {
+pub(super) fn execute(ctx: &mut Scratch<'_, State>, actor: Seat, command: &Command) {
     match command {
         Command::ReplaceSetupMarker { .. } | Command::PassReplacement {} => {
             setup_replacement(ctx, actor, command)
@@ -84,7 +84,7 @@ pub(super) fn execute(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &
 }
 
 /// §3.2 setup: a player replaces a marker of the initial layout, or passes.
-fn setup_replacement(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command) {
+fn setup_replacement(ctx: &mut Scratch<'_, State>, actor: Seat, command: &Command) {
     match command {
         Command::ReplaceSetupMarker { marker } => {
             let Loc::Space { space } = ctx.state().loc_of(*marker) else {
@@ -106,7 +106,7 @@ fn setup_replacement(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &C
 }
 
 /// §3.5 turn order and ties, and the §3.19 whisky-group bidding variant.
-fn turn_order(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command) {
+fn turn_order(ctx: &mut Scratch<'_, State>, actor: Seat, command: &Command) {
     let s = ctx.state();
     match command {
         Command::SubmitGroupBid { amount } => {
@@ -185,7 +185,7 @@ fn turn_order(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command)
 }
 
 /// §3.7–§3.12 the active player's turn: movement (phase A), activation (phase B), whiskies.
-fn player_turn(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command) {
+fn player_turn(ctx: &mut Scratch<'_, State>, actor: Seat, command: &Command) {
     let s = ctx.state();
     match command {
         Command::Step { n } => {
@@ -238,7 +238,7 @@ fn player_turn(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command
 }
 
 /// §3.13 veto windows (Banff) and the Glen Mhor duel bids.
-fn veto_window(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command) {
+fn veto_window(ctx: &mut Scratch<'_, State>, actor: Seat, command: &Command) {
     match command {
         Command::Veto { banff } => ctx.emit(Event::VetoDeclared {
             seat: actor,
@@ -260,7 +260,7 @@ fn veto_window(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command
 }
 
 /// §3.15 the Englishman: customs tax, discards, and where he goes next.
-fn englishman(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command) {
+fn englishman(ctx: &mut Scratch<'_, State>, actor: Seat, command: &Command) {
     let s = ctx.state();
     match command {
         Command::PayTax {} => {
@@ -291,7 +291,7 @@ fn englishman(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command)
 }
 
 /// §3.6 trading and negotiation.
-fn trading(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command) {
+fn trading(ctx: &mut Scratch<'_, State>, actor: Seat, command: &Command) {
     let s = ctx.state();
     match command {
         Command::OfferTrade { to, give, receive } => {
@@ -308,125 +308,5 @@ fn trading(ctx: &mut Scratch<'_, WhiskyRace>, actor: Seat, command: &Command) {
         Command::DeclineTrade { offer } => ctx.emit(Event::TradeDeclined { offer: *offer }),
         Command::WithdrawTrade { offer } => ctx.emit(Event::TradeWithdrawn { offer: *offer }),
         _ => {}
-    }
-}
-
-pub(super) fn maybe_agreed(ctx: &mut Scratch<'_, WhiskyRace>, group: u8) {
-    let Some(t) = ctx.state().ties.iter().find(|t| t.group == group) else {
-        return;
-    };
-    if t.members.iter().all(|m| t.accepted.contains(m))
-        && let Some(order) = t.proposal.clone()
-    {
-        ctx.emit(Event::OrderAgreed { group, order });
-    }
-}
-
-/// One paid step forward (WR-047..WR-051), recording a finish arrival (WR-057, WR-130).
-pub(super) fn one_step(ctx: &mut Scratch<'_, WhiskyRace>, seat: Seat) {
-    let from = ctx.state().pawn(seat);
-    let cost = step_cost(ctx.state(), seat, from);
-    ctx.emit(Event::PawnStepped {
-        seat,
-        from,
-        to: from + 1,
-        cost,
-    });
-    if from + 1 == ctx.state().finish() {
-        arrival(ctx, Piece::Pawn { seat });
-    }
-}
-
-pub(super) fn arrival(ctx: &mut Scratch<'_, WhiskyRace>, piece: Piece) {
-    let arrival = match piece {
-        Piece::Pawn { .. } => Some(ctx.state().arrivals + 1),
-        Piece::Englishman {} => None,
-    };
-    let triggers_end = ctx.state().trigger.is_none();
-    ctx.emit(Event::FinishReached {
-        piece,
-        arrival,
-        triggers_end,
-    });
-}
-
-/// A uniformly random marker of the reserve (R1, R4).
-pub(super) fn draw(ctx: &mut Scratch<'_, WhiskyRace>) -> Option<MarkerId> {
-    let reserve = ctx.state().reserve();
-    if reserve.is_empty() {
-        return None;
-    }
-    Some(reserve[ctx.rng().index(reserve.len())])
-}
-
-/// Up to 3 markers from the reserve without replacement (R5).
-pub(super) fn draw_offer(ctx: &mut Scratch<'_, WhiskyRace>) {
-    let mut reserve = ctx.state().reserve();
-    let mut markers = Vec::new();
-    while markers.len() < board().c.variant_englishman_offer_size && !reserve.is_empty() {
-        markers.push(reserve.swap_remove(ctx.rng().index(reserve.len())));
-    }
-    if !markers.is_empty() {
-        ctx.emit(Event::EnglishmanOfferDrawn { markers });
-    }
-}
-
-/// Skip-move of the Englishman (WR-118): (landing space, met seats in meeting order).
-pub fn skip_move(s: &State, n: u8, dir: i32) -> (u8, Vec<Seat>) {
-    let b = board();
-    let mut met: Vec<Seat> = s.pawns_on(s.englishman).collect();
-    let mut p = i32::from(s.englishman);
-    if s.englishman == b.finish {
-        return (b.finish, Vec::new()); // WR-116: a finished Englishman never moves.
-    }
-    let mut counted = 0;
-    while counted < n {
-        let q = p + dir;
-        if q < i32::from(b.start) || q > i32::from(b.finish) {
-            break;
-        }
-        p = q;
-        if p == i32::from(b.finish) || p == i32::from(b.start) {
-            break;
-        }
-        let here: Vec<Seat> = s.pawns_on(p as u8).collect();
-        if here.is_empty() {
-            counted += 1;
-        } else {
-            met.extend(here);
-        }
-    }
-    (p as u8, met)
-}
-
-pub(super) fn move_englishman(
-    ctx: &mut Scratch<'_, WhiskyRace>,
-    n: u8,
-    dir: i32,
-    cause: EnglishmanCause,
-) {
-    let from = ctx.state().englishman;
-    let (to, met) = skip_move(ctx.state(), n, dir);
-    ctx.emit(Event::EnglishmanMoved {
-        from,
-        to,
-        met: met.clone(),
-        cause,
-    });
-    // WR-119, WR-155: each met player's tax is fixed now, on the whiskies he holds now.
-    for seat in met {
-        let whiskies: Vec<MarkerId> = ctx.state().whiskies_of(seat).collect();
-        if whiskies.is_empty() {
-            ctx.emit(Event::TaxNotOwed { seat });
-        } else {
-            ctx.emit(Event::TaxAssessed {
-                seat,
-                amount: whiskies.len() as u32 * board().c.tax_per_whisky,
-                whiskies,
-            });
-        }
-    }
-    if to == ctx.state().finish() && from != to {
-        arrival(ctx, Piece::Englishman {});
     }
 }

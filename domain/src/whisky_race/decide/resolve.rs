@@ -1,9 +1,13 @@
 //! Veto windows and the resolution of declarations (§3.13), with their effects.
 
-use super::*;
+use super::guards::*;
+use super::steps::*;
+use crate::decider::Scratch;
 use crate::engine::Seat;
 use crate::whisky_race::board::{Family, Kind, MarkerId, board};
 use crate::whisky_race::command::{Action, UseParams};
+use crate::whisky_race::event::*;
+use crate::whisky_race::state::*;
 
 // ---------------------------------------------------------------------------------------------
 // Resolution of declarations (§3.13)
@@ -23,7 +27,7 @@ pub(super) fn next_vetoer(s: &State) -> Option<Seat> {
 
 /// WR-091: last in, first out. A resolving veto cancels the declaration below it; a cancelled
 /// veto lets it resolve.
-pub(super) fn resolve_stack(ctx: &mut Scratch<'_, WhiskyRace>) {
+pub(super) fn resolve_stack(ctx: &mut Scratch<'_, State>) {
     let mut resolves = true;
     while let Some(top) = ctx.state().decls.last().cloned() {
         let subject = top.what.subject();
@@ -47,7 +51,7 @@ pub(super) fn resolve_stack(ctx: &mut Scratch<'_, WhiskyRace>) {
     }
 }
 
-pub(super) fn cancelled(ctx: &mut Scratch<'_, WhiskyRace>, d: &Decl) {
+pub(super) fn cancelled(ctx: &mut Scratch<'_, State>, d: &Decl) {
     match &d.what {
         Declared::Veto { banff } => ctx.emit(Event::WhiskyTurnedUsed { whisky: *banff }),
         Declared::Use { whisky, .. } => {
@@ -64,7 +68,7 @@ pub(super) fn cancelled(ctx: &mut Scratch<'_, WhiskyRace>, d: &Decl) {
     }
 }
 
-pub(super) fn effect(ctx: &mut Scratch<'_, WhiskyRace>, d: &Decl) {
+pub(super) fn effect(ctx: &mut Scratch<'_, State>, d: &Decl) {
     let seat = d.seat;
     match &d.what {
         Declared::Veto { banff } => ctx.emit(Event::WhiskyTurnedUsed { whisky: *banff }),
@@ -79,7 +83,7 @@ pub(super) fn effect(ctx: &mut Scratch<'_, WhiskyRace>, d: &Decl) {
 }
 
 pub(super) fn activation_effect(
-    ctx: &mut Scratch<'_, WhiskyRace>,
+    ctx: &mut Scratch<'_, State>,
     seat: Seat,
     marker: MarkerId,
     action: &Action,
@@ -138,7 +142,7 @@ pub(super) fn activation_effect(
 
 /// The effect of a whisky use that survived its veto window (§3.14).
 pub(super) fn use_effect(
-    ctx: &mut Scratch<'_, WhiskyRace>,
+    ctx: &mut Scratch<'_, State>,
     seat: Seat,
     whisky: MarkerId,
     p: &UseParams,
@@ -190,7 +194,7 @@ pub(super) fn use_effect(
 }
 
 /// WR-097, WR-098: Benromach takes 1 malt from each other player.
-fn benromach(ctx: &mut Scratch<'_, WhiskyRace>, seat: Seat) {
+fn benromach(ctx: &mut Scratch<'_, State>, seat: Seat) {
     // WR-097, WR-098: 1 malt from each other player; from chosen malt if he still has a
     // turn to play with chosen malt left, otherwise from supply.
     let pending: Vec<Seat> = ctx
@@ -221,7 +225,7 @@ fn benromach(ctx: &mut Scratch<'_, WhiskyRace>, seat: Seat) {
 }
 
 /// WR-109..WR-112: Kinclaith moves a piece, a finish arrival included.
-fn kinclaith(ctx: &mut Scratch<'_, WhiskyRace>, p: &UseParams) {
+fn kinclaith(ctx: &mut Scratch<'_, State>, p: &UseParams) {
     if let (Some(piece), Some(dir)) = (p.piece, p.direction)
         && let Some(from) = piece_space(ctx.state(), piece)
     {

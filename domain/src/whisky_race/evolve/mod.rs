@@ -70,7 +70,7 @@ fn arrive(s: &mut State, piece: Piece, arrival: Option<u8>, triggers_end: bool) 
     }
 }
 
-fn start_game(s: &mut State, seats: u8, options: &super::Options, single_activation: bool) {
+fn start_game(s: &mut State, seats: u8, options: &super::event::Options, single_activation: bool) {
     let b = board();
     let n = usize::from(seats);
     *s = State {
@@ -167,6 +167,14 @@ fn trader(s: &State, e: &Event) -> Option<Seat> {
 /// Settles the tax of `seat` (WR-120): it leaves the queue.
 fn settle_tax(s: &mut State, seat: Seat) {
     s.taxes.retain(|t| t.seat != seat);
+}
+
+/// What the decider's scratch pad applies each emitted event with ([`crate::decider::Scratch`]).
+impl crate::decider::Evolves for State {
+    type Event = Event;
+    fn evolve(&mut self, event: &Event) {
+        evolve(self, event)
+    }
 }
 
 /// Applies one event.

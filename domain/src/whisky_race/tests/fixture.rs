@@ -151,7 +151,7 @@ impl Table {
     }
     /// Runs the engine's automatic continuation from the current fixture.
     pub fn settle(&mut self) -> Vec<Event> {
-        let mut ctx = Scratch::<WhiskyRace>::new(self.s.clone(), &mut self.rng);
+        let mut ctx = Scratch::<State>::new(self.s.clone(), &mut self.rng);
         decide::settle(&mut ctx);
         let (state, events) = ctx.into_parts();
         self.s = state;

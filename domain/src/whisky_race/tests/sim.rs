@@ -1,5 +1,6 @@
 //! Simulation, board data and the board picture.
 
+use super::super::sim::simulate;
 use super::super::*;
 
 // Invariants (malt and markers conserved, pawns move back only by Kinclaith, games end) are
@@ -16,7 +17,7 @@ fn simulation_of_a_few_hundred_games() {
     assert!(stats["wr162_brown_markers_chosen_among_several"]["activations"].as_u64() > Some(0));
     assert!(
         stats["rounds"]["max"].as_u64().unwrap_or(999)
-            <= u64::from(crate::whisky_race::sim::MAX_ROUNDS)
+            <= u64::from(crate::whisky_race::invariants::MAX_ROUNDS)
     );
     println!(
         "{}",

@@ -3,192 +3,23 @@
 //!
 //! Nothing here does I/O, reads a clock or touches a global RNG.
 
-use crate::i18n::{Lang, Says};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
-use std::borrow::Cow;
 use std::fmt;
 
-/// Most seats any game of ours supports.
-pub const MAX_SEATS: u8 = 6;
+pub(crate) mod rng;
+pub(crate) mod seat;
+pub(crate) mod violation;
 
-/// A seat at the table, 1-based (seat 1 joined first). Always within `1..=MAX_SEATS`.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    utoipa::ToSchema,
-)]
-#[serde(try_from = "u8", into = "u8")]
-#[schema(value_type = u8, minimum = 1, maximum = 6, example = 1)]
-pub struct Seat(u8);
-
-impl Seat {
-    pub fn new(number: u8) -> Result<Seat, InvalidSeat> {
-        if (1..=MAX_SEATS).contains(&number) {
-            Ok(Seat(number))
-        } else {
-            Err(InvalidSeat(number))
-        }
-    }
-    /// 1-based seat number.
-    pub fn number(self) -> u8 {
-        self.0
-    }
-    /// 0-based index, for vectors indexed by seat.
-    pub fn index(self) -> usize {
-        usize::from(self.0 - 1)
-    }
-    /// Seat from a 0-based index. Panics only on a programming error (index ≥ MAX_SEATS).
-    pub fn from_index(index: usize) -> Seat {
-        assert!(index < usize::from(MAX_SEATS), "seat index out of range");
-        Seat(index as u8 + 1)
-    }
-    /// Seats `1..=count`.
-    pub fn all(count: u8) -> impl Iterator<Item = Seat> + Clone {
-        (1..=count.min(MAX_SEATS)).map(Seat)
-    }
-    /// The next seat in cyclic order among `count` seats.
-    pub fn next(self, count: u8) -> Seat {
-        if self.0 >= count {
-            Seat(1)
-        } else {
-            Seat(self.0 + 1)
-        }
-    }
-}
-
-impl fmt::Display for Seat {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "seat {}", self.0)
-    }
-}
-
-impl TryFrom<u8> for Seat {
-    type Error = InvalidSeat;
-    fn try_from(value: u8) -> Result<Self, Self::Error> {
-        Seat::new(value)
-    }
-}
-
-impl From<Seat> for u8 {
-    fn from(seat: Seat) -> u8 {
-        seat.0
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("seat {0} is not a seat number (1..=6)")]
-pub struct InvalidSeat(pub u8);
-
-/// Who is looking. Views, events and prompts are always computed for a viewer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Viewer {
-    /// A seated player: sees public information and their own secrets.
-    Seat(Seat),
-    /// Any signed-in user who is not seated.
-    Spectator,
-    /// Sees everything: used once a game is over (everything is public then) and for audits
-    /// run by the server itself.
-    Omniscient,
-}
-
-impl Viewer {
-    pub fn seat(self) -> Option<Seat> {
-        match self {
-            Viewer::Seat(seat) => Some(seat),
-            _ => None,
-        }
-    }
-    /// True when this viewer may see what is private to `seat`.
-    pub fn sees_private_of(self, seat: Seat) -> bool {
-        match self {
-            Viewer::Seat(me) => me == seat,
-            Viewer::Spectator => false,
-            Viewer::Omniscient => true,
-        }
-    }
-}
-
-/// A command refused by the rules, naming the rule it breaks (e.g. `WR-021`). Built by the guard
-/// helpers of [`crate::decider`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
-#[error("{rule}: {message}")]
-pub struct RuleViolation {
-    pub rule: Cow<'static, str>,
-    /// The specifics in English (logs, `Display`, the English answer): `says` told in English.
-    pub message: String,
-    /// The specifics as data (a catalogue key and its arguments), told in the caller's
-    /// language by the server (issue 18). `None` for a refusal written as English text only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub says: Option<Says>,
-}
-
-impl RuleViolation {
-    /// A refusal whose specifics are English text only (no catalogue entry).
-    pub fn new(rule: &'static str, message: impl Into<String>) -> Self {
-        RuleViolation {
-            rule: Cow::Borrowed(rule),
-            message: message.into(),
-            says: None,
-        }
-    }
-
-    /// A refusal whose specifics are the catalogue's `violations.<key>` with arguments.
-    pub fn said(rule: &'static str, says: Says) -> Self {
-        RuleViolation {
-            rule: Cow::Borrowed(rule),
-            message: says.tell(Lang::En),
-            says: Some(says),
-        }
-    }
-
-    /// The specifics in `lang`.
-    pub fn message_in(&self, lang: Lang) -> String {
-        match &self.says {
-            Some(says) => says.tell(lang),
-            None => self.message.clone(),
-        }
-    }
-}
+// The basics live in the files below the trait (the choices, the decider toolkit, the
+// drawing and the catalogue use them without naming the trait); named from here by the rest.
+pub use rng::{
+    ChaChaRng, Rng, RngExt, ScriptedRng, Seal, rng_key, sealed_commitment, seed_commitment, seeded,
+};
+pub use seat::{InvalidSeat, MAX_SEATS, Prompt, Seat, Viewer};
+pub use violation::RuleViolation;
 
 /// Guard clauses live in the decider toolkit; re-exported here for code written against the engine.
 pub use crate::decider::ensure;
-
-/// Who must or may act now, and with which command kinds (`type` tags of commands).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct Prompt {
-    pub seat: Seat,
-    /// Command `type` tags this seat may send now.
-    pub kinds: Vec<Cow<'static, str>>,
-    /// True when the game waits for this seat (it **must** act); false when the seat only
-    /// **may** act (trades, vetoes, re-roll purchases …) and the game goes on without it.
-    pub must: bool,
-}
-
-impl Prompt {
-    /// The game waits for `seat`, which must send one of `kinds`.
-    pub fn new(seat: Seat, kinds: &[&'static str]) -> Self {
-        Prompt {
-            seat,
-            kinds: kinds.iter().map(|k| Cow::Borrowed(*k)).collect(),
-            must: true,
-        }
-    }
-    /// `seat` may send one of `kinds`; the game does not wait for it.
-    pub fn may(seat: Seat, kinds: &[&'static str]) -> Self {
-        Prompt {
-            must: false,
-            ..Prompt::new(seat, kinds)
-        }
-    }
-}
 
 /// The result of a finished game: who won, every seat's score, and — only in a game that
 /// ranks every seat — every seat's place. Nothing outside the game may rank the seats itself
@@ -276,176 +107,6 @@ impl Outcome {
             .find(|p| p.seat == seat)
             .map(|p| p.place)
     }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Randomness
-// ---------------------------------------------------------------------------------------------
-
-/// The randomness `decide` and `setup` may draw from. Every draw must end up in an event, so
-/// that replay (`evolve`) never needs an RNG.
-pub trait Rng {
-    /// A uniform integer in `0..n` (`n ≥ 1`), without modulo bias.
-    fn below(&mut self, n: u32) -> u32;
-    /// Fills `out` with random bytes (salts for sealed commitments).
-    fn fill_bytes(&mut self, out: &mut [u8]);
-}
-
-/// Convenience draws built on [`Rng::below`], so scripted RNGs control them too.
-pub trait RngExt: Rng {
-    /// A die with `sides` faces: `1..=sides`.
-    fn die(&mut self, sides: u32) -> u32 {
-        self.below(sides) + 1
-    }
-    /// Uniform index into a non-empty collection of `len` items.
-    fn index(&mut self, len: usize) -> usize {
-        self.below(u32::try_from(len).expect("collection too large")) as usize
-    }
-    /// Fisher–Yates shuffle.
-    fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            let j = self.index(i + 1);
-            items.swap(i, j);
-        }
-    }
-    /// One die of `sides` faces, `1..=sides`, as the `u8` events record.
-    fn roll(&mut self, sides: u8) -> u8 {
-        self.die(u32::from(sides)) as u8
-    }
-    /// A fresh 16-byte salt as lowercase hex, for sealed commitments.
-    fn salt(&mut self) -> String {
-        let mut bytes = [0u8; 16];
-        self.fill_bytes(&mut bytes);
-        hex::encode(bytes)
-    }
-    /// Seals `value` for a secret choice: a fresh salt and the commitment published now.
-    fn seal(&mut self, value: i64) -> Seal {
-        let salt = self.salt();
-        let commitment = sealed_commitment(&salt, value);
-        Seal { salt, commitment }
-    }
-}
-
-/// A sealed value: the commitment is published when the choice is made; the salt is kept and
-/// published with the value at the reveal.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Seal {
-    pub salt: String,
-    pub commitment: String,
-}
-
-impl<R: Rng + ?Sized> RngExt for R {}
-
-/// ChaCha20 stream keyed from the game's server seed and the players' client seeds.
-pub struct ChaChaRng(rand_chacha::ChaCha20Rng);
-
-impl ChaChaRng {
-    /// The RNG for the command that is decided at `version` (the version before it).
-    /// Each command gets its own ChaCha20 stream, so a verifier can re-run any single command.
-    pub fn for_command(server_seed: &[u8; 32], client_seeds: &[String], version: u64) -> Self {
-        use rand_core::SeedableRng;
-        let key = rng_key(server_seed, client_seeds);
-        let mut inner = rand_chacha::ChaCha20Rng::from_seed(key);
-        inner.set_stream(version);
-        ChaChaRng(inner)
-    }
-
-    fn next_u32(&mut self) -> u32 {
-        use rand_core::Rng as _;
-        self.0.next_u32()
-    }
-}
-
-/// `SHA-256("homestretch/rng/v1" ‖ server_seed ‖ for each client seed: len(u32 BE) ‖ bytes)`.
-pub fn rng_key(server_seed: &[u8; 32], client_seeds: &[String]) -> [u8; 32] {
-    use sha2::{Digest, Sha256};
-    let mut hasher = Sha256::new();
-    hasher.update(b"homestretch/rng/v1");
-    hasher.update(server_seed);
-    for seed in client_seeds {
-        hasher.update((seed.len() as u32).to_be_bytes());
-        hasher.update(seed.as_bytes());
-    }
-    hasher.finalize().into()
-}
-
-/// `SHA-256(seed)` as hex: the public commitment to a game's server seed.
-pub fn seed_commitment(server_seed: &[u8; 32]) -> String {
-    use sha2::{Digest, Sha256};
-    hex::encode(Sha256::digest(server_seed))
-}
-
-/// Commitment to a sealed choice: `SHA-256(salt ‖ ":" ‖ value)` as hex. Published when the
-/// choice is made; value and salt are published at the reveal, so anyone can check them.
-pub fn sealed_commitment(salt: &str, value: i64) -> String {
-    use sha2::{Digest, Sha256};
-    hex::encode(Sha256::digest(format!("{salt}:{value}").as_bytes()))
-}
-
-impl Rng for ChaChaRng {
-    fn below(&mut self, n: u32) -> u32 {
-        assert!(n > 0, "below(0)");
-        // Rejection sampling: discard the top partial range so every residue is equally likely.
-        let zone = u32::MAX - (u32::MAX % n);
-        loop {
-            let x = self.next_u32();
-            if x < zone {
-                return x % n;
-            }
-        }
-    }
-    fn fill_bytes(&mut self, out: &mut [u8]) {
-        use rand_core::Rng as _;
-        self.0.fill_bytes(out);
-    }
-}
-
-/// A scripted RNG for tests: `below` answers the queued values in order (each must be `< n`),
-/// then falls back to a seeded ChaCha stream.
-pub struct ScriptedRng {
-    queue: std::collections::VecDeque<u32>,
-    fallback: ChaChaRng,
-}
-
-impl ScriptedRng {
-    pub fn new(values: impl IntoIterator<Item = u32>) -> Self {
-        ScriptedRng {
-            queue: values.into_iter().collect(),
-            fallback: ChaChaRng::for_command(&[7; 32], &[], 0),
-        }
-    }
-    /// Script die faces (1-based): `dice(&[3, 6])` makes the next two `die()` calls 3 then 6.
-    pub fn dice(faces: &[u32]) -> Self {
-        Self::new(faces.iter().map(|f| f - 1))
-    }
-    pub fn push(&mut self, value: u32) {
-        self.queue.push_back(value);
-    }
-    pub fn remaining(&self) -> usize {
-        self.queue.len()
-    }
-}
-
-impl Rng for ScriptedRng {
-    fn below(&mut self, n: u32) -> u32 {
-        match self.queue.pop_front() {
-            Some(v) => {
-                assert!(v < n, "scripted value {v} out of range 0..{n}");
-                v
-            }
-            None => self.fallback.below(n),
-        }
-    }
-    fn fill_bytes(&mut self, out: &mut [u8]) {
-        self.fallback.fill_bytes(out)
-    }
-}
-
-/// A seeded RNG for simulations and property tests.
-pub fn seeded(seed: u64) -> ChaChaRng {
-    let mut key = [0u8; 32];
-    key[..8].copy_from_slice(&seed.to_le_bytes());
-    ChaChaRng::for_command(&key, &[], 0)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -679,7 +340,7 @@ pub trait Game: 'static {
     }
 
     /// The command the server sends for `seat` when its clock runs out (issue 17): the
-    /// cheapest legal choice. Default: [`crate::timeout::cheapest`] over [`Game::legal`]
+    /// cheapest legal choice. Default: [`cheapest`] over [`Game::legal`]
     /// (a pass, decline, skip or stop when one is legal, else the first legal command); a game
     /// overrides it where "cheapest" needs game knowledge (`docs/rules/*.md` says which).
     fn default_move(state: &Self::State, seat: Seat) -> Option<Self::Command> {
@@ -738,10 +399,30 @@ fn type_tag<T: Serialize>(value: &T) -> String {
     }
 }
 
+/// Command tags that give nothing away, in order of preference: declining to act is always
+/// the cheapest choice when the rules offer it.
+pub const CHEAP_TAGS: &[&str] = &["pass", "decline", "skip", "stop", "done", "end", "finish"];
+
+/// The index of the cheapest command among legal commands of the given `type` tags: the first
+/// whose tag is (or starts/ends with) a [`CHEAP_TAGS`] word, in that word order; else the first
+/// legal command (games list their legal commands cheapest first: lowest bid, first path).
+pub fn cheapest(tags: &[String]) -> Option<usize> {
+    if tags.is_empty() {
+        return None;
+    }
+    let cheap = |tag: &str, word: &str| {
+        tag == word || tag.starts_with(&format!("{word}_")) || tag.ends_with(&format!("_{word}"))
+    };
+    CHEAP_TAGS
+        .iter()
+        .find_map(|word| tags.iter().position(|tag| cheap(tag, word)))
+        .or(Some(0))
+}
+
 /// The generic timeout policy ([`Game::default_move`]'s default, which a game's override may
 /// fall back on): among `seat`'s legal commands of the kinds the game waits for (an optional
 /// command, a veto or a trade, would not answer the decision that timed out), the cheapest
-/// ([`crate::timeout::cheapest`]); all legal commands when none is of such a kind.
+/// ([`cheapest`]); all legal commands when none is of such a kind.
 pub fn cheapest_waited_for<G: Game + ?Sized>(state: &G::State, seat: Seat) -> Option<G::Command> {
     let waited = waited_kinds::<G>(state, seat);
     let all = G::legal(state, seat);
@@ -752,7 +433,7 @@ pub fn cheapest_waited_for<G: Game + ?Sized>(state: &G::State, seat: Seat) -> Op
         .collect();
     let legal = if answering.is_empty() { all } else { answering };
     let tags: Vec<String> = legal.iter().map(G::command_type).collect();
-    crate::timeout::cheapest(&tags).map(|i| legal[i].clone())
+    cheapest(&tags).map(|i| legal[i].clone())
 }
 
 /// The kinds of `seat`'s must-prompts that answer its decision ([`Game::OPTIONAL_KINDS`] left
