@@ -5,7 +5,6 @@ use crate::auth::{AuthUser, Verified, verify_request};
 use crate::error::ApiError;
 use crate::state::AppState;
 use actix_web::HttpMessage;
-use actix_web::HttpResponse;
 use actix_web::dev::Payload;
 use actix_web::http::header::{self, HeaderName};
 use actix_web::web;
@@ -286,17 +285,7 @@ impl<T: serde::de::DeserializeOwned + 'static> actix_web::FromRequest for Option
     }
 }
 
-/// A JSON answer tagged with the game's version as its `ETag`, or 304 Not Modified when the
-/// request's `If-None-Match` already names it (a polling client re-downloads nothing).
-pub fn with_etag<T: serde::Serialize>(
-    req: &actix_web::HttpRequest,
-    version: u64,
-    body: T,
-) -> HttpResponse {
-    IfNoneMatch::of(req).answer(format!("\"{version}\""), |mut ok| ok.json(body))
-}
-
-/// `body` as JSON bytes, once, to be served many times ([`with_etag_bytes`]).
+/// `body` as JSON bytes, once, to be served many times ([`IfNoneMatch::json_bytes`]).
 pub fn json_bytes<T: serde::Serialize>(body: &T) -> bytes::Bytes {
     // The answers' types serialize infallibly (no maps with non-string keys).
     serde_json::to_vec(body).unwrap_or_default().into()
