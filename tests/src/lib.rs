@@ -145,10 +145,15 @@ async fn create_database() -> String {
 }
 
 /// Drops `database`; FORCE ends the sessions still on it (a server's pool, a killed process's).
+/// On a thread of its own, not waited for: waiting would block
+/// the test's runtime while its pool may still be opening connections: their handshakes would
+/// stall, and `DROP DATABASE` waited for those half-open sessions until PostgreSQL's
+/// `authentication_timeout` (60 s) killed them — a minute added to every short test (issue 28:
+/// the test loop). Once the runtime is gone their sockets close and the drop proceeds.
 fn drop_database(database: &str) {
     let database = database.to_string();
     let url = test_cluster().cluster.url("postgres");
-    let _ = std::thread::spawn(move || {
+    std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -163,8 +168,7 @@ fn drop_database(database: &str) {
                 .await;
             }
         })
-    })
-    .join();
+    });
 }
 
 /// A database of its own for a test that runs servers as processes ([`process::Server`]),
