@@ -125,7 +125,7 @@ fn pieces_of(view: &Value) -> Vec<(&'static str, usize)> {
 
 /// Which of the positions `play` visits a test checks: every one in the long run, one in
 /// `STRIDE` by default (issue 28: the test loop; the same games, so the same kinds of position).
-const STRIDE: usize = 4;
+const STRIDE: usize = 12;
 
 fn sampled(long: bool) -> impl FnMut() -> bool {
     let mut visited = 0;

@@ -16,9 +16,11 @@ fn simulation_checks_invariants_and_ends(games: u64) {
     assert_eq!(wins, games, "every game has a winner");
 }
 
+/// 50 games: every seat count, every pawn count and the hunter on and off at each seat count
+/// (issue 28: the test loop); the `long_` twin plays three whole cycles of the option mixes.
 #[test]
-fn simulation_of_100_games_checks_invariants_and_ends() {
-    simulation_checks_invariants_and_ends(100);
+fn simulation_of_50_games_checks_invariants_and_ends() {
+    simulation_checks_invariants_and_ends(50);
 }
 
 /// `cargo test --workspace -- --ignored long_` (README, "Long tests").
