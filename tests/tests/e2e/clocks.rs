@@ -295,41 +295,48 @@ async fn each_seat_s_bot_is_its_own_through_seats_moving_down_and_a_resignation(
 
 /// One person against bots, for every game: the bots play their seats through the command
 /// path until the game ends, and the log audits sound (bot moves are re-run like any other).
+/// The games run at once, on one server.
 #[actix_web::test]
 async fn one_person_and_bots_play_every_game_to_the_end() {
     let app = spawn_app().await;
     let ann = app.register("ann").await;
-    for kind in domain::registry().kinds() {
-        let game_of = domain::game(kind).expect("a default game");
-        let seats = (*game_of.seat_range().start()).clamp(2, 3);
-        let id = app.lobby(kind, usize::from(seats), &ann).await;
-        for n in 1..seats {
-            let policy = if n % 2 == 1 { "random" } else { "greedy" };
-            app.post(
-                &format!("/v1/games/{id}/seats/bots"),
-                &ann.token,
-                &json!({ "policy": policy }),
-            )
-            .await
-            .ok();
-        }
-        app.post(&format!("/v1/games/{id}/start"), &ann.token, &json!({}))
-            .await
-            .ok();
-        // A generous bound: a random bot's Bandits game runs to thousands of versions, and the
-        // machine may be shared (this is a liveness check, not a timing claim).
-        play_until_finished(&app, &id, &ann, Duration::from_secs(600)).await;
-        let done = game(&app, &id, &ann).await;
-        assert!(done["outcome"].is_object(), "{kind}: {done}");
-        assert_eq!(done["seats"][1]["bot"], "random", "{kind}");
-        assert!(
-            done.get("abandoned").is_none(),
-            "{kind}: lobby bots abandon nothing"
-        );
-        let log = events(&app, &id, &ann).await;
-        assert!(log.iter().any(|e| e["actor"] == 2), "{kind}: the bot moved");
-        audit_is_sound(&app, &id, &ann).await;
+    let games = domain::registry()
+        .kinds()
+        .into_iter()
+        .map(|kind| plays_against_bots_to_the_end(&app, &ann, kind));
+    futures_util::future::join_all(games).await;
+}
+
+async fn plays_against_bots_to_the_end(app: &TestApp, ann: &Player, kind: &str) {
+    let game_of = domain::game(kind).expect("a default game");
+    let seats = (*game_of.seat_range().start()).clamp(2, 3);
+    let id = app.lobby(kind, usize::from(seats), ann).await;
+    for n in 1..seats {
+        let policy = if n % 2 == 1 { "random" } else { "greedy" };
+        app.post(
+            &format!("/v1/games/{id}/seats/bots"),
+            &ann.token,
+            &json!({ "policy": policy }),
+        )
+        .await
+        .ok();
     }
+    app.post(&format!("/v1/games/{id}/start"), &ann.token, &json!({}))
+        .await
+        .ok();
+    // A generous bound: a random bot's Bandits game runs to thousands of versions, and the
+    // machine may be shared (this is a liveness check, not a timing claim).
+    play_until_finished(app, &id, ann, Duration::from_secs(600)).await;
+    let done = game(app, &id, ann).await;
+    assert!(done["outcome"].is_object(), "{kind}: {done}");
+    assert_eq!(done["seats"][1]["bot"], "random", "{kind}");
+    assert!(
+        done.get("abandoned").is_none(),
+        "{kind}: lobby bots abandon nothing"
+    );
+    let log = events(app, &id, ann).await;
+    assert!(log.iter().any(|e| e["actor"] == 2), "{kind}: the bot moved");
+    audit_is_sound(app, &id, ann).await;
 }
 
 #[actix_web::test]
@@ -597,7 +604,7 @@ async fn a_game_whose_humans_have_all_gone_plays_to_its_end_at_the_bots_rate() {
         );
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
-    let done = game(&app, &id, &ann).await;
+    let done = game(app, &id, ann).await;
     assert!(done["outcome"].is_object(), "{done}");
     assert_eq!(done["abandoned"], json!([1]));
     let bundle = app
