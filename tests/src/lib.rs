@@ -145,11 +145,11 @@ async fn create_database() -> String {
 }
 
 /// Drops `database`; FORCE ends the sessions still on it (a server's pool, a killed process's).
-/// On a thread of its own, not waited for: waiting would block
-/// the test's runtime while its pool may still be opening connections: their handshakes would
-/// stall, and `DROP DATABASE` waited for those half-open sessions until PostgreSQL's
-/// `authentication_timeout` (60 s) killed them — a minute added to every short test (issue 28:
-/// the test loop). Once the runtime is gone their sockets close and the drop proceeds.
+/// On a thread of its own, not waited for: waiting would block the test's runtime while its
+/// pool may still be opening connections, their handshakes would stall, and `DROP DATABASE`
+/// waited for those half-open sessions until PostgreSQL's `authentication_timeout` (60 s) ended
+/// them — a minute added to every short test (issue 28: the test loop). Once the runtime is
+/// gone their sockets close and the drop goes through.
 fn drop_database(database: &str) {
     let database = database.to_string();
     let url = test_cluster().cluster.url("postgres");

@@ -35,7 +35,7 @@ pub fn sim_options(i: u64) -> (Options, u8) {
 pub fn simulate_per_seat_count(games: u64, seed: u64) -> Result<serde_json::Value, SimFailure> {
     let mut out = serde_json::Map::new();
     for seats in 2..=6u8 {
-        let stats = simulate_with(games, seed.wrapping_add(u64::from(seats)), |i| {
+        let stats = simulate_with(0..games, seed.wrapping_add(u64::from(seats)), |i| {
             let (options, _) = sim_options(i * 5 + u64::from(seats) - 2);
             (options, seats)
         })?;
@@ -46,6 +46,14 @@ pub fn simulate_per_seat_count(games: u64, seed: u64) -> Result<serde_json::Valu
 
 /// Plays `games` games from `seed` and returns statistics (see docs/rules/bandits.md).
 pub fn simulate(games: u64, seed: u64) -> Result<serde_json::Value, SimFailure> {
+    simulate_games(0..games, seed)
+}
+
+/// Games `games` of the series `seed` (options as [`sim_options`]).
+pub fn simulate_games(
+    games: std::ops::Range<u64>,
+    seed: u64,
+) -> Result<serde_json::Value, SimFailure> {
     simulate_with(games, seed, sim_options)
 }
 
@@ -168,15 +176,17 @@ impl Tally {
     }
 }
 
-/// Plays `games` games, game `i` with the options and seat count `options_of(i)` (random
-/// bots, one greedy seat in every third game).
+/// Plays games `games` (each from its own seed: a range plays what a longer run plays of it),
+/// game `i` with the options and seat count `options_of(i)` (random bots, one greedy seat in
+/// every third game).
 pub fn simulate_with(
-    games: u64,
+    games: std::ops::Range<u64>,
     seed: u64,
     options_of: impl Fn(u64) -> (Options, u8),
 ) -> Result<serde_json::Value, SimFailure> {
     let mut tally = Tally::new();
-    for i in 0..games {
+    let count = games.end.saturating_sub(games.start);
+    for i in games {
         let (options, seats) = options_of(i);
         let game_seed = seed.wrapping_mul(1_000_003).wrapping_add(i);
         let mut bots = vec![Bot::Random; usize::from(seats)];
@@ -187,5 +197,5 @@ pub fn simulate_with(
         let g = play_game::<Bandits>(&options, seats, &bots, game_seed, MAX_COMMANDS)?;
         tally.record(&g, &options, seats, greedy_seat);
     }
-    Ok(tally.report(games, seed))
+    Ok(tally.report(count, seed))
 }

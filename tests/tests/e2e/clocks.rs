@@ -604,7 +604,7 @@ async fn a_game_whose_humans_have_all_gone_plays_to_its_end_at_the_bots_rate() {
         );
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
-    let done = game(app, &id, ann).await;
+    let done = game(&app, &id, &ann).await;
     assert!(done["outcome"].is_object(), "{done}");
     assert_eq!(done["abandoned"], json!([1]));
     let bundle = app
