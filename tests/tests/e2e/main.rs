@@ -17,6 +17,7 @@ mod fuzz;
 mod generated_client;
 mod ghosts;
 mod group_commit;
+mod hot36;
 mod i18n;
 mod inbox;
 mod invites;
