@@ -8,9 +8,6 @@ use super::loaded::Loaded;
 use super::loaded::Prompts;
 use super::loaded::PromptsMemo;
 use super::notify;
-use super::reads::prompts_audience;
-use super::views::Route;
-use bytes::Bytes;
 use domain::AnyState;
 use domain::Outcome;
 use domain::Prompt;
@@ -84,25 +81,8 @@ pub struct CommandAnswer {
     pub replayed: bool,
     /// After the command: the version, who must or may act, the caller's legal commands
     /// (computed under the command's lock: no second lock, no re-read).
-    pub next: Next,
+    pub next: Prompts,
 }
-
-/// How the HTTP layer serializes a caller's prompts (the answer of `GET /prompts`).
-pub type RenderPrompts = fn(Prompts) -> Bytes;
-
-/// A command answer's `next`.
-pub enum Next {
-    /// To be rendered by the HTTP layer (the start; clocks and bots answer nobody).
-    Prompts(Box<Prompts>),
-    /// The caller's prompts as `GET /prompts` serves them at the answer's state, through the
-    /// byte cache (issue 31): the client's `GET /prompts` right after its command is a hit,
-    /// not a second computation of its `choices`.
-    Bytes(Bytes),
-}
-
-/// How an answer gets its `next`: as `Prompts`, or rendered through the byte cache by the
-/// HTTP layer's function, kept unless the cache was cleared since the generation.
-type NextAs = Option<(u64, RenderPrompts)>;
 
 pub struct CommandRequest {
     pub command_id: Uuid,
@@ -202,31 +182,6 @@ impl Commands {
         user: UserId,
         request: CommandRequest,
     ) -> Result<CommandAnswer> {
-        self.command_with(id, user, request, None).await
-    }
-
-    /// [`Self::command`] answered over HTTP: `next` is `render`'s bytes of the caller's
-    /// prompts, through the byte cache (the client's `GET /prompts` that follows is a hit).
-    pub async fn command_rendered(
-        &self,
-        id: GameId,
-        user: UserId,
-        request: CommandRequest,
-        render: RenderPrompts,
-    ) -> Result<CommandAnswer> {
-        // Read before anything is decided: bytes rendered after a clear are not kept.
-        let generation = self.games.views.generation.load(Ordering::Acquire);
-        self.command_with(id, user, request, Some((generation, render)))
-            .await
-    }
-
-    async fn command_with(
-        &self,
-        id: GameId,
-        user: UserId,
-        request: CommandRequest,
-        next_as: NextAs,
-    ) -> Result<CommandAnswer> {
         let slot = self.games.slot(id);
         let mut guard = slot.lock().await;
         // The cache is trusted for deciding: the append's version check catches a stale copy.
@@ -242,7 +197,7 @@ impl Commands {
                 }
                 Expected::Stale => {
                     let conflict = loaded.conflict();
-                    return self.refuse(loaded, user, &request, conflict, next_as).await;
+                    return self.refuse(loaded, user, &request, conflict).await;
                 }
                 Expected::Current => {}
             }
@@ -257,28 +212,28 @@ impl Commands {
                         known_head = Some(head);
                         continue;
                     }
-                    return self
-                        .refuse(loaded, user, &request, rule.into(), next_as)
-                        .await;
+                    return self.refuse(loaded, user, &request, rule.into()).await;
                 }
             };
             let (command_id, command) = (request.command_id, &request.command);
-            let sent = Sent {
-                user,
-                seat: Some(seat),
-                command_id,
-                command,
-                recorded_at: now_micros(),
-            };
             let appended = self
-                .append_answered(loaded, sent, events, Some(next), None, next_as)
+                .append_decided(
+                    loaded,
+                    user,
+                    Some(seat),
+                    command_id,
+                    command,
+                    events,
+                    Some(next),
+                    None,
+                )
                 .await?;
             match appended {
                 Ok(answer) => return Ok(answer),
                 // Lost a race: a client that named its version is told; otherwise decide again.
                 Err(current) if request.expected_version.is_some() => {
                     let lost = AppError::Conflict { current };
-                    return self.refuse(loaded, user, &request, lost, next_as).await;
+                    return self.refuse(loaded, user, &request, lost).await;
                 }
                 Err(current) => {
                     self.counters.conflicts.fetch_add(1, Ordering::Relaxed);
@@ -298,9 +253,8 @@ impl Commands {
         user: UserId,
         request: &CommandRequest,
         refusal: AppError,
-        next_as: NextAs,
     ) -> Result<CommandAnswer> {
-        if let Some(answer) = self.repeat(loaded, user, request, next_as).await? {
+        if let Some(answer) = self.repeat(loaded, user, request).await? {
             return Ok(answer);
         }
         let counter = match refusal {
@@ -319,7 +273,6 @@ impl Commands {
         loaded: &mut Loaded,
         user: UserId,
         request: &CommandRequest,
-        next_as: NextAs,
     ) -> Result<Option<CommandAnswer>> {
         let id = loaded.row.id;
         match self.store.command(id, user, request.command_id).await? {
@@ -328,8 +281,7 @@ impl Commands {
                 Err(AppError::IdempotencyMismatch)
             }
             Some((_, first, last)) => {
-                let answer = self.answered_from_log(loaded, user, (first, last), next_as);
-                Ok(Some(answer.await?))
+                Ok(Some(self.answer_from_log(loaded, user, first, last).await?))
             }
         }
     }
@@ -344,18 +296,6 @@ impl Commands {
         user: UserId,
         first: u64,
         last: u64,
-    ) -> Result<CommandAnswer> {
-        self.answered_from_log(loaded, user, (first, last), None)
-            .await
-    }
-
-    /// [`Self::answer_from_log`], with `next` as `next_as` says.
-    async fn answered_from_log(
-        &self,
-        loaded: &mut Loaded,
-        user: UserId,
-        (first, last): (u64, u64),
-        next_as: NextAs,
     ) -> Result<CommandAnswer> {
         if loaded.version < last {
             self.games.catch_up(loaded.row.id, loaded).await?;
@@ -378,27 +318,8 @@ impl Commands {
                 .filter_map(|e| loaded.redact(e, viewer))
                 .collect(),
             replayed: true,
-            next: self.next(loaded, user, next_as)?,
+            next: guarded(|| loaded.prompts_for(user))?,
         })
-    }
-
-    /// `user`'s prompts at `loaded`'s version, as `next_as` says: rendered once per version and
-    /// audience, like `GET /prompts` (the same cache entry: a read after the command is a hit).
-    fn next(&self, loaded: &Loaded, user: UserId, next_as: NextAs) -> Result<Next> {
-        let Some((generation, render)) = next_as else {
-            return Ok(Next::Prompts(Box::new(guarded(|| {
-                loaded.prompts_for(user)
-            })?)));
-        };
-        let audience = prompts_audience(loaded, user);
-        let bytes = guarded(|| {
-            self.games
-                .views
-                .rendered(generation, loaded, Route::Prompts, audience, || {
-                    render(loaded.prompts_for(user))
-                })
-        })?;
-        Ok(Next::Bytes(bytes))
     }
 
     /// Appends decided events and answers, in steps: the state after them (and the seed
@@ -418,38 +339,17 @@ impl Commands {
         next: Option<Box<dyn AnyState>>,
         lock: Option<infra::store::Locked>,
     ) -> Result<std::result::Result<CommandAnswer, u64>> {
+        let (events, next, outcome) = after(loaded, events, next)?;
+        let recorded_at = now_micros();
+        let schema = loaded.game.event_schema_version();
+        let entries = chain(loaded, command_id, seat, schema, recorded_at, events);
         let sent = Sent {
             user,
             seat,
             command_id,
             command,
-            recorded_at: now_micros(),
+            recorded_at,
         };
-        self.append_answered(loaded, sent, events, next, lock, None)
-            .await
-    }
-
-    /// [`Self::append_decided`], with the answer's `next` as `next_as` says.
-    async fn append_answered(
-        &self,
-        loaded: &mut Loaded,
-        sent: Sent<'_>,
-        events: Vec<domain::EventData>,
-        next: Option<Box<dyn AnyState>>,
-        lock: Option<infra::store::Locked>,
-        next_as: NextAs,
-    ) -> Result<std::result::Result<CommandAnswer, u64>> {
-        let (user, command) = (sent.user, sent.command);
-        let (events, next, outcome) = after(loaded, events, next)?;
-        let schema = loaded.game.event_schema_version();
-        let entries = chain(
-            loaded,
-            sent.command_id,
-            sent.seat,
-            schema,
-            sent.recorded_at,
-            events,
-        );
         let hash = body_hash(command);
         let (append, decisions, prompts) = append_of(
             loaded,
@@ -472,32 +372,18 @@ impl Commands {
                     .events_appended
                     .fetch_add(appended, Ordering::Relaxed);
                 loaded.decisions = decisions;
-                loaded.advance(
-                    next,
-                    outcome.as_ref(),
-                    &entries,
-                    (version, sent.recorded_at),
-                );
+                loaded.advance(next, outcome.as_ref(), &entries, (version, recorded_at));
                 self.games.views.moved(loaded.row.id, version);
                 // The new state's prompts, computed for its inbox: its answer and reads reuse them.
                 loaded.prompts_memo = PromptsMemo::of(loaded.version, prompts);
-                let viewer = loaded.viewer(user);
-                Ok(Ok(CommandAnswer {
-                    version,
-                    events: entries
-                        .iter()
-                        .filter_map(|e| loaded.redact(e, viewer))
-                        .collect(),
-                    replayed: false,
-                    next: self.next(loaded, user, next_as)?,
-                }))
+                Ok(Ok(loaded.answer(user, &entries, version)?))
             }
             AppendResult::Duplicate {
                 first_seq,
                 last_seq,
                 ..
             } => Ok(Ok(self
-                .answered_from_log(loaded, user, (first_seq, last_seq), next_as)
+                .answer_from_log(loaded, user, first_seq, last_seq)
                 .await?)),
             AppendResult::Mismatch => Err(AppError::IdempotencyMismatch),
             AppendResult::Conflict { current } => Ok(Err(current)),
@@ -617,5 +503,20 @@ impl Loaded {
         }
         self.finished = outcome.is_some();
         self.row.status = status_of(outcome);
+    }
+
+    /// The answer to `user`'s appended command: its entries as they may see them, and their
+    /// prompts after it (under the command's lock: no second lock, no re-read).
+    fn answer(&self, user: UserId, entries: &[StoredEvent], version: u64) -> Result<CommandAnswer> {
+        let viewer = self.viewer(user);
+        Ok(CommandAnswer {
+            version,
+            events: entries
+                .iter()
+                .filter_map(|e| self.redact(e, viewer))
+                .collect(),
+            replayed: false,
+            next: guarded(|| self.prompts_for(user))?,
+        })
     }
 }

@@ -115,16 +115,12 @@ impl Loaded {
     /// The version, who must or may act now, and `user`'s legal commands as JSON Schema
     /// families (issue 15: `choices`, the contract; `legal` is drawn from them at the edge).
     pub fn prompts_for(&self, user: UserId) -> Prompts {
-        let prompts = self.prompts();
         let (choices, legal) = match self.seat_of(user) {
-            // One computation of the families; `legal` is drawn from them. A seat the game
-            // does not prompt has none (`a_seat_without_a_prompt_has_no_choices`): most
-            // answers' `next` are of a mover whose turn has passed (issue 31, `hot36`).
-            Some(seat) if !self.finished && prompts.iter().any(|p| p.seat == seat) => {
-                self.state.choices_and_legal(seat)
-            }
+            // One computation of the families; `legal` is drawn from them.
+            Some(seat) if !self.finished => self.state.choices_and_legal(seat),
             _ => (Vec::new(), Vec::new()),
         };
+        let prompts = self.prompts();
         Prompts {
             version: self.version,
             deadlines: self.deadlines(&prompts),
@@ -179,61 +175,6 @@ mod tests {
             seat: Seat::new(seat).expect("a seat"),
             kinds: vec!["roll".into()],
             must: true,
-        }
-    }
-
-    /// What lets `prompts_for` skip a seat the game does not prompt: at every position of
-    /// random games of every kind, option sample and table size, a seat without a prompt has no
-    /// `choices` (nothing it could send).
-    #[test]
-    fn a_seat_without_a_prompt_has_no_choices() {
-        use domain::engine::Rng;
-        let mut rng = domain::engine::seeded(36);
-        for game in domain::games() {
-            let mut unprompted = 0;
-            for seats in game.seat_range() {
-                for options in game.option_samples(seats) {
-                    for _ in 0..3 {
-                        let mut state = game.new_state();
-                        for event in game.setup(&options, seats, &mut rng).expect("setup") {
-                            state
-                                .apply(&event.payload, game.event_schema_version())
-                                .unwrap();
-                        }
-                        for _ in 0..400 {
-                            let prompts = state.prompts();
-                            for n in 1..=seats {
-                                let seat = Seat::new(n).unwrap();
-                                if prompts.iter().all(|p| p.seat != seat) {
-                                    unprompted += 1;
-                                    let choices = state.choices(seat);
-                                    assert!(
-                                        choices.is_empty(),
-                                        "{} {options}: {seat} has no prompt but {} families",
-                                        game.kind(),
-                                        choices.len()
-                                    );
-                                }
-                            }
-                            let Some(p) =
-                                prompts.get(rng.below(prompts.len().max(1) as u32) as usize)
-                            else {
-                                break;
-                            };
-                            let legal = state.legal(p.seat);
-                            if legal.is_empty() {
-                                break;
-                            }
-                            let command = &legal[rng.below(legal.len() as u32) as usize];
-                            let (_, next) = state
-                                .decide_next(p.seat, command, &mut rng)
-                                .expect("a legal command is accepted");
-                            state = next;
-                        }
-                    }
-                }
-            }
-            assert!(unprompted > 300, "{}: {unprompted}", game.kind());
         }
     }
 

@@ -38,9 +38,7 @@ pub use audit::Audits;
 pub use board::Boards;
 pub use check::Checks;
 pub use clocks::{Clock, ClockConfig, Clocks};
-pub use commands::{
-    CommandAnswer, CommandRequest, Commands, Counters, Next, RenderPrompts, SNAPSHOT_EVERY,
-};
+pub use commands::{CommandAnswer, CommandRequest, Commands, Counters, SNAPSHOT_EVERY};
 pub use error::{AppError, Result};
 pub use export::Exports;
 pub use games::{Games, Heads};

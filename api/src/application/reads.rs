@@ -177,7 +177,7 @@ impl Reads {
 }
 
 /// Who reads a started game's prompts: the seat for its choices while the game runs.
-pub(super) fn prompts_audience(loaded: &Loaded, user: UserId) -> Audience {
+fn prompts_audience(loaded: &Loaded, user: UserId) -> Audience {
     if loaded.finished {
         None
     } else {
@@ -216,12 +216,9 @@ impl Reads {
         self.games
             .with_game(id, |loaded| {
                 let audience = prompts_audience(loaded, user);
-                let bytes =
-                    self.games
-                        .views
-                        .rendered(generation, loaded, Route::Prompts, audience, || {
-                            render(loaded.prompts_for(user))
-                        });
+                let bytes = self.rendered(generation, loaded, Route::Prompts, audience, || {
+                    render(loaded.prompts_for(user))
+                });
                 (loaded.version, bytes)
             })
             .await
@@ -246,12 +243,9 @@ impl Reads {
                     return DetailAnswer::Read(Box::new(read_by(loaded, user)));
                 }
                 let seat = loaded.seat_of(user).map(|s| s.number());
-                let bytes =
-                    self.games
-                        .views
-                        .rendered(generation, loaded, Route::Detail, seat, || {
-                            render(read_by(loaded, user), seat)
-                        });
+                let bytes = self.rendered(generation, loaded, Route::Detail, seat, || {
+                    render(read_by(loaded, user), seat)
+                });
                 DetailAnswer::Bytes(loaded.version, bytes)
             })
             .await;
@@ -262,6 +256,28 @@ impl Reads {
             }
             other => other,
         }
+    }
+
+    /// The bytes of `route` for `audience` at `loaded`'s version: cached, or rendered and kept.
+    fn rendered(
+        &self,
+        generation: u64,
+        loaded: &Loaded,
+        route: Route,
+        audience: Audience,
+        render: impl FnOnce() -> Bytes,
+    ) -> Bytes {
+        let id = loaded.row.id;
+        if let Some(bytes) = self.games.views.at(id, loaded.version, route, audience) {
+            self.games.views.hits.fetch_add(1, Ordering::Relaxed);
+            return bytes;
+        }
+        let bytes = render();
+        self.games.views.renders.fetch_add(1, Ordering::Relaxed);
+        self.games
+            .views
+            .keep(generation, loaded, route, audience, bytes.clone());
+        bytes
     }
 
     /// What the byte cache served and rendered so far, and what it holds now.

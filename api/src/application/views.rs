@@ -154,26 +154,6 @@ impl Views {
         }
     }
 
-    /// The bytes of `route` for `audience` at `loaded`'s version (its game's lock held):
-    /// cached, or rendered and kept unless every entry was dropped since `generation`.
-    pub(super) fn rendered(
-        &self,
-        generation: u64,
-        loaded: &Loaded,
-        route: Route,
-        audience: Audience,
-        render: impl FnOnce() -> Bytes,
-    ) -> Bytes {
-        if let Some(bytes) = self.at(loaded.row.id, loaded.version, route, audience) {
-            self.hits.fetch_add(1, Ordering::Relaxed);
-            return bytes;
-        }
-        let bytes = render();
-        self.renders.fetch_add(1, Ordering::Relaxed);
-        self.keep(generation, loaded, route, audience, bytes.clone());
-        bytes
-    }
-
     /// The game moved to `version` here (this instance's own append): older bytes go now,
     /// before the notification of it is heard.
     pub(super) fn moved(&self, id: GameId, version: u64) {

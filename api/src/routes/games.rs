@@ -1,9 +1,7 @@
 //! `/v1/games/*`: lobby, commands, views, prompts, the event feed, its live stream, replay.
 
 use crate::adapters::sse_stream;
-use crate::application::{
-    CommandAnswer, CommandRequest, CreateGame, DetailAnswer, GameRead, Next, Prompts,
-};
+use crate::application::{CommandAnswer, CommandRequest, CreateGame, DetailAnswer, GameRead};
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::extract::GamePath;
@@ -707,15 +705,11 @@ pub async fn prompts(
     let (version, bytes) = state
         .services
         .reads
-        .prompts_bytes(id, user.id, prompts_json)
+        .prompts_bytes(id, user.id, |prompts| {
+            crate::extract::json_bytes(&PromptsResponse::from(prompts))
+        })
         .await?;
     Ok(IfNoneMatch::of(&req).json_bytes(version, bytes))
-}
-
-/// The answer of `GET /prompts`, and a command answer's `next`: one function, so the two are
-/// the same bytes (the command path keeps them in the byte cache for the read that follows).
-fn prompts_json(answer: Prompts) -> bytes::Bytes {
-    crate::extract::json_bytes(&PromptsResponse::from(answer))
 }
 
 /// A command is a JSON object (its `type` and fields are the game's to check).
@@ -760,30 +754,13 @@ impl CommandBody {
 
 /// A command's answer (send or start): the events and `next`, `ETag` = the version.
 fn command_answer(answer: CommandAnswer) -> HttpResponse {
-    // `CommandResponse` with `next` spliced in as rendered bytes (often the byte cache's):
-    // `{"version":…,"events":[…]` then `,"next":…}`, as serde writes the whole struct.
-    #[derive(Serialize)]
-    struct Head {
-        version: u64,
-        events: Vec<EventOut>,
-    }
-    let next = match answer.next {
-        Next::Bytes(bytes) => bytes,
-        Next::Prompts(answer) => prompts_json(*answer),
-    };
-    let head = Head {
-        version: answer.version,
-        events: answer.events.into_iter().map(EventOut::from).collect(),
-    };
-    let mut body = serde_json::to_vec(&head).unwrap_or_default();
-    body.pop();
-    body.extend_from_slice(b",\"next\":");
-    body.extend_from_slice(&next);
-    body.push(b'}');
     HttpResponse::Ok()
         .insert_header((header::ETAG, format!("\"{}\"", answer.version)))
-        .content_type(header::ContentType::json())
-        .body(body)
+        .json(CommandResponse {
+            version: answer.version,
+            events: answer.events.into_iter().map(EventOut::from).collect(),
+            next: PromptsResponse::from(answer.next),
+        })
 }
 
 /// Send a command for the caller's seat.
@@ -807,7 +784,7 @@ pub async fn send_command(
         state
             .services
             .commands
-            .command_rendered(id, user.id, request, prompts_json)
+            .command(id, user.id, request)
             .await?,
     ))
 }

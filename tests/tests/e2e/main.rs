@@ -17,7 +17,6 @@ mod fuzz;
 mod generated_client;
 mod ghosts;
 mod group_commit;
-mod hot36;
 mod i18n;
 mod inbox;
 mod invites;
