@@ -128,18 +128,7 @@ impl Games {
         let game = self.game_of(&row.kind)?;
         let seats = self.store.seats(id).await?;
         let (version, state) = self.restore(id, game, row.version).await?;
-        let mut loaded = Loaded {
-            game,
-            version,
-            head_hash: String::new(),
-            state,
-            finished: false,
-            head_at: None,
-            decisions: Vec::new(),
-            prompts_memo: Default::default(),
-            seats,
-            row,
-        };
+        let mut loaded = Loaded::new(game, row, seats, version, String::new(), state);
         self.catch_up(id, &mut loaded).await?;
         self.sync_decisions(id, &mut loaded).await?;
         *slot = Some(loaded);

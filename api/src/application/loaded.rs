@@ -75,6 +75,30 @@ impl PromptsMemo {
 }
 
 impl Loaded {
+    /// A game at `version` with `state` and the head's hash; nothing decided or waited for yet
+    /// (the load catches up and reads decisions afterwards; a start appends from version 0).
+    pub(super) fn new(
+        game: &'static dyn AnyGame,
+        row: GameRow,
+        seats: Vec<SeatRow>,
+        version: u64,
+        head_hash: String,
+        state: Box<dyn AnyState>,
+    ) -> Self {
+        Loaded {
+            game,
+            version,
+            head_hash,
+            state,
+            finished: false,
+            head_at: None,
+            decisions: Vec::new(),
+            prompts_memo: Default::default(),
+            seats,
+            row,
+        }
+    }
+
     pub fn seat_of(&self, user: UserId) -> Option<Seat> {
         self.seats
             .iter()

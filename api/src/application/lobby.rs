@@ -143,18 +143,8 @@ impl Lobby {
         let client_seeds: Vec<String> = seats.iter().map(|s| s.client_seed.clone()).collect();
         let mut rng = ChaChaRng::for_command(&row.server_seed, &client_seeds, 0);
         let events = game.setup(&row.options, row.seat_count, &mut rng)?;
-        let mut loaded = Loaded {
-            game,
-            version: 0,
-            head_hash: row.head_hash.clone(),
-            state: game.new_state(),
-            finished: false,
-            head_at: None,
-            decisions: Vec::new(),
-            prompts_memo: Default::default(),
-            seats,
-            row,
-        };
+        let head_hash = row.head_hash.clone();
+        let mut loaded = Loaded::new(game, row, seats, 0, head_hash, game.new_state());
         let answer = self
             .commands
             .append_decided(
@@ -219,12 +209,6 @@ impl Lobby {
             .await
             .map_err(AppError::from)
     }
-
-    /// The head version of a game as stored.
-    pub async fn head(&self, id: GameId) -> Result<u64> {
-        Ok(self.store.head(id).await?.0)
-    }
-
     /// The games past their lobby (for `homestretch check-snapshots`).
     pub async fn started_games(&self) -> Result<Vec<GameId>> {
         self.store.started_games().await.map_err(AppError::from)

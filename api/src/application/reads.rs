@@ -293,7 +293,8 @@ impl Reads {
 }
 
 impl Reads {
-    /// The head version of a game as stored (where a live fan-out starts).
+    /// The head version of a game as stored (an events page's `head`; where a live fan-out
+    /// starts).
     pub async fn head(&self, id: GameId) -> Result<u64> {
         Ok(self.store.head(id).await?.0)
     }

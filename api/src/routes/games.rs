@@ -814,7 +814,7 @@ pub async fn events(
         .reads
         .events_page(id, user.id, after, limit, min_version)
         .await?;
-    let head = state.services.lobby.head(id).await?;
+    let head = state.services.reads.head(id).await?;
     Ok(HttpResponse::Ok().json(EventsPage {
         events: events.into_iter().map(EventOut::from).collect(),
         next_after: last,
