@@ -365,6 +365,12 @@ impl TestApp {
         self.request("GET", path, Some(token), None, &[]).await
     }
 
+    /// A conditional GET: `If-None-Match: tag`.
+    pub async fn get_if_none_match(&self, path: &str, token: &str, tag: &str) -> Answer {
+        self.request("GET", path, Some(token), None, &[("If-None-Match", tag)])
+            .await
+    }
+
     pub async fn post(&self, path: &str, token: &str, body: &Value) -> Answer {
         self.request("POST", path, Some(token), Some(body), &[])
             .await

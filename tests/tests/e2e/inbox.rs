@@ -17,9 +17,13 @@ struct Waiting {
 
 /// The caller's copy of the inbox, sending the last ETag: a 304 means "what you had".
 async fn inbox(app: &TestApp, player: &Player, etag: Option<&str>) -> Answer {
-    let headers: Vec<(&str, &str)> = etag.map(|e| ("if-none-match", e)).into_iter().collect();
-    app.request("GET", "/v1/me/inbox", Some(&player.token), None, &headers)
-        .await
+    match etag {
+        Some(tag) => {
+            app.get_if_none_match("/v1/me/inbox", &player.token, tag)
+                .await
+        }
+        None => app.get("/v1/me/inbox", &player.token).await,
+    }
 }
 
 fn must_kinds(prompts: &Value, seat: u64) -> Vec<String> {

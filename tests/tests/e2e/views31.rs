@@ -163,28 +163,12 @@ async fn views31_conditional_get_answers_304_from_the_cached_bytes() {
             let first = app.get(&path, &seats[1].token).await;
             let etag = first.etag.clone().expect("etag");
             tagged(&first);
-            let again = app
-                .request(
-                    "GET",
-                    &path,
-                    Some(&seats[1].token),
-                    None,
-                    &[("If-None-Match", &etag)],
-                )
-                .await;
+            let again = app.get_if_none_match(&path, &seats[1].token, &etag).await;
             assert_eq!(again.status, 304, "{path}");
             assert_eq!(again.etag.as_deref(), Some(etag.as_str()));
             assert!(again.text.is_empty());
             let weak = format!("W/{etag}");
-            let again = app
-                .request(
-                    "GET",
-                    &path,
-                    Some(&seats[1].token),
-                    None,
-                    &[("If-None-Match", &weak)],
-                )
-                .await;
+            let again = app.get_if_none_match(&path, &seats[1].token, &weak).await;
             assert_eq!(again.status, 304, "{path} weak");
         }
     }
@@ -195,13 +179,7 @@ async fn views31_conditional_get_answers_304_from_the_cached_bytes() {
     app.command(&game, &seats[seat], command).await.ok();
     for path in paths(&game) {
         let answer = app
-            .request(
-                "GET",
-                &path,
-                Some(&seats[1].token),
-                None,
-                &[("If-None-Match", &old_tag)],
-            )
+            .get_if_none_match(&path, &seats[1].token, &old_tag)
             .await;
         assert!(tagged(&answer) > tagged(&old), "{path}");
     }
