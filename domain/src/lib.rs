@@ -18,6 +18,12 @@ pub mod timeout;
 pub mod mush;
 pub mod whisky_race;
 
+// The unit tests simulate thousands of games: mimalloc instead of glibc's malloc takes a sixth
+// off their time (issue 28: the test loop). The library itself sets no allocator.
+#[cfg(test)]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 pub use any::{AnyGame, AnyState, Erased, EventData, GameSchemas, Rejection};
 pub use engine::{Game, Outcome, Prompt, RuleViolation, Seat, Viewer};
 

@@ -1,5 +1,9 @@
 //! End-to-end tests: real HTTP against a real server and a real PostgreSQL (one database each).
 
+// The servers under test run in this process: the server's allocator (api/src/main.rs).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod accounts;
 mod architecture;
 mod audit;
