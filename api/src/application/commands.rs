@@ -310,16 +310,7 @@ impl Commands {
                 (last + 1 - first) as u32 + 1,
             )
             .await?;
-        let viewer = loaded.viewer(user);
-        Ok(CommandAnswer {
-            version: last,
-            events: events
-                .iter()
-                .filter_map(|e| loaded.redact(e, viewer))
-                .collect(),
-            replayed: true,
-            next: guarded(|| loaded.prompts_for(user))?,
-        })
+        loaded.answer(user, &events, last, true)
     }
 
     /// Appends decided events and answers, in steps: the state after them (and the seed
@@ -376,7 +367,7 @@ impl Commands {
                 self.games.views.moved(loaded.row.id, version);
                 // The new state's prompts, computed for its inbox: its answer and reads reuse them.
                 loaded.prompts_memo = PromptsMemo::of(loaded.version, prompts);
-                Ok(Ok(loaded.answer(user, &entries, version)?))
+                Ok(Ok(loaded.answer(user, &entries, version, false)?))
             }
             AppendResult::Duplicate {
                 first_seq,
@@ -505,9 +496,16 @@ impl Loaded {
         self.row.status = status_of(outcome);
     }
 
-    /// The answer to `user`'s appended command: its entries as they may see them, and their
-    /// prompts after it (under the command's lock: no second lock, no re-read).
-    fn answer(&self, user: UserId, entries: &[StoredEvent], version: u64) -> Result<CommandAnswer> {
+    /// The answer to `user`'s command, appended now or `replayed` from the log: its entries
+    /// as they may see them, and their prompts after it (under the command's lock: no second
+    /// lock, no re-read).
+    fn answer(
+        &self,
+        user: UserId,
+        entries: &[StoredEvent],
+        version: u64,
+        replayed: bool,
+    ) -> Result<CommandAnswer> {
         let viewer = self.viewer(user);
         Ok(CommandAnswer {
             version,
@@ -515,7 +513,7 @@ impl Loaded {
                 .iter()
                 .filter_map(|e| self.redact(e, viewer))
                 .collect(),
-            replayed: false,
+            replayed,
             next: guarded(|| self.prompts_for(user))?,
         })
     }

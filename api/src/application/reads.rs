@@ -216,9 +216,12 @@ impl Reads {
         self.games
             .with_game(id, |loaded| {
                 let audience = prompts_audience(loaded, user);
-                let bytes = self.rendered(generation, loaded, Route::Prompts, audience, || {
-                    render(loaded.prompts_for(user))
-                });
+                let bytes =
+                    self.games
+                        .views
+                        .rendered(generation, loaded, Route::Prompts, audience, || {
+                            render(loaded.prompts_for(user))
+                        });
                 (loaded.version, bytes)
             })
             .await
@@ -243,9 +246,12 @@ impl Reads {
                     return DetailAnswer::Read(Box::new(read_by(loaded, user)));
                 }
                 let seat = loaded.seat_of(user).map(|s| s.number());
-                let bytes = self.rendered(generation, loaded, Route::Detail, seat, || {
-                    render(read_by(loaded, user), seat)
-                });
+                let bytes =
+                    self.games
+                        .views
+                        .rendered(generation, loaded, Route::Detail, seat, || {
+                            render(read_by(loaded, user), seat)
+                        });
                 DetailAnswer::Bytes(loaded.version, bytes)
             })
             .await;
@@ -256,28 +262,6 @@ impl Reads {
             }
             other => other,
         }
-    }
-
-    /// The bytes of `route` for `audience` at `loaded`'s version: cached, or rendered and kept.
-    fn rendered(
-        &self,
-        generation: u64,
-        loaded: &Loaded,
-        route: Route,
-        audience: Audience,
-        render: impl FnOnce() -> Bytes,
-    ) -> Bytes {
-        let id = loaded.row.id;
-        if let Some(bytes) = self.games.views.at(id, loaded.version, route, audience) {
-            self.games.views.hits.fetch_add(1, Ordering::Relaxed);
-            return bytes;
-        }
-        let bytes = render();
-        self.games.views.renders.fetch_add(1, Ordering::Relaxed);
-        self.games
-            .views
-            .keep(generation, loaded, route, audience, bytes.clone());
-        bytes
     }
 
     /// What the byte cache served and rendered so far, and what it holds now.

@@ -106,15 +106,29 @@ impl Views {
         Some((rendered.version, bytes))
     }
 
-    /// The cached bytes of `route` for `audience` at exactly `version` (a read under the game's
-    /// lock: the cache may hold it though the fast path could not trust it).
-    pub(super) fn at(
+    /// The bytes of `route` for `audience` at `loaded`'s version (its game's lock held):
+    /// cached, or rendered and kept unless every entry was dropped since `generation`.
+    pub(super) fn rendered(
         &self,
-        id: GameId,
-        version: u64,
+        generation: u64,
+        loaded: &Loaded,
         route: Route,
         audience: Audience,
-    ) -> Option<Bytes> {
+        render: impl FnOnce() -> Bytes,
+    ) -> Bytes {
+        if let Some(bytes) = self.at(loaded.row.id, loaded.version, route, audience) {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return bytes;
+        }
+        let bytes = render();
+        self.renders.fetch_add(1, Ordering::Relaxed);
+        self.keep(generation, loaded, route, audience, bytes.clone());
+        bytes
+    }
+
+    /// The cached bytes of `route` for `audience` at exactly `version` (a read under the game's
+    /// lock: the cache may hold it though the fast path could not trust it).
+    fn at(&self, id: GameId, version: u64, route: Route, audience: Audience) -> Option<Bytes> {
         let games = self.lock();
         let rendered = games.get(&id).filter(|r| r.version == version)?;
         rendered.answer(route, audience)
@@ -122,7 +136,7 @@ impl Views {
 
     /// Keeps `bytes`, rendered from `loaded` under its game's lock, unless a newer version is
     /// held or every entry was dropped since `generation`.
-    pub(super) fn keep(
+    fn keep(
         &self,
         generation: u64,
         loaded: &Loaded,
