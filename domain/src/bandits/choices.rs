@@ -35,6 +35,40 @@ use serde_json::{Map, Value, json};
 
 /// The families of `seat`'s legal commands (empty when it is not the seat to act).
 pub fn choices(st: &State, seat: Seat) -> Vec<Family> {
+    families(st, seat, Build::Schemas)
+}
+
+/// The kinds of [`choices`]' families, one per family in their order, without building the
+/// paths' schemas (what the prompts list, issue 31).
+pub fn kinds(st: &State, seat: Seat) -> Vec<std::borrow::Cow<'static, str>> {
+    families(st, seat, Build::Kinds)
+        .into_iter()
+        .map(|f| f.kind)
+        .collect()
+}
+
+/// What the families are built for. The choices and the legal commands read every schema; the
+/// prompts only which kinds have a family. A family exists when one of its branches does,
+/// whatever its paths' schema, so both builds give the same families in the same order
+/// (`tests::choices` checks it on simulated games); the paths' schemas (a prefix tree built
+/// and measured against the listed paths) were most of what the prompts cost (issue 31).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Build {
+    Schemas,
+    Kinds,
+}
+
+impl Build {
+    /// Exactly these paths ([`schema::paths`]), or `true` when only the kind is wanted.
+    fn paths(self, paths: &[Vec<Node>]) -> Value {
+        match self {
+            Build::Schemas => schema::paths(&as_values(paths)),
+            Build::Kinds => Value::Bool(true),
+        }
+    }
+}
+
+fn families(st: &State, seat: Seat, build: Build) -> Vec<Family> {
     let Some(w) = awaiting(st) else {
         return Vec::new();
     };
@@ -50,13 +84,15 @@ pub fn choices(st: &State, seat: Seat) -> Vec<Family> {
             "Hand the Interrogation back (your turn ends)",
             "BD-040",
         )),
-        Phase::HunterMove { hunter, .. } => out.extend(hunter_family(st, *hunter)),
+        Phase::HunterMove { hunter, .. } => out.extend(hunter_family(st, *hunter, build)),
         Phase::RerollAfterTen => {
             out.push(simple("roll_die", "Roll again", "BD-048"));
             out.push(simple("end_turn", "End the turn", "BD-048"));
         }
-        Phase::Action { value, attempt } => turn_action(st, seat, *value, *attempt, &mut out),
-        Phase::Resolving { .. } => resolving(st, seat, &w.kinds, &mut out),
+        Phase::Action { value, attempt } => {
+            turn_action(st, seat, *value, *attempt, build, &mut out)
+        }
+        Phase::Resolving { .. } => resolving(st, seat, &w.kinds, build, &mut out),
         Phase::Setup | Phase::Over | Phase::TurnOver => {}
     }
     out
@@ -201,10 +237,10 @@ fn defaulted(name: &'static str, value: Value) -> Field {
 // ---------------------------------------------------------------------------------------------
 
 /// BD-044–BD-047, BD-506, BD-513, BD-270: the answer to a usable turn roll.
-fn turn_action(st: &State, seat: Seat, v: u8, attempt: bool, out: &mut Vec<Family>) {
+fn turn_action(st: &State, seat: Seat, v: u8, attempt: bool, build: Build, out: &mut Vec<Family>) {
     if let Some(m) = &st.ctl.moving {
         // BD-517: a move begun in segments is finished by its pawn, nothing else.
-        pawn_moves(st, seat, &[m.pawn], Len::Exact(v), out);
+        pawn_moves(st, seat, &[m.pawn], Len::Exact(v), build, out);
         return;
     }
     let frees = (v == 5 || v == 10) && can_free(st, seat);
@@ -221,11 +257,11 @@ fn turn_action(st: &State, seat: Seat, v: u8, attempt: bool, out: &mut Vec<Famil
     }
     if let Some(p) = must_leave_officer(st, seat, v) {
         // BD-506: the value moves that pawn off its probation officer, nothing else.
-        pawn_moves(st, seat, &[p], Len::Exact(v), out);
+        pawn_moves(st, seat, &[p], Len::Exact(v), build, out);
         return;
     }
     let movers: Vec<Pawn> = st.pawns_of(seat).filter(|&p| st.is_movable(p)).collect();
-    pawn_moves(st, seat, &movers, Len::Exact(v), out);
+    pawn_moves(st, seat, &movers, Len::Exact(v), build, out);
     out.extend(watch(st, seat));
     out.push(simple("pass", "Let the roll go", "BD-047"));
 }
@@ -303,7 +339,7 @@ fn placement_slot(st: &State, pawn: Pawn, dest: Node, piggies: &[Card]) -> Optio
 }
 
 /// The decisions of the resolution stack (BD-103): hand limit, fights, arrivals, destiny.
-fn resolving(st: &State, seat: Seat, kinds: &[&str], out: &mut Vec<Family>) {
+fn resolving(st: &State, seat: Seat, kinds: &[&str], build: Build, out: &mut Vec<Family>) {
     match st.ctl.stack.last() {
         Some(Frame::HandLimit { seat }) => out.extend(discard(st, *seat)),
         Some(Frame::Arrive(a)) => match &a.stage {
@@ -326,7 +362,7 @@ fn resolving(st: &State, seat: Seat, kinds: &[&str], out: &mut Vec<Family>) {
                 FightStep::Settle | FightStep::Retreat => {}
             },
             ArrivalStage::Bonus { card_only } => {
-                pawn_moves(st, seat, &[a.pawn], Len::Exact(6), out);
+                pawn_moves(st, seat, &[a.pawn], Len::Exact(6), build, out);
                 if *card_only && st.ctl.moving.is_none() {
                     out.push(simple("pass", "Forfeit the bonus", "BD-154"));
                 }
@@ -339,7 +375,7 @@ fn resolving(st: &State, seat: Seat, kinds: &[&str], out: &mut Vec<Family>) {
         },
         Some(Frame::Destiny(d)) => {
             if let Some(e) = &d.exec {
-                destiny(st, seat, e, kinds, out);
+                destiny(st, seat, e, kinds, build, out);
             }
         }
         None => {}
@@ -421,9 +457,9 @@ fn ride(st: &State, seat: Seat, departure: Node) -> Option<Family> {
 /// Every path of `pawn` for `len`, as one family: one branch per way the paths use cards
 /// (BD-190 ticket, BD-215/BD-250 Jet-packs, BD-085/BD-380/BD-518 Sur le dos), each its whole
 /// paths (never capped, [`schema::paths`]) with the held card ids that fit (BD-514).
-pub(super) fn moves(st: &State, seat: Seat, pawn: Pawn, len: Len) -> Option<Family> {
+fn moves(st: &State, seat: Seat, pawn: Pawn, len: Len, build: Build) -> Option<Family> {
     let candidates = movement::candidates_up_to(st, pawn, len, true, usize::MAX);
-    move_family(st, seat, pawn, len, candidates)
+    move_family(st, seat, pawn, len, candidates, build)
 }
 
 /// The `move_pawn` family of `pawn` whose whole paths are `candidates`.
@@ -433,6 +469,7 @@ fn move_family(
     pawn: Pawn,
     len: Len,
     candidates: Vec<Candidate>,
+    build: Build,
 ) -> Option<Family> {
     let jets = st.usable_of_kind(seat, SupportKind::Jetpack);
     let piggies = st.usable_of_kind(seat, SupportKind::Piggyback);
@@ -479,7 +516,7 @@ fn move_family(
         };
         let mut fields = vec![
             req("pawn", json!({ "const": pawn })),
-            req("path", schema::paths(&as_values(&paths))),
+            req("path", build.paths(&paths)),
             jetpacks,
         ];
         fields.extend(ticket);
@@ -509,16 +546,23 @@ fn move_family(
 
 /// The move families of `pawns` for `len`: in segments when the pending move is sent so
 /// (BD-515, BD-517: [`segment_moves`]), else every whole path ([`moves`]).
-fn pawn_moves(st: &State, seat: Seat, pawns: &[Pawn], len: Len, out: &mut Vec<Family>) {
+fn pawn_moves(
+    st: &State,
+    seat: Seat,
+    pawns: &[Pawn],
+    len: Len,
+    build: Build,
+    out: &mut Vec<Family>,
+) {
     match pending(st) {
         Some(pm) => {
             for &p in pawns {
-                segment_moves(st, seat, p, &pm, out);
+                segment_moves(st, seat, p, &pm, build, out);
             }
         }
         None => {
             for &p in pawns {
-                out.extend(moves(st, seat, p, len));
+                out.extend(moves(st, seat, p, len, build));
             }
         }
     }
@@ -529,7 +573,14 @@ fn pawn_moves(st: &State, seat: Seat, pawns: &[Pawn], len: Len, out: &mut Vec<Fa
 /// as [`moves`]) and the `move_segment` family of the next [`SEGMENT`] steps of the longer
 /// ones the seat can afford (any card ids, BD-514), so each lists paths of at most
 /// [`SEGMENT`] steps.
-fn segment_moves(st: &State, seat: Seat, pawn: Pawn, pm: &Pending, out: &mut Vec<Family>) {
+fn segment_moves(
+    st: &State,
+    seat: Seat,
+    pawn: Pawn,
+    pm: &Pending,
+    build: Build,
+    out: &mut Vec<Family>,
+) {
     let (ends, longer): (Vec<Candidate>, Vec<Candidate>) = segment::rests(st, pawn, pm)
         .into_iter()
         .partition(|c| c.path.len() <= SEGMENT);
@@ -547,7 +598,7 @@ fn segment_moves(st: &State, seat: Seat, pawn: Pawn, pm: &Pending, out: &mut Vec
             Len::Rampage(_) => f,
         }
     };
-    out.extend(move_family(st, seat, pawn, pm.len, ends).map(|f| {
+    out.extend(move_family(st, seat, pawn, pm.len, ends, build).map(|f| {
         let description = if begun {
             format!(
                 "the last 1 to {SEGMENT} steps of the move begun (its cards for the whole path)"
@@ -572,7 +623,7 @@ fn segment_moves(st: &State, seat: Seat, pawn: Pawn, pm: &Pending, out: &mut Vec
     }
     let fields = vec![
         req("pawn", json!({ "const": pawn })),
-        req("path", schema::paths(&as_values(&next))),
+        req("path", build.paths(&next)),
     ];
     let title = if begun {
         format!("Go on with {pawn}")
@@ -599,12 +650,12 @@ fn segment_moves(st: &State, seat: Seat, pawn: Pawn, pm: &Pending, out: &mut Vec
 
 /// BD-423–BD-428: the bounty hunter's move. BD-516 (event schema 4): the pieces it may take
 /// now, at most [`PIECE`] steps each; games begun before: every whole path (never capped).
-fn hunter_family(st: &State, h: u8) -> Option<Family> {
+fn hunter_family(st: &State, h: u8, build: Build) -> Option<Family> {
     if st.hunter_in_pieces {
-        return hunter_piece_family(st, h);
+        return hunter_piece_family(st, h, build);
     }
     let paths = hunter_paths(st, h, usize::MAX);
-    let fields = vec![req("path", schema::paths(&as_values(&paths)))];
+    let fields = vec![req("path", build.paths(&paths))];
     Some(
         family(
             "move_hunter",
@@ -620,11 +671,11 @@ fn hunter_family(st: &State, h: u8) -> Option<Family> {
 
 /// BD-516: the next piece of the hunter's move: exactly [`piece_len`] steps (fewer only where
 /// the hunter is stuck, BD-428), every one listed.
-fn hunter_piece_family(st: &State, h: u8) -> Option<Family> {
+fn hunter_piece_family(st: &State, h: u8, build: Build) -> Option<Family> {
     let hunt = hunt_so_far(st, h);
     let (want, left) = (piece_len(&hunt), hunt.left);
     let pieces = hunter_pieces(st, h);
-    let fields = vec![req("path", schema::paths(&as_values(&pieces)))];
+    let fields = vec![req("path", build.paths(&pieces))];
     let description = if usize::from(left) <= PIECE {
         format!("the {want} steps left in this segment (fewer only where the hunter is stuck)")
     } else {
@@ -650,7 +701,7 @@ fn hunter_piece_family(st: &State, h: u8) -> Option<Family> {
 // Destiny cards (§3.14)
 // ---------------------------------------------------------------------------------------------
 
-fn destiny(st: &State, seat: Seat, e: &Exec, kinds: &[&str], out: &mut Vec<Family>) {
+fn destiny(st: &State, seat: Seat, e: &Exec, kinds: &[&str], build: Build, out: &mut Vec<Family>) {
     let pass = kinds.contains(&"pass");
     match e.step {
         ExecStep::Choice => {
@@ -666,7 +717,14 @@ fn destiny(st: &State, seat: Seat, e: &Exec, kinds: &[&str], out: &mut Vec<Famil
             }
         }
         ExecStep::Move => {
-            pawn_moves(st, seat, &destiny_movers(st, seat, e), destiny_len(e), out);
+            pawn_moves(
+                st,
+                seat,
+                &destiny_movers(st, seat, e),
+                destiny_len(e),
+                build,
+                out,
+            );
             if pass {
                 out.push(simple("pass", "Do not use the roll", "BD-306"));
             }

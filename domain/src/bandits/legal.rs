@@ -1,7 +1,7 @@
 //! `legal` (the concrete list simple bots pick from) and `prompts`, both drawn from
 //! [`super::choices`], the contract: no second source of truth.
 
-use super::choices::choices;
+use super::choices::{choices, kinds};
 use super::command::Command;
 use super::evolve::control::awaiting;
 use super::state::*;
@@ -92,22 +92,23 @@ pub fn prompts(st: &State) -> Vec<Prompt> {
         .hands
         .get(w.seat.index())
         .map_or(0, |h| h.iter().filter(|c| c.received < st.turn).count());
-    let mut families = choices(st, w.seat);
+    // The families' kinds only (`choices::kinds`: no paths' schemas, issue 31).
+    let mut present = kinds(st, w.seat);
     if usable > 0 {
-        families.extend(choices(&with_any_cards(st, w.seat, usable), w.seat));
+        present.extend(kinds(&with_any_cards(st, w.seat, usable), w.seat));
     }
     let kinds: Vec<&'static str> = w
         .kinds
         .iter()
         .copied()
-        .filter(|k| families.iter().any(|f| f.kind == *k))
+        .filter(|k| present.iter().any(|p| p == k))
         .collect();
     vec![Prompt::new(w.seat, &kinds)]
 }
 
 /// `st` with `seat`'s hand replaced by `n` usable cards of every kind (at most 6): what the
 /// seat could do with any hand of its public size.
-fn with_any_cards(st: &State, seat: Seat, n: usize) -> State {
+pub(super) fn with_any_cards(st: &State, seat: Seat, n: usize) -> State {
     let mut any = st.clone();
     let n = n.min(6) as u8;
     if let Some(hand) = any.hands.get_mut(seat.index()) {

@@ -161,6 +161,19 @@ fn check_prompts(st: &State, seat: Seat, rng: &mut ChaChaRng) -> Result<(), Stri
         return Err(format!("{prompt:?}: the game waits for {seat}"));
     }
     let families = Bandits::choices(st, seat);
+    // Issue 31: the prompts read `choices::kinds`, built without the paths' schemas: the same
+    // families in the same order, of the state and of it with six usable cards of every kind
+    // (what the prompts read too).
+    for state in [st, &crate::bandits::legal::with_any_cards(st, seat, 6)] {
+        let fast = crate::bandits::choices::kinds(state, seat);
+        let full: Vec<_> = Bandits::choices(state, seat)
+            .into_iter()
+            .map(|f| f.kind)
+            .collect();
+        if fast != full {
+            return Err(format!("kinds {fast:?} but families {full:?}"));
+        }
+    }
     let kinds: BTreeSet<&str> = prompt.kinds.iter().map(|k| k.as_ref()).collect();
     let family_kinds: BTreeSet<&str> = families.iter().map(|f| f.kind.as_ref()).collect();
     if !family_kinds.is_subset(&kinds) {
