@@ -107,6 +107,18 @@ impl Family {
 pub mod schema {
     use serde_json::{Map, Value, json};
 
+    /// An object of `members`, moved in. (`json!` serializes each `Value` it is given into a
+    /// new copy: a quarter of a Whisky Race simulation's time went to copying the schemas
+    /// being built; issue 28.)
+    pub fn members<const N: usize>(members: [(&str, Value); N]) -> Value {
+        Value::Object(
+            members
+                .into_iter()
+                .map(|(key, value)| (key.to_owned(), value))
+                .collect(),
+        )
+    }
+
     /// A command object: `type` is `kind`; every listed property is required.
     pub fn command(kind: &str, properties: Vec<(&str, Value)>) -> Value {
         let mut props = vec![("type", konst(json!(kind)))];
@@ -134,23 +146,23 @@ pub mod schema {
             .into_iter()
             .map(|(name, schema)| (name.to_string(), schema))
             .collect();
-        json!({
-            "type": "object",
-            "properties": properties,
-            "required": required,
-            "additionalProperties": false,
-        })
+        members([
+            ("type", json!("object")),
+            ("properties", Value::Object(properties)),
+            ("required", Value::Array(required)),
+            ("additionalProperties", Value::Bool(false)),
+        ])
     }
     /// Exactly `value`.
     pub fn konst(value: Value) -> Value {
-        json!({ "const": value })
+        members([("const", value)])
     }
     /// One of `values` (at least one).
     pub fn one_of_values(values: impl IntoIterator<Item = Value>) -> Value {
-        let values: Vec<Value> = values.into_iter().collect();
-        match values.as_slice() {
-            [only] => konst(only.clone()),
-            _ => json!({ "enum": values }),
+        let mut values: Vec<Value> = values.into_iter().collect();
+        match values.len() {
+            1 => konst(values.pop().unwrap_or_default()),
+            _ => members([("enum", Value::Array(values))]),
         }
     }
     /// An integer in `min..=max`.
@@ -167,21 +179,26 @@ pub mod schema {
     /// An array of distinct items drawn from `items` (a list of allowed values), of length
     /// `min..=max`.
     pub fn unique_array_of(items: Vec<Value>, min: usize, max: usize) -> Value {
-        json!({
-            "type": "array",
-            "items": { "enum": items },
-            "uniqueItems": true,
-            "minItems": min,
-            "maxItems": max,
-        })
+        members([
+            ("type", json!("array")),
+            ("items", members([("enum", Value::Array(items))])),
+            ("uniqueItems", Value::Bool(true)),
+            ("minItems", json!(min)),
+            ("maxItems", json!(max)),
+        ])
     }
     /// An array of `min..=max` items, each matching `items`.
     pub fn array(items: Value, min: usize, max: usize) -> Value {
-        json!({ "type": "array", "items": items, "minItems": min, "maxItems": max })
+        members([
+            ("type", json!("array")),
+            ("items", items),
+            ("minItems", json!(min)),
+            ("maxItems", json!(max)),
+        ])
     }
     /// Any of these schemas (the branches should not overlap, so that a UI can tell them apart).
     pub fn one_of(branches: Vec<Value>) -> Value {
-        json!({ "oneOf": branches })
+        members([("oneOf", Value::Array(branches))])
     }
 
     /// Exactly these arrays (paths), in the smaller of two exact forms: the `enum` of the whole
@@ -277,7 +294,7 @@ pub mod schema {
             }
             for (value, child) in &self.children {
                 let mut pinned = vec![json!({}); depth];
-                pinned.push(json!({ "const": value }));
+                pinned.push(konst(value.clone()));
                 // The chain goes on while there is no fork; once a path may end on it, only
                 // while every further node may end too, so the ends are one range of lengths
                 // (`minItems` up to the chain's length, where `maxItems` ends it).
@@ -287,7 +304,7 @@ pub mod schema {
                     if first_end.is_some() && !next.end {
                         break;
                     }
-                    pinned.push(json!({ "const": value }));
+                    pinned.push(konst(value.clone()));
                     at = next;
                     if at.end && first_end.is_none() {
                         first_end = Some(pinned.len());
@@ -317,7 +334,7 @@ pub mod schema {
                             None => slot["enum"].as_array().cloned().unwrap_or_default(),
                         };
                         values.push(value.clone());
-                        *slot = json!({ "enum": values });
+                        *slot = members([("enum", Value::Array(values))]);
                     }
                     None => out.push(Value::Object(node)),
                 }

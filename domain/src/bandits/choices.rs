@@ -156,12 +156,12 @@ fn branch(kind: &str, fields: Vec<Field>) -> Value {
     } else {
         json!({ "const": null })
     };
-    json!({
-        "type": "object",
-        "properties": props,
-        "required": required,
-        "additionalProperties": rest,
-    })
+    schema::members([
+        ("type", json!("object")),
+        ("properties", Value::Object(props)),
+        ("required", Value::Array(required)),
+        ("additionalProperties", rest),
+    ])
 }
 
 /// A family of `kind` made of `branches` (none: no family).
@@ -218,7 +218,10 @@ impl Slot {
             Slot::Optional(cards) => {
                 let mut values = vec![Value::Null];
                 values.extend(ids(cards));
-                Ok(Some(opt(name, json!({ "enum": values }))))
+                Ok(Some(opt(
+                    name,
+                    schema::members([("enum", Value::Array(values))]),
+                )))
             }
         }
     }
@@ -228,7 +231,10 @@ impl Slot {
 fn defaulted(name: &'static str, value: Value) -> Field {
     opt(
         name,
-        json!({ "enum": [null, value.clone()], "default": value }),
+        schema::members([
+            ("enum", Value::Array(vec![Value::Null, value.clone()])),
+            ("default", value),
+        ]),
     )
 }
 

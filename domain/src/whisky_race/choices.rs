@@ -784,7 +784,7 @@ fn action_branches(s: &State, seat: Seat, marker: MarkerId) -> Vec<Value> {
                     marker_b: b,
                 })
             {
-                list.push(json!({ "anyOf": swaps }));
+                list.push(schema::members([("anyOf", Value::Array(swaps))]));
             }
         }
         (MarkerFamily::Blue, Kind::EnglishmanMarker) => {
