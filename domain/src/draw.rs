@@ -10,6 +10,7 @@
 
 use crate::engine::seat::{Prompt, Seat, Viewer};
 use std::fmt::Write as _;
+use std::sync::OnceLock;
 
 /// Text with `&`, `<`, `>`, `"` and `'` escaped (attribute values and text nodes alike), and
 /// control characters other than tab and newline dropped (XML 1.0 forbids them).
@@ -246,6 +247,26 @@ impl Svg {
         self
     }
 
+    /// What `draw` adds here, drawn once and copied after: a picture's fixed part (a board's
+    /// edges and nodes, half of drawing a Bandits picture). `cache` is the caller's own, so it
+    /// always holds one drawing; drawn again at another depth, the indentation would differ.
+    pub fn fixed(&mut self, cache: &OnceLock<(usize, String)>, draw: fn(&mut Svg)) -> &mut Svg {
+        let (depth, text) = cache.get_or_init(|| {
+            let mut part = Svg {
+                out: String::new(),
+                depth: self.depth,
+            };
+            draw(&mut part);
+            (self.depth, part.out)
+        });
+        if *depth == self.depth {
+            self.out.push_str(text);
+        } else {
+            draw(self);
+        }
+        self
+    }
+
     /// Lines of text from `(x, y)` down, `size` high, `gap` apart; the y below the last line.
     pub fn lines(&mut self, x: f64, y: f64, size: f64, lines: &[String]) -> f64 {
         let mut y = y;
@@ -427,6 +448,36 @@ pub mod golden {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fixed part is copied where it was drawn once, and drawn again at another depth: the
+    /// same text either way as drawing it each time.
+    #[test]
+    fn a_fixed_part_is_the_same_drawn_once_or_each_time() {
+        fn part(svg: &mut Svg) {
+            svg.add(Shape::circle(1.0, 2.0, 3.0).fill("#123").title("a node"));
+        }
+        let cache = OnceLock::new();
+        let picture = |fixed: bool| {
+            let mut svg = Svg::new(10.0, 10.0, "t", "#fff");
+            svg.group("board", "the board", |svg| {
+                if fixed {
+                    svg.fixed(&cache, part);
+                } else {
+                    part(svg);
+                }
+            });
+            if fixed {
+                svg.fixed(&cache, part);
+            } else {
+                part(&mut svg);
+            }
+            svg.finish()
+        };
+        let direct = picture(false);
+        assert!(direct.contains("a node"));
+        assert_eq!(picture(true), direct);
+        assert_eq!(picture(true), direct, "copied from the cache");
+    }
 
     #[test]
     fn text_and_attributes_are_escaped() {

@@ -216,7 +216,8 @@ pub fn draw(v: &View, prompts: &[Prompt], viewer: Viewer) -> String {
         crate::draw::num(header - TOP)
     );
     svg.group_with("board", "the board", &[("transform", shift)], |svg| {
-        board_under(svg);
+        static BOARD_UNDER: std::sync::OnceLock<(usize, String)> = std::sync::OnceLock::new();
+        svg.fixed(&BOARD_UNDER, board_under);
         pieces(svg, v);
     });
     svg.group("players", "each seat's counts", |svg| {
