@@ -3,9 +3,9 @@
 //! whole legal list, drawn from `/prompts`' `choices`: its `legal` is a short sample, issue 31)
 //! until the position is reached; then the rules are checked through `/prompts` and `/commands`.
 //!
-//! The seeds were found by playing the same policy in the domain with the server's RNG
-//! (`find_positions`, ignored: `cargo test -p homestretch-tests --test e2e find_positions --
-//! --ignored --nocapture`).
+//! The seeds are the first the same policy brings to each position, played in the domain with
+//! the server's RNG ([`SEEDS`]; `the_seeds_are_the_first_that_reach_their_positions` finds
+//! them again and fails when they change).
 
 use domain::Seat;
 use domain::bandits::{Bandits, Command, State, decide};
@@ -151,21 +151,30 @@ fn commands_to(rng_seed: &str, seats: u8, position: Position, max: usize) -> Opt
     None
 }
 
+/// Where each position's test begins: the first seed `bandits-rules-<n>` whose game the policy
+/// brings to the position, and after how many commands.
+const SEEDS: [(Position, &str, usize); 5] = [
+    (Position::DistributeFiveOnePawn, "bandits-rules-12", 340),
+    (Position::LeaveTheOfficer, "bandits-rules-0", 78),
+    (Position::EvasionInHuntington, "bandits-rules-10", 212),
+    (Position::TwoCardsOfAKind, "bandits-rules-0", 399),
+    (Position::SurLeDosInHuntington, "bandits-rules-42", 59),
+];
+
+/// How [`SEEDS`] were found, checked: the search gives them again (a rules change that moves a
+/// position shows here first, with the seeds to use instead).
 #[test]
-#[ignore]
-fn find_positions() {
-    for position in [
-        Position::DistributeFiveOnePawn,
-        Position::LeaveTheOfficer,
-        Position::EvasionInHuntington,
-        Position::TwoCardsOfAKind,
-        Position::SurLeDosInHuntington,
-    ] {
+fn the_seeds_are_the_first_that_reach_their_positions() {
+    for (position, seed, commands) in SEEDS {
         let found = (0..3000).find_map(|n| {
             let seed = format!("bandits-rules-{n}");
             commands_to(&seed, 2, position, 1500).map(|k| (seed, k))
         });
-        println!("{position:?}: {found:?}");
+        assert_eq!(
+            found,
+            Some((seed.to_string(), commands)),
+            "{position:?}: the first seed reaching it"
+        );
     }
 }
 
@@ -177,8 +186,12 @@ struct Table {
 }
 
 impl Table {
-    /// Creates the seeded game and plays the policy for `commands` commands.
-    async fn at(app: &TestApp, rng_seed: &str, position: Position, commands: usize) -> Table {
+    /// Creates the game of `position`'s seed ([`SEEDS`]) and plays the policy up to it.
+    async fn at(app: &TestApp, position: Position) -> Table {
+        let (_, rng_seed, commands) = SEEDS
+            .into_iter()
+            .find(|(p, _, _)| *p == position)
+            .expect("a seed for every position");
         assert_eq!(
             commands_to(rng_seed, 2, position, commands + 1),
             Some(commands),
@@ -245,13 +258,7 @@ async fn bd505_distribute_five_points_one_pawn_uses_all_five() {
     // « TOUS LES POINTS DOIVENT ÊTRE UTILISÉS ! »: before the errata the pawn moved once and
     // the rest was thrown away.
     let app = spawn_app().await;
-    let game = Table::at(
-        &app,
-        "bandits-rules-12",
-        Position::DistributeFiveOnePawn,
-        340,
-    )
-    .await;
+    let game = Table::at(&app, Position::DistributeFiveOnePawn).await;
     let (player, legal) = game.turn(&app).await;
     assert_eq!(exec(&game.view(&app, player).await)["value"], 5);
     let answer = app.command(&game.id, player, json!({"type": "pass"})).await;
@@ -312,7 +319,7 @@ async fn bd505_distribute_five_points_one_pawn_uses_all_five() {
 async fn bd506_no_pass_while_the_pawn_can_leave_the_probation_officer() {
     // « CELUI-CI DOIT ÊTRE QUITTÉ À LA PROCHAINE OCCASION »
     let app = spawn_app().await;
-    let game = Table::at(&app, "bandits-rules-0", Position::LeaveTheOfficer, 78).await;
+    let game = Table::at(&app, Position::LeaveTheOfficer).await;
     let (player, legal) = game.turn(&app).await;
     let prompts = app
         .get(&format!("/v1/games/{}/prompts", game.id), &player.token)
@@ -352,7 +359,7 @@ async fn bd506_no_pass_while_the_pawn_can_leave_the_probation_officer() {
 async fn bd507_evasion_express_offers_the_train_in_huntington() {
     // « DÉPLACE TON PION JUSQU'AU TRAIN EXPRESS LE PLUS PROCHE … ET UTILISE-LE SI POSSIBLE »
     let app = spawn_app().await;
-    let game = Table::at(&app, "bandits-rules-10", Position::EvasionInHuntington, 212).await;
+    let game = Table::at(&app, Position::EvasionInHuntington).await;
     let (player, legal) = game.turn(&app).await;
     let train = legal
         .iter()
@@ -373,7 +380,7 @@ async fn bd507_evasion_express_offers_the_train_in_huntington() {
 async fn bd514_any_card_of_the_kind_may_be_played() {
     // Two cards of a kind on offer: the one with the higher id is accepted.
     let app = spawn_app().await;
-    let game = Table::at(&app, "bandits-rules-0", Position::TwoCardsOfAKind, 399).await;
+    let game = Table::at(&app, Position::TwoCardsOfAKind).await;
     let (player, legal) = game.turn(&app).await;
     let card_of = |c: &Value| -> Vec<String> {
         ["card", "piggyback_card"]
@@ -416,7 +423,7 @@ async fn bd518_sur_le_dos_onto_a_pawn_in_huntington_over_http() {
     // the finding's position — a move ends on a pawn in Huntington and its player holds a
     // usable Sur le dos. On main the climb was refused with BD-381 (ring nodes only).
     let app = spawn_app().await;
-    let game = Table::at(&app, "bandits-rules-42", Position::SurLeDosInHuntington, 59).await;
+    let game = Table::at(&app, Position::SurLeDosInHuntington).await;
     let (player, legal) = game.turn(&app).await;
     use domain::bandits::board::{Node, Zone, board};
     let in_huntington = |c: &Value| {
