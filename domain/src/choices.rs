@@ -334,7 +334,7 @@ pub mod schema {
                             None => slot["enum"].as_array().cloned().unwrap_or_default(),
                         };
                         values.push(value.clone());
-                        *slot = members([("enum", Value::Array(values))]);
+                        *slot = one_of_values(values);
                     }
                     None => out.push(Value::Object(node)),
                 }

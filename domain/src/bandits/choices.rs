@@ -52,7 +52,7 @@ pub fn kinds(st: &State, seat: Seat) -> Vec<std::borrow::Cow<'static, str>> {
 /// whatever its paths' schema, so both builds give the same families in the same order
 /// (`tests::choices` checks it on simulated games); the paths' schemas (a prefix tree built
 /// and measured against the listed paths) were most of what the prompts cost (issue 31).
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 enum Build {
     Schemas,
     Kinds,
@@ -218,10 +218,7 @@ impl Slot {
             Slot::Optional(cards) => {
                 let mut values = vec![Value::Null];
                 values.extend(ids(cards));
-                Ok(Some(opt(
-                    name,
-                    schema::members([("enum", Value::Array(values))]),
-                )))
+                Ok(Some(opt(name, schema::one_of_values(values))))
             }
         }
     }

@@ -97,13 +97,13 @@ pub fn prompts(st: &State) -> Vec<Prompt> {
     if usable > 0 {
         present.extend(kinds(&with_any_cards(st, w.seat, usable), w.seat));
     }
-    let kinds: Vec<&'static str> = w
+    let listed: Vec<&'static str> = w
         .kinds
         .iter()
         .copied()
         .filter(|k| present.iter().any(|p| p == k))
         .collect();
-    vec![Prompt::new(w.seat, &kinds)]
+    vec![Prompt::new(w.seat, &listed)]
 }
 
 /// `st` with `seat`'s hand replaced by `n` usable cards of every kind (at most 6): what the
