@@ -6,9 +6,10 @@
 //! played and finished per kind, and the server's RSS.
 
 use crate::client::{
-    Bot, Shared, Stats, pick, print_routes, routes_report, server_rss, started_game, waiting_seats,
+    Bot, Shared, Stats, pick, print_routes, routes_report, server_rss, started_game,
 };
 use crate::tables::{Table, tables};
+use serde::Deserialize;
 use serde_json::{Value, json};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -36,6 +37,46 @@ pub struct LoadConfig {
     pub progress: bool,
 }
 
+/// What a bot reads of a prompts answer (a command's `next` has the same shape): the version,
+/// who may act, and the caller's concrete legal commands. The rest (`choices`, the JSON Schema
+/// families, most of the bytes) is skipped unparsed.
+#[derive(Deserialize)]
+struct Turn {
+    version: Option<u64>,
+    /// `None`: the answer has no prompt list.
+    prompts: Option<Vec<Waiting>>,
+    #[serde(default)]
+    legal: Vec<Value>,
+}
+
+#[derive(Deserialize)]
+struct Waiting {
+    seat: usize,
+}
+
+/// What a bot reads of a command's answer.
+#[derive(Deserialize)]
+struct Answer {
+    version: Option<u64>,
+    next: Option<Turn>,
+}
+
+impl Turn {
+    /// The 0-based seats the answer says may act now; `None` when it has no prompt list.
+    fn waiting(&self) -> Option<Vec<usize>> {
+        let prompts = self.prompts.as_ref()?;
+        Some(prompts.iter().map(|p| p.seat - 1).collect())
+    }
+}
+
+fn turn(bytes: &[u8]) -> Option<Turn> {
+    serde_json::from_slice(bytes).ok()
+}
+
+fn answer(bytes: &[u8]) -> Option<Answer> {
+    serde_json::from_slice(bytes).ok()
+}
+
 impl Bot {
     /// Sets up one game and plays it to the end (or the deadline).
     async fn play(
@@ -56,13 +97,13 @@ impl Bot {
         let mut next = |n: usize| pick(&mut rng, n);
         let mut who = 0usize;
         // The `next` of the last command's answer, when it is the acting seat's own.
-        let mut known: Option<Value> = None;
+        let mut known: Option<Turn> = None;
         while Instant::now() < deadline {
             let prompts = match known.take() {
                 Some(prompts) => prompts,
                 None => self.prompts(&id, &tokens[who], deadline).await?,
             };
-            let waiting = waiting_seats(&prompts)?;
+            let waiting = prompts.waiting()?;
             if waiting.is_empty() {
                 let mut stats = self.stats.borrow_mut();
                 stats.games_finished += 1;
@@ -74,24 +115,32 @@ impl Bot {
                 who = waiting[next(waiting.len())];
                 continue;
             }
-            let legal = prompts["legal"].as_array()?;
+            let mut legal = prompts.legal;
             if legal.is_empty() {
                 who = waiting[next(waiting.len())];
                 continue;
             }
-            let command = legal[next(legal.len())].clone();
-            let version = config.expected_version.then(|| prompts["version"].clone());
+            let command = legal.swap_remove(next(legal.len()));
+            let version = if config.expected_version {
+                prompts.version.map(Value::from)
+            } else {
+                None
+            };
             let (status, answer) = self
                 .send(table, &id, &tokens[who], command, version, deadline)
                 .await?;
             // The answer says who must act now. Pick the next seat among them as before; when
             // it is the same seat, its legal commands are in the answer: no extra request.
-            let now_waiting = waiting_seats(&answer["next"]).unwrap_or_default();
+            let next_turn = answer.and_then(|a| a.next);
+            let now_waiting = next_turn
+                .as_ref()
+                .and_then(Turn::waiting)
+                .unwrap_or_default();
             if status == 200 && !now_waiting.is_empty() {
                 let previous = who;
                 who = now_waiting[next(now_waiting.len())];
                 if who == previous {
-                    known = Some(answer["next"].clone());
+                    known = next_turn;
                 }
             } else {
                 who = waiting[next(waiting.len())];
@@ -101,7 +150,7 @@ impl Bot {
     }
 
     /// The prompts of game `id` as the seat holding `token` reads them (None: not a 200).
-    async fn prompts(&self, id: &str, token: &str, deadline: Instant) -> Option<Value> {
+    async fn prompts(&self, id: &str, token: &str, deadline: Instant) -> Option<Turn> {
         let (status, prompts) = self
             .call_retrying(
                 "GET /v1/games/{id}/prompts",
@@ -109,10 +158,11 @@ impl Bot {
                 &format!("/v1/games/{id}/prompts"),
                 Some(token),
                 None,
+                turn,
                 deadline,
             )
             .await?;
-        (status == 200).then_some(prompts)
+        if status == 200 { prompts } else { None }
     }
 
     /// Sends `command` (with `expected_version`, if any) to game `id` and counts the answer:
@@ -125,7 +175,7 @@ impl Bot {
         command: Value,
         expected_version: Option<Value>,
         deadline: Instant,
-    ) -> Option<(u16, Value)> {
+    ) -> Option<(u16, Option<Answer>)> {
         let command_id = uuid::Uuid::new_v4();
         let mut body = json!({"command_id": command_id, "command": command});
         if let Some(version) = expected_version {
@@ -138,6 +188,7 @@ impl Bot {
                 &format!("/v1/games/{id}/commands"),
                 Some(token),
                 Some(&body),
+                answer,
                 deadline,
             )
             .await?;
@@ -148,9 +199,8 @@ impl Bot {
                 stats.acknowledged.push(command_id);
                 let kind = stats.by_kind.entry(table.kind).or_default();
                 kind.accepted += 1;
-                kind.max_version = kind
-                    .max_version
-                    .max(answer["version"].as_u64().unwrap_or(0));
+                let version = answer.as_ref().and_then(|a| a.version);
+                kind.max_version = kind.max_version.max(version.unwrap_or(0));
             }
             409 => self.stats.borrow_mut().conflicts += 1,
             _ => {}

@@ -321,3 +321,39 @@ async fn replay_returns_the_view_at_any_version() {
     .await
     .problem(422);
 }
+
+/// The load tool's bots (`homestretch-load play`) read only the version, the prompt list and
+/// `legal` of each answer (issue 31: parsing whole answers cost the tool, and every figure
+/// measured beside it, half its CPU). Against the real server they still play every kind:
+/// commands accepted in each, and no answer but a 200, a 201 or a lost race (409).
+#[actix_web::test]
+async fn the_load_tools_bots_play_every_kind_reading_only_what_they_need() {
+    let app = spawn_app().await;
+    for game in domain::games() {
+        let report = homestretch_load::play::run(homestretch_load::play::LoadConfig {
+            url: app.address.clone(),
+            games: 2,
+            duration: std::time::Duration::from_secs(2),
+            kind: Some(game.kind().to_string()),
+            seats: None,
+            json: true,
+            expected_version: false,
+            ack_log: None,
+            host_token: None,
+            debug: true,
+            progress: false,
+        })
+        .await
+        .expect("the bots played");
+        let played = &report["by_kind"][game.kind()];
+        assert!(played["accepted_commands"].as_u64() > Some(0), "{report}");
+        let statuses = report["statuses"].as_object().expect("statuses");
+        assert!(
+            statuses
+                .keys()
+                .all(|s| ["200", "201", "409"].contains(&s.as_str())),
+            "{}: {statuses:?}",
+            game.kind()
+        );
+    }
+}
