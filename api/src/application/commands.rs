@@ -3,7 +3,6 @@ use super::error::Result;
 use super::error::guarded;
 use super::games::Games;
 use super::games::MAX_RETRIES;
-use super::loaded::Choices;
 use super::loaded::Decision;
 use super::loaded::Loaded;
 use super::loaded::Prompts;
@@ -31,7 +30,6 @@ use sha2::Digest;
 use sha2::Sha256;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::task::Poll;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -312,7 +310,7 @@ impl Commands {
                 (last + 1 - first) as u32 + 1,
             )
             .await?;
-        loaded.answer(user, &events, (last, true), None)
+        loaded.answer(user, &events, last, true)
     }
 
     /// Appends decided events and answers, in steps: the state after them (and the seed
@@ -351,25 +349,9 @@ impl Commands {
             &entries,
             (next.as_ref(), outcome.as_ref()),
         )?;
-        let appending = async {
-            match lock {
-                Some(lock) => lock.append(append).await,
-                None => self.store.append(append).await,
-            }
-        };
-        let mut appending = std::pin::pin!(appending);
-        // Sent first (the first poll hands it to the group commit worker or the connection);
-        // the caller's choices in the new state are computed while PostgreSQL writes it, on
-        // a core that would otherwise wait (issue 31: at one game, this is the answer's
-        // latency). A lost race throws them away.
-        let sent = std::future::poll_fn(|cx| Poll::Ready(appending.as_mut().poll(cx))).await;
-        let choices = match loaded.seat_of(user) {
-            Some(seat) if outcome.is_none() => Some(guarded(|| next.choices_and_legal(seat))?),
-            _ => None,
-        };
-        let appended = match sent {
-            Poll::Ready(appended) => appended?,
-            Poll::Pending => appending.await?,
+        let appended = match lock {
+            Some(lock) => lock.append(append).await?,
+            None => self.store.append(append).await?,
         };
         match appended {
             AppendResult::Appended { version, .. } => {
@@ -385,12 +367,7 @@ impl Commands {
                 self.games.views.moved(loaded.row.id, version);
                 // The new state's prompts, computed for its inbox: its answer and reads reuse them.
                 loaded.prompts_memo = PromptsMemo::of(loaded.version, prompts);
-                Ok(Ok(loaded.answer(
-                    user,
-                    &entries,
-                    (version, false),
-                    choices,
-                )?))
+                Ok(Ok(loaded.answer(user, &entries, version, false)?))
             }
             AppendResult::Duplicate {
                 first_seq,
@@ -519,22 +496,17 @@ impl Loaded {
         self.row.status = status_of(outcome);
     }
 
-    /// The answer to `user`'s command at `version`, appended now or `replayed` from the log:
-    /// its entries as they may see them, and their prompts after it (under the command's
-    /// lock: no second lock, no re-read), with the caller's `choices` when they were computed
-    /// during the append.
+    /// The answer to `user`'s command, appended now or `replayed` from the log: its entries
+    /// as they may see them, and their prompts after it (under the command's lock: no second
+    /// lock, no re-read).
     fn answer(
         &self,
         user: UserId,
         entries: &[StoredEvent],
-        (version, replayed): (u64, bool),
-        choices: Option<Choices>,
+        version: u64,
+        replayed: bool,
     ) -> Result<CommandAnswer> {
         let viewer = self.viewer(user);
-        let next = match choices {
-            Some(choices) => self.prompts_with(choices),
-            None => guarded(|| self.prompts_for(user))?,
-        };
         Ok(CommandAnswer {
             version,
             events: entries
@@ -542,7 +514,7 @@ impl Loaded {
                 .filter_map(|e| self.redact(e, viewer))
                 .collect(),
             replayed,
-            next,
+            next: guarded(|| self.prompts_for(user))?,
         })
     }
 }
