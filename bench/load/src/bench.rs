@@ -1,7 +1,7 @@
 //! The benchmark modes: reads/s, SSE fan-out, replay over HTTP, memory per active game.
 
 use crate::client::{
-    Bot, Shared, Stats, one_move, one_move_with, percentile, print_routes, routes_report,
+    Bot, Request, Shared, Stats, one_move, one_move_with, percentile, print_routes, routes_report,
     server_rss, started_game,
 };
 use crate::tables::{first, tables};
@@ -68,9 +68,15 @@ pub async fn run_reads(
         tasks.push(actix_rt::spawn(async move {
             // The body is read whole and counted, not parsed: pgbench's baseline read
             // (`c_read_state.sql`) does not parse the state it reads either.
+            let request = Request {
+                route: route.name(),
+                method: "GET",
+                path: &path,
+                token: Some(&token),
+                body: None,
+            };
             while Instant::now() < deadline {
-                bot.call_as(route.name(), "GET", &path, Some(&token), None, |_| ())
-                    .await;
+                bot.call_as(&request, |_| ()).await;
             }
         }));
     }

@@ -38,6 +38,17 @@ pub(crate) struct KindStats {
 
 pub(crate) type Shared = Rc<RefCell<Stats>>;
 
+/// One request of a bot: the route it is tallied under, the method, the path, the bearer token
+/// and the JSON body.
+#[derive(Clone, Copy)]
+pub(crate) struct Request<'a> {
+    pub(crate) route: &'static str,
+    pub(crate) method: &'a str,
+    pub(crate) path: &'a str,
+    pub(crate) token: Option<&'a str>,
+    pub(crate) body: Option<&'a Value>,
+}
+
 /// One player's connection to the server: every request is timed and counted in `stats`.
 pub(crate) struct Bot {
     pub(crate) client: awc::Client,
@@ -65,8 +76,14 @@ impl Bot {
         token: Option<&str>,
         body: Option<&Value>,
     ) -> Option<(u16, Value)> {
-        self.call_as(route, method, path, token, body, any_json)
-            .await
+        let request = Request {
+            route,
+            method,
+            path,
+            token,
+            body,
+        };
+        self.call_as(&request, any_json).await
     }
 
     /// [`Bot::call`], the body read by `parse`: a bot that needs three fields of an answer
@@ -74,13 +91,16 @@ impl Bot {
     /// over half of the load tool's CPU, charged to every figure of a run on this machine).
     pub(crate) async fn call_as<T>(
         &self,
-        route: &'static str,
-        method: &str,
-        path: &str,
-        token: Option<&str>,
-        body: Option<&Value>,
+        request: &Request<'_>,
         parse: fn(&[u8]) -> T,
     ) -> Option<(u16, T)> {
+        let Request {
+            route,
+            method,
+            path,
+            token,
+            body,
+        } = *request;
         let method = awc::http::Method::from_bytes(method.as_bytes()).ok()?;
         let mut req = self.client.request(method, format!("{}{path}", self.base));
         if let Some(token) = token {
@@ -126,19 +146,14 @@ impl Bot {
     /// `call`, retried while the server is unreachable or answers 503 (a restart, a database
     /// outage) until `deadline`. Commands are retried with the same id: a command that was
     /// applied before the connection broke gets its first answer, not a second application.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) async fn call_retrying<T>(
         &self,
-        route: &'static str,
-        method: &str,
-        path: &str,
-        token: Option<&str>,
-        body: Option<&Value>,
+        request: &Request<'_>,
         parse: fn(&[u8]) -> T,
         deadline: Instant,
     ) -> Option<(u16, T)> {
         loop {
-            match self.call_as(route, method, path, token, body, parse).await {
+            match self.call_as(request, parse).await {
                 Some((503, _)) | None if Instant::now() < deadline => {
                     actix_rt::time::sleep(Duration::from_millis(100)).await;
                 }

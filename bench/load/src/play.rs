@@ -6,7 +6,7 @@
 //! played and finished per kind, and the server's RSS.
 
 use crate::client::{
-    Bot, Shared, Stats, pick, print_routes, routes_report, server_rss, started_game,
+    Bot, Request, Shared, Stats, pick, print_routes, routes_report, server_rss, started_game,
 };
 use crate::tables::{Table, tables};
 use serde::Deserialize;
@@ -149,19 +149,33 @@ impl Bot {
         Some(())
     }
 
+    /// `route` (a method and a path pattern naming `{id}`) of game `id` as the seat holding
+    /// `token`, retried until `deadline`, the answer read by `parse`.
+    async fn on_game<T>(
+        &self,
+        route: &'static str,
+        id: &str,
+        token: &str,
+        body: Option<&Value>,
+        parse: fn(&[u8]) -> T,
+        deadline: Instant,
+    ) -> Option<(u16, T)> {
+        let (method, pattern) = route.split_once(' ')?;
+        let path = pattern.replace("{id}", id);
+        let request = Request {
+            route,
+            method,
+            path: &path,
+            token: Some(token),
+            body,
+        };
+        self.call_retrying(&request, parse, deadline).await
+    }
+
     /// The prompts of game `id` as the seat holding `token` reads them (None: not a 200).
     async fn prompts(&self, id: &str, token: &str, deadline: Instant) -> Option<Turn> {
-        let (status, prompts) = self
-            .call_retrying(
-                "GET /v1/games/{id}/prompts",
-                "GET",
-                &format!("/v1/games/{id}/prompts"),
-                Some(token),
-                None,
-                turn,
-                deadline,
-            )
-            .await?;
+        let route = "GET /v1/games/{id}/prompts";
+        let (status, prompts) = self.on_game(route, id, token, None, turn, deadline).await?;
         if status == 200 { prompts } else { None }
     }
 
@@ -181,16 +195,9 @@ impl Bot {
         if let Some(version) = expected_version {
             body["expected_version"] = version;
         }
+        let route = "POST /v1/games/{id}/commands";
         let (status, answer) = self
-            .call_retrying(
-                "POST /v1/games/{id}/commands",
-                "POST",
-                &format!("/v1/games/{id}/commands"),
-                Some(token),
-                Some(&body),
-                answer,
-                deadline,
-            )
+            .on_game(route, id, token, Some(&body), answer, deadline)
             .await?;
         match status {
             200 => {
