@@ -19,6 +19,7 @@
 use crate::append::{AppendResult, Args, Batch};
 use crate::error::{Result, StoreError};
 use sqlx::PgPool;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 use tokio::sync::{mpsc, oneshot};
 
@@ -40,6 +41,17 @@ pub struct GroupCommit {
     queue: OnceLock<mpsc::UnboundedSender<Job>>,
     /// Guards the worker's start (two first appends at once start one worker).
     start: Mutex<()>,
+    /// Appends sent and not answered yet (their callers still wait).
+    in_flight: AtomicUsize,
+}
+
+/// One append counted in flight until its caller has the answer or stopped waiting.
+struct InFlight<'a>(&'a AtomicUsize);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 impl GroupCommit {
@@ -48,7 +60,14 @@ impl GroupCommit {
         enabled(std::env::var(SETTING).ok().as_deref()).then(GroupCommit::default)
     }
 
+    /// Appends sent to the worker and not answered yet.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.load(Ordering::Relaxed)
+    }
+
     pub(crate) async fn append(&self, pool: &PgPool, args: Args) -> Result<AppendResult> {
+        self.in_flight.fetch_add(1, Ordering::Relaxed);
+        let _counted = InFlight(&self.in_flight);
         let (answer, answered) = oneshot::channel();
         if let Err(mpsc::error::SendError(job)) = self.queue(pool).send(Job { args, answer }) {
             // The worker's runtime is gone (a store outliving its runtime): send it alone.
@@ -146,6 +165,17 @@ async fn commit(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_append_counts_in_flight_until_its_caller_stops_waiting() {
+        let group = GroupCommit::default();
+        assert_eq!(group.in_flight(), 0);
+        group.in_flight.fetch_add(1, Ordering::Relaxed);
+        let counted = InFlight(&group.in_flight);
+        assert_eq!(group.in_flight(), 1);
+        drop(counted);
+        assert_eq!(group.in_flight(), 0);
+    }
 
     #[test]
     fn only_off_switches_group_commit_off() {

@@ -196,6 +196,11 @@ impl Store {
         Store { pool, group }
     }
 
+    /// This store's appends sent to the group committer and not answered yet (0 without one).
+    pub fn appends_in_flight(&self) -> usize {
+        self.group.as_ref().map_or(0, |group| group.in_flight())
+    }
+
     pub async fn ping(&self) -> Result<()> {
         sqlx::query("SELECT 1").execute(&self.pool).await?;
         Ok(())

@@ -139,11 +139,16 @@ impl Loaded {
     /// The version, who must or may act now, and `user`'s legal commands as JSON Schema
     /// families (issue 15: `choices`, the contract; `legal` is drawn from them at the edge).
     pub fn prompts_for(&self, user: UserId) -> Prompts {
-        let (choices, legal) = match self.seat_of(user) {
+        self.prompts_with(match self.seat_of(user) {
             // One computation of the families; `legal` is drawn from them.
             Some(seat) if !self.finished => self.state.choices_and_legal(seat),
             _ => (Vec::new(), Vec::new()),
-        };
+        })
+    }
+
+    /// [`Loaded::prompts_for`] with the caller's choices already computed (a command's answer
+    /// computes them while its append is in flight).
+    pub(super) fn prompts_with(&self, (choices, legal): Choices) -> Prompts {
         let prompts = self.prompts();
         Prompts {
             version: self.version,
@@ -177,6 +182,9 @@ pub(super) fn redact_for(
     let payload = game.redact(&event.payload, viewer)?;
     Some(event.shown_as(payload))
 }
+
+/// A seat's JSON Schema families and the short `legal` sample drawn from them.
+pub type Choices = (Vec<domain::choices::Family>, Vec<Value>);
 
 /// The version, who must or may act, and the caller's `choices` (one family per command family,
 /// the contract) with `legal`, the game's concrete list for simple bots drawn from them (each
