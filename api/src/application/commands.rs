@@ -370,9 +370,7 @@ impl Commands {
         let mut choices = None;
         if alone {
             sent = std::future::poll_fn(|cx| Poll::Ready(appending.as_mut().poll(cx))).await;
-            if let Some(seat) = loaded.seat_of(user).filter(|_| outcome.is_none()) {
-                choices = Some(guarded(|| next.choices_and_legal(seat))?);
-            }
+            choices = guarded(|| loaded.choices_in(next.as_ref(), outcome.is_some(), user))?;
         }
         let appended = match sent {
             Poll::Ready(appended) => appended?,

@@ -139,11 +139,23 @@ impl Loaded {
     /// The version, who must or may act now, and `user`'s legal commands as JSON Schema
     /// families (issue 15: `choices`, the contract; `legal` is drawn from them at the edge).
     pub fn prompts_for(&self, user: UserId) -> Prompts {
-        self.prompts_with(match self.seat_of(user) {
-            // One computation of the families; `legal` is drawn from them.
-            Some(seat) if !self.finished => self.state.choices_and_legal(seat),
-            _ => (Vec::new(), Vec::new()),
-        })
+        self.prompts_with(
+            self.choices_in(self.state.as_ref(), self.finished, user)
+                .unwrap_or_default(),
+        )
+    }
+
+    /// `user`'s choices in `state` (this game's, or the state a command is about to append):
+    /// one computation of the families, `legal` drawn from them; `None` for a caller with no
+    /// seat or a `finished` game (nobody has choices any more).
+    pub(super) fn choices_in(
+        &self,
+        state: &dyn AnyState,
+        finished: bool,
+        user: UserId,
+    ) -> Option<Choices> {
+        let seat = self.seat_of(user).filter(|_| !finished)?;
+        Some(state.choices_and_legal(seat))
     }
 
     /// [`Loaded::prompts_for`] with the caller's choices already computed (a command's answer
