@@ -12,6 +12,10 @@ pub async fn connect(url: &str, max_connections: u32) -> Result<PgPool, sqlx::Er
     PgPoolOptions::new()
         .max_connections(max_connections)
         .min_connections(1)
+        // No ping (a Sync round trip) on every acquire: every command's append would pay it.
+        // A connection that died while idle fails its next statement instead, as one that
+        // dies after the ping would anyway.
+        .test_before_acquire(false)
         .acquire_timeout(Duration::from_secs(3))
         .connect_with(options)
         .await
