@@ -18,7 +18,8 @@
 
 use crate::append::{AppendResult, Args, Batch};
 use crate::error::{Result, StoreError};
-use sqlx::PgPool;
+use sqlx::pool::PoolConnection;
+use sqlx::{PgConnection, PgPool, Postgres};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 use tokio::sync::{mpsc, oneshot};
@@ -108,18 +109,28 @@ pub fn enabled(setting: Option<&str>) -> bool {
 
 /// The worker: takes what waits (at most [`MAX_BATCH`]), commits it, answers, again.
 async fn work(pool: PgPool, mut jobs: mpsc::UnboundedReceiver<Job>) {
+    let mut writer = Writer { pool, conn: None };
     let mut batch = Vec::with_capacity(MAX_BATCH);
     while jobs.recv_many(&mut batch, MAX_BATCH).await > 0 {
         // By game (stable: one game's appends keep their order), so two instances' batches
         // lock game rows in one order.
         batch.sort_by_key(|j| j.args.game);
         if let [job] = &mut batch[..] {
-            let result = job.args.run(&pool).await;
+            let result = match writer.conn().await {
+                Ok(conn) => job.args.run(conn).await,
+                Err(error) => Err(error.into()),
+            };
+            writer.keep_if_ok(&result);
             answer_job(batch.pop(), result);
             continue;
         }
         let args: Vec<&Args> = batch.iter().map(|j| &j.args).collect();
-        match commit(&pool, &args).await {
+        let sent = match writer.conn().await {
+            Ok(conn) => Batch::of(&args).send(conn).await,
+            Err(error) => Err(error),
+        };
+        writer.keep_if_ok(&sent);
+        match sent {
             Ok(results) => {
                 for (job, result) in batch.drain(..).zip(results) {
                     answer_job(Some(job), result);
@@ -134,7 +145,7 @@ async fn work(pool: PgPool, mut jobs: mpsc::UnboundedReceiver<Job>) {
                     "group commit: the batch failed, each append is sent alone"
                 );
                 for job in batch.drain(..) {
-                    let pool = pool.clone();
+                    let pool = writer.pool.clone();
                     tokio::spawn(async move {
                         let result = job.args.run(&pool).await;
                         answer_job(Some(job), result);
@@ -145,21 +156,37 @@ async fn work(pool: PgPool, mut jobs: mpsc::UnboundedReceiver<Job>) {
     }
 }
 
+/// The worker's own connection, kept from one append to the next: at one game's pace every
+/// append goes to the same warm backend, with no pool acquire (and its ping) in between
+/// (issue 31). A connection that broke is given up and another taken for the next append.
+struct Writer {
+    pool: PgPool,
+    conn: Option<PoolConnection<Postgres>>,
+}
+
+impl Writer {
+    async fn conn(&mut self) -> std::result::Result<&mut PgConnection, sqlx::Error> {
+        let conn = match self.conn.take() {
+            Some(conn) => conn,
+            None => self.pool.acquire().await?,
+        };
+        Ok(&mut **self.conn.insert(conn))
+    }
+
+    /// Gives the connection up after any error (rare; the next append takes another), so a
+    /// connection that broke is never kept.
+    fn keep_if_ok<T, E>(&mut self, result: &std::result::Result<T, E>) {
+        if result.is_err() {
+            self.conn = None;
+        }
+    }
+}
+
 fn answer_job(job: Option<Job>, result: Result<AppendResult>) {
     // A caller that stopped waiting (its request was dropped) needs no answer.
     if let Some(job) = job {
         let _ = job.answer.send(result);
     }
-}
-
-/// Commits `items` (two or more) as one `append_batch2` statement (migration 0012, set-based:
-/// one statement per table for the whole batch), in order: each item's own answer, or the
-/// statement's error (then nothing of the batch committed).
-async fn commit(
-    pool: &PgPool,
-    items: &[&Args],
-) -> std::result::Result<Vec<Result<AppendResult>>, sqlx::Error> {
-    Batch::of(items).send(pool).await
 }
 
 #[cfg(test)]
