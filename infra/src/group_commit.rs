@@ -116,11 +116,7 @@ async fn work(pool: PgPool, mut jobs: mpsc::UnboundedReceiver<Job>) {
         // lock game rows in one order.
         batch.sort_by_key(|j| j.args.game);
         if let [job] = &mut batch[..] {
-            let result = match writer.conn().await {
-                Ok(conn) => job.args.run(conn).await,
-                Err(error) => Err(error.into()),
-            };
-            writer.keep_if_ok(&result);
+            let result = writer.append(&job.args).await;
             answer_job(batch.pop(), result);
             continue;
         }
@@ -165,6 +161,27 @@ struct Writer {
 }
 
 impl Writer {
+    /// `args` alone, on the kept connection; once more on a fresh one when the kept one failed
+    /// (it may have died while idle: PostgreSQL restarted). The repeat is safe: if the first
+    /// try did commit, the command's record answers it as a duplicate.
+    async fn append(&mut self, args: &Args) -> Result<AppendResult> {
+        let kept = self.conn.is_some();
+        let result = self.run(args).await;
+        if kept && matches!(result, Err(StoreError::Unavailable(_))) {
+            return self.run(args).await;
+        }
+        result
+    }
+
+    async fn run(&mut self, args: &Args) -> Result<AppendResult> {
+        let result = match self.conn().await {
+            Ok(conn) => args.run(conn).await,
+            Err(error) => Err(error.into()),
+        };
+        self.keep_if_ok(&result);
+        result
+    }
+
     async fn conn(&mut self) -> std::result::Result<&mut PgConnection, sqlx::Error> {
         let conn = match self.conn.take() {
             Some(conn) => conn,
