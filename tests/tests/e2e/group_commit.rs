@@ -721,3 +721,37 @@ async fn a_lone_append_writes_its_events_head_inbox_and_feed() {
     );
     assert_exact_log(&app, g.id).await;
 }
+
+/// The writer keeps its connection from one append to the next (issue 31). Killed between two
+/// appends, as a restart of PostgreSQL kills it, the next append is still written: once more on
+/// a fresh connection, not failed.
+#[actix_web::test]
+async fn an_append_after_the_writers_connection_died_is_written_on_another() {
+    let app = spawn_app().await;
+    let games = games(&app, 1).await;
+    let g = &games[0];
+    let store = infra::store::Store::new(app.pool.clone());
+    let first = Uuid::now_v7();
+    let events = event(g.id, g.version, &g.head, first, now());
+    let answer = store
+        .append(append(g, g.version, first, &events, Vec::new()))
+        .await;
+    assert_eq!(answer.unwrap(), appended(g.version));
+    // The writer's backend: its last statement was that append.
+    let killed: i64 = sqlx::query_scalar(
+        "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity \
+         WHERE datname = current_database() AND pid <> pg_backend_pid() \
+           AND query LIKE 'SELECT result, version, first_seq, last_seq FROM append_command2(%'",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(killed, 1, "the writer's backend");
+    let second = Uuid::now_v7();
+    let next = event(g.id, g.version + 1, &events[0].hash, second, now());
+    let answer = store
+        .append(append(g, g.version + 1, second, &next, Vec::new()))
+        .await;
+    assert_eq!(answer.unwrap(), appended(g.version + 1));
+    assert_exact_log(&app, g.id).await;
+}

@@ -316,3 +316,30 @@ async fn a_cluster_made_with_trust_is_locked_on_its_next_start() {
     let _ = tokio::task::spawn_blocking(move || restarted.stop()).await;
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// The pool hands a connection out without a ping when it was used within the last second (a
+/// ping per acquire cost every command a round trip, issue 31), and with one after: a
+/// connection that died while idle (its backend killed, as a restart of PostgreSQL kills it) is
+/// replaced, not handed to a request to fail on.
+#[actix_web::test]
+async fn a_pooled_connection_that_died_while_idle_is_replaced_not_handed_out() {
+    let app = spawn_app().await;
+    let url = homestretch_tests::database_url(&app.database);
+    let pool = infra::db::connect(&url, 1).await.unwrap();
+    let pid: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    let killed: bool = sqlx::query_scalar("SELECT pg_terminate_backend($1)")
+        .bind(pid)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert!(killed);
+    tokio::time::sleep(std::time::Duration::from_millis(1_300)).await;
+    let now: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
+        .fetch_one(&pool)
+        .await
+        .expect("a live connection");
+    assert_ne!(now, pid);
+}
