@@ -49,6 +49,13 @@ pub struct GroupCommit {
 /// One append counted in flight until its caller has the answer or stopped waiting.
 struct InFlight<'a>(&'a AtomicUsize);
 
+impl<'a> InFlight<'a> {
+    fn count(in_flight: &'a AtomicUsize) -> Self {
+        in_flight.fetch_add(1, Ordering::Relaxed);
+        InFlight(in_flight)
+    }
+}
+
 impl Drop for InFlight<'_> {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::Relaxed);
@@ -67,8 +74,7 @@ impl GroupCommit {
     }
 
     pub(crate) async fn append(&self, pool: &PgPool, args: Args) -> Result<AppendResult> {
-        self.in_flight.fetch_add(1, Ordering::Relaxed);
-        let _counted = InFlight(&self.in_flight);
+        let _counted = InFlight::count(&self.in_flight);
         let (answer, answered) = oneshot::channel();
         if let Err(mpsc::error::SendError(job)) = self.queue(pool).send(Job { args, answer }) {
             // The worker's runtime is gone (a store outliving its runtime): send it alone.
@@ -121,12 +127,7 @@ async fn work(pool: PgPool, mut jobs: mpsc::UnboundedReceiver<Job>) {
             continue;
         }
         let args: Vec<&Args> = batch.iter().map(|j| &j.args).collect();
-        let sent = match writer.conn().await {
-            Ok(conn) => Batch::of(&args).send(conn).await,
-            Err(error) => Err(error),
-        };
-        writer.keep_if_ok(&sent);
-        match sent {
+        match writer.commit(&args).await {
             Ok(results) => {
                 for (job, result) in batch.drain(..).zip(results) {
                     answer_job(Some(job), result);
@@ -182,6 +183,20 @@ impl Writer {
         result
     }
 
+    /// `items` (two or more) as one `append_batch2` statement (migration 0012) on the kept
+    /// connection: each item's own answer, or the statement's error (nothing of it committed).
+    async fn commit(
+        &mut self,
+        items: &[&Args],
+    ) -> std::result::Result<Vec<Result<AppendResult>>, sqlx::Error> {
+        let sent = match self.conn().await {
+            Ok(conn) => Batch::of(items).send(conn).await,
+            Err(error) => Err(error),
+        };
+        self.keep_if_ok(&sent);
+        sent
+    }
+
     async fn conn(&mut self) -> std::result::Result<&mut PgConnection, sqlx::Error> {
         let conn = match self.conn.take() {
             Some(conn) => conn,
@@ -214,8 +229,7 @@ mod tests {
     fn an_append_counts_in_flight_until_its_caller_stops_waiting() {
         let group = GroupCommit::default();
         assert_eq!(group.in_flight(), 0);
-        group.in_flight.fetch_add(1, Ordering::Relaxed);
-        let counted = InFlight(&group.in_flight);
+        let counted = InFlight::count(&group.in_flight);
         assert_eq!(group.in_flight(), 1);
         drop(counted);
         assert_eq!(group.in_flight(), 0);
