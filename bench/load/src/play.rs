@@ -87,12 +87,14 @@ impl Bot {
         seed: u64,
     ) -> Option<()> {
         let (id, tokens) = started_game(self, table, config.host_token.as_deref()).await?;
-        self.stats
-            .borrow_mut()
-            .by_kind
-            .entry(table.kind)
-            .or_default()
-            .started += 1;
+        {
+            let mut stats = self.stats.borrow_mut();
+            stats.by_kind.entry(table.kind).or_default().started += 1;
+            stats.games_started += 1;
+            if stats.games_started == config.games as u64 {
+                stats.all_playing = Some((Instant::now(), stats.accepted));
+            }
+        }
         let mut rng = seed | 1;
         let mut next = |n: usize| pick(&mut rng, n);
         let mut who = 0usize;
@@ -258,7 +260,8 @@ pub async fn run(config: LoadConfig) -> Result<Value, String> {
     }
     progress.abort();
     eprintln!();
-    let elapsed = started.elapsed().as_secs_f64();
+    let ended = Instant::now();
+    let elapsed = (ended - started).as_secs_f64();
     let rss = server_rss(&client, config.url.trim_end_matches('/')).await;
     let s = stats.borrow();
     if let Some(path) = &config.ack_log {
@@ -267,7 +270,14 @@ pub async fn run(config: LoadConfig) -> Result<Value, String> {
             eprintln!("cannot write {}: {error}", path.display());
         }
     }
-    Ok(report(&config, tables.len(), &s, elapsed, rss))
+    Ok(report(
+        &config,
+        tables.len(),
+        &s,
+        elapsed,
+        steady(&s, ended),
+        rss,
+    ))
 }
 
 /// Every second, the figures so far on stderr (unless `quiet`).
@@ -296,8 +306,25 @@ async fn progress(stats: Shared, started: Instant, quiet: bool) {
     }
 }
 
-/// The run's report: throughput, statuses, latency per route, games per kind, RSS.
-fn report(config: &LoadConfig, tables: usize, s: &Stats, elapsed: f64, rss: Option<u64>) -> Value {
+/// Seconds from the moment every lane had its first game set up to `ended`, and the commands
+/// accepted in them: the steady state, without the set-up of the first games (pgbench's `tps`
+/// likewise leaves out its clients' connection time). `None` if some lane never got a game.
+fn steady(s: &Stats, ended: Instant) -> Option<(f64, u64)> {
+    let (from, accepted_then) = s.all_playing?;
+    let seconds = (ended - from).as_secs_f64();
+    (seconds > 0.0).then(|| (seconds, s.accepted - accepted_then))
+}
+
+/// The run's report: throughput (over the whole run, and in the steady state), statuses,
+/// latency per route, games per kind, RSS.
+fn report(
+    config: &LoadConfig,
+    tables: usize,
+    s: &Stats,
+    elapsed: f64,
+    steady: Option<(f64, u64)>,
+    rss: Option<u64>,
+) -> Value {
     let by_kind: serde_json::Map<String, Value> = s
         .by_kind
         .iter()
@@ -321,6 +348,8 @@ fn report(config: &LoadConfig, tables: usize, s: &Stats, elapsed: f64, rss: Opti
         "duration_s": elapsed,
         "accepted_commands": s.accepted,
         "accepted_commands_per_s": s.accepted as f64 / elapsed,
+        "steady_s": steady.map(|(seconds, _)| seconds),
+        "steady_commands_per_s": steady.map(|(seconds, accepted)| accepted as f64 / seconds),
         "conflicts": s.conflicts,
         "games_finished": s.games_finished,
         "transport_errors": s.transport_errors,
@@ -340,6 +369,12 @@ pub fn print_human(report: &Value) {
         report["conflicts"],
         report["games_finished"]
     );
+    if let (Some(rate), Some(seconds)) = (
+        report["steady_commands_per_s"].as_f64(),
+        report["steady_s"].as_f64(),
+    ) {
+        println!("steady state (the last {seconds:.1}s, every game set up): {rate:.0}/s");
+    }
     println!("statuses: {}", report["statuses"]);
     if let Some(kinds) = report["by_kind"].as_object() {
         for (kind, k) in kinds {
@@ -353,5 +388,24 @@ pub fn print_human(report: &Value) {
     match report["server_rss_bytes"].as_u64() {
         Some(rss) => println!("server RSS: {:.1} MB", rss as f64 / 1e6),
         None => println!("server RSS: unknown"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_steady_state_counts_only_what_was_accepted_after_every_game_was_set_up() {
+        let ended = Instant::now();
+        let mut s = Stats {
+            accepted: 900,
+            ..Stats::default()
+        };
+        assert_eq!(steady(&s, ended), None, "a lane never got a game");
+        s.all_playing = Some((ended - Duration::from_secs(2), 100));
+        let (seconds, accepted) = steady(&s, ended).unwrap();
+        assert!((seconds - 2.0).abs() < 1e-9);
+        assert_eq!(accepted, 800);
     }
 }
