@@ -89,6 +89,24 @@ fn bench_game<G: Game>(c: &mut Criterion, name: &str, options: G::Options, seats
             }
         })
     });
+    // What the server computes per command (issue 31): the new state's prompts (the inbox),
+    // and a prompts answer's `choices` and `legal` sample for a seat the game waits for.
+    group.bench_function("prompts per state", |b| {
+        b.iter(|| {
+            for s in &rec.states {
+                black_box(G::prompts(s));
+            }
+        })
+    });
+    group.bench_function("choices_and_legal per state", |b| {
+        b.iter(|| {
+            for s in &rec.states {
+                if let Some(p) = G::prompts(s).first() {
+                    black_box(G::choices_and_legal(s, p.seat));
+                }
+            }
+        })
+    });
     group.finish();
 }
 
