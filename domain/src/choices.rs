@@ -564,6 +564,19 @@ fn bend(value: &Value, rng: &mut dyn Rng) -> Value {
 /// is outside the vocabulary of [`schema`]). Arrays with `uniqueItems` are enumerated as sets
 /// in the order of their `enum`.
 pub fn enumerate(schema: &Value, cap: usize) -> Option<Vec<Value>> {
+    enumerate_in(schema, cap, false)
+}
+
+/// [`enumerate`], but an optional property whose only value is `null` is only ever left out:
+/// serde reads `null` as absent, so the two instances are one command, and a closed object with
+/// k such properties (the unused fields of a Whisky Race `params`) would list each command 2^k
+/// times (issue 31: most of a Whisky Race prompts answer's `legal` work). Every instance here
+/// is one of [`enumerate`]'s, in the same order, and no command of it is missing.
+pub fn enumerate_meanings(schema: &Value, cap: usize) -> Option<Vec<Value>> {
+    enumerate_in(schema, cap, true)
+}
+
+fn enumerate_in(schema: &Value, cap: usize, meanings: bool) -> Option<Vec<Value>> {
     if let Some(v) = schema.get("const") {
         return Some(vec![v.clone()]);
     }
@@ -579,7 +592,7 @@ pub fn enumerate(schema: &Value, cap: usize) -> Option<Vec<Value>> {
         if let Some(branches) = schema.get(key).and_then(Value::as_array) {
             let mut out = Vec::new();
             for branch in branches {
-                out.extend(enumerate(branch, cap)?);
+                out.extend(enumerate_in(branch, cap, meanings)?);
                 if out.len() > cap {
                     return None;
                 }
@@ -595,8 +608,8 @@ pub fn enumerate(schema: &Value, cap: usize) -> Option<Vec<Value>> {
             (count <= cap).then(|| (min..=max).map(|n| json!(n)).collect())
         }
         Some("boolean") => Some(vec![json!(false), json!(true)]),
-        Some("object") => enumerate_object(schema, cap),
-        Some("array") => enumerate_array(schema, cap),
+        Some("object") => enumerate_object(schema, cap, meanings),
+        Some("array") => enumerate_array(schema, cap, meanings),
         _ => None,
     }
 }
@@ -760,7 +773,7 @@ fn enumerate_tree(
     (out.len() <= cap).then_some(())
 }
 
-fn enumerate_object(schema: &Value, cap: usize) -> Option<Vec<Value>> {
+fn enumerate_object(schema: &Value, cap: usize, meanings: bool) -> Option<Vec<Value>> {
     let required: Vec<&str> = schema
         .get("required")
         .and_then(Value::as_array)
@@ -769,8 +782,11 @@ fn enumerate_object(schema: &Value, cap: usize) -> Option<Vec<Value>> {
     let mut out = vec![Map::new()];
     if let Some(props) = schema.get("properties").and_then(Value::as_object) {
         for (name, sub) in props {
-            let values = enumerate(sub, cap)?;
             let optional = !required.contains(&name.as_str());
+            if meanings && optional && sub.get("const") == Some(&Value::Null) {
+                continue;
+            }
+            let values = enumerate_in(sub, cap, meanings)?;
             let mut next = Vec::new();
             for partial in &out {
                 if optional {
@@ -791,10 +807,10 @@ fn enumerate_object(schema: &Value, cap: usize) -> Option<Vec<Value>> {
     Some(out.into_iter().map(Value::Object).collect())
 }
 
-fn enumerate_array(schema: &Value, cap: usize) -> Option<Vec<Value>> {
+fn enumerate_array(schema: &Value, cap: usize, meanings: bool) -> Option<Vec<Value>> {
     let min = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0) as usize;
     let max = schema.get("maxItems").and_then(Value::as_u64)? as usize;
-    let pool = enumerate(schema.get("items")?, cap)?;
+    let pool = enumerate_in(schema.get("items")?, cap, meanings)?;
     let unique = schema.get("uniqueItems") == Some(&json!(true));
     let mut out: Vec<Vec<Value>> = vec![Vec::new()];
     let mut all = Vec::new();
@@ -1234,6 +1250,48 @@ mod tests {
             seen.insert(s["path"].to_string());
         }
         assert_eq!(seen.len(), paths.len());
+    }
+
+    #[test]
+    fn an_optional_field_that_can_only_be_null_is_enumerated_once_left_out() {
+        // A closed `params` with one used field and three that may only be null or absent.
+        let params = schema::object(
+            vec![
+                ("target", schema::one_of_values(vec![json!(1), json!(2)])),
+                ("take", schema::konst(Value::Null)),
+                ("brora", schema::konst(Value::Null)),
+                ("piece", schema::konst(Value::Null)),
+            ],
+            &["take", "brora", "piece"],
+        );
+        let s = schema::command_with_optional("use", vec![("params", params)], &[]);
+        let all = enumerate(&s, 1000).unwrap();
+        assert_eq!(all.len(), 2 * 8, "every null written or left out");
+        let meanings = enumerate_meanings(&s, 1000).unwrap();
+        assert_eq!(
+            meanings,
+            vec![
+                json!({"type": "use", "params": {"target": 1}}),
+                json!({"type": "use", "params": {"target": 2}}),
+            ]
+        );
+        // The same instances, in enumeration order, and each of the others means one of them.
+        let firsts: Vec<&Value> = all
+            .iter()
+            .filter(|v| v["params"].as_object().unwrap().len() == 1)
+            .collect();
+        assert_eq!(firsts, meanings.iter().collect::<Vec<_>>());
+        let meaning = |v: &Value| v["params"]["target"].clone();
+        assert!(
+            all.iter()
+                .all(|v| meanings.iter().any(|m| meaning(m) == meaning(v)))
+        );
+        // A null that is required is a value like any other.
+        let required = schema::object(vec![("x", schema::konst(Value::Null))], &[]);
+        assert_eq!(
+            enumerate_meanings(&required, 10).unwrap(),
+            vec![json!({"x": null})]
+        );
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
 
 /// [`legal`] drawn from `families`, `seat`'s [`choices`] already computed.
 pub fn legal_from(s: &State, seat: Seat, families: &[crate::choices::Family]) -> Vec<Command> {
-    use crate::choices::{enumerate, sample};
+    use crate::choices::{enumerate_meanings, sample};
     let own_offer = s.offers.iter().any(|o| o.from == seat);
     let mut rng = seeded(15);
     let mut out: Vec<Command> = Vec::new();
@@ -40,7 +40,7 @@ pub fn legal_from(s: &State, seat: Seat, families: &[crate::choices::Family]) ->
                 .filter_map(|_| sample(&family.schema, &mut rng))
                 .collect()
         } else {
-            enumerate(&family.schema, ENUMERATION_CAP).unwrap_or_else(|| {
+            enumerate_meanings(&family.schema, ENUMERATION_CAP).unwrap_or_else(|| {
                 (0..ENUMERATION_CAP)
                     .filter_map(|_| sample(&family.schema, &mut rng))
                     .collect()
