@@ -344,12 +344,18 @@ async fn a_resigned_seat_passes_to_a_bot_and_the_outcome_marks_it() {
     let app = spawn_app().await;
     let players = [app.register("ann").await, app.register("bob").await];
     let id = app.started_game("mush", &players, json!({}), None).await;
+    // Untimed and without a bot, the game never needs the server on its own: no deadline row,
+    // and the append's deadline trigger does not even run for it (issue 31).
+    assert_eq!(deadline_rows(&app, &id).await, (false, 0));
     let resign = format!("/v1/games/{id}/seats/me/resign");
     let outsider = app.register("cy").await;
     app.post(&resign, &outsider.token, &json!({}))
         .await
         .problem(403);
     let resigned = app.post(&resign, &players[1].token, &json!({})).await.ok();
+    // The seat's bot makes it a game with a bot, in the resignation's own transaction, and the
+    // same append gave it its deadline row: the bot is due.
+    assert_eq!(deadline_rows(&app, &id).await, (true, 1));
     // Resigning again (same default key) answers the same; the seat is the bot's.
     let again = app.post(&resign, &players[1].token, &json!({})).await.ok();
     assert_eq!(again["version"], resigned["version"]);
@@ -379,6 +385,19 @@ async fn a_resigned_seat_passes_to_a_bot_and_the_outcome_marks_it() {
     assert!(done["outcome"].is_object());
     assert_eq!(done["abandoned"], json!([2]));
     audit_is_sound(&app, &id, &players[0]).await;
+}
+
+/// Whether game `id` is marked as having a bot seat, and how many deadline rows it has.
+async fn deadline_rows(app: &TestApp, id: &str) -> (bool, i64) {
+    let id: uuid::Uuid = id.parse().expect("a game id");
+    sqlx::query_as(
+        "SELECT g.has_bot, (SELECT count(*) FROM deadlines d WHERE d.game_id = g.id) \
+         FROM games g WHERE g.id = $1",
+    )
+    .bind(id)
+    .fetch_one(&app.pool)
+    .await
+    .expect("the game row")
 }
 
 /// Nobody answers a clocked game: each waited-for seat times out (a `seat_timed_out` entry,
