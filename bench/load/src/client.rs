@@ -26,8 +26,6 @@ pub(crate) struct Stats {
     pub(crate) acknowledged: Vec<uuid::Uuid>,
     /// Per game kind: games started, games finished, accepted commands, deepest version seen.
     pub(crate) by_kind: BTreeMap<&'static str, KindStats>,
-    /// Games set up so far (guests signed up, game created, joined and started).
-    pub(crate) games_started: u64,
     /// When the first `games` games were all set up, and the commands accepted by then: the
     /// steady state starts there (`play`'s `steady_commands_per_s`).
     pub(crate) all_playing: Option<(std::time::Instant, u64)>,

@@ -90,8 +90,8 @@ impl Bot {
         {
             let mut stats = self.stats.borrow_mut();
             stats.by_kind.entry(table.kind).or_default().started += 1;
-            stats.games_started += 1;
-            if stats.games_started == config.games as u64 {
+            let set_up: u64 = stats.by_kind.values().map(|k| k.started).sum();
+            if set_up == config.games as u64 {
                 stats.all_playing = Some((Instant::now(), stats.accepted));
             }
         }
