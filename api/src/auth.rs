@@ -42,12 +42,12 @@ pub struct JwtKeys {
     rotation_key: Vec<u8>,
     /// Tokens whose signature and claims were verified, by their exact text: see
     /// [`JwtKeys::verify`].
-    verified: Mutex<HashMap<Box<str>, Claims>>,
+    verified: quick_cache::sync::Cache<Box<str>, Claims>,
 }
 
-/// At most this many verified tokens are remembered (a few hundred bytes each); when full,
-/// the memory is emptied and refilled by the next requests.
-pub const VERIFIED_TOKENS: usize = 1024;
+/// At most this many verified tokens are remembered (a few hundred bytes each); beyond it the
+/// cache drops the least used.
+const VERIFIED_TOKENS: usize = 1024;
 
 /// Seconds of clock skew allowed on `exp`, `nbf` and `iat`.
 const LEEWAY: i64 = 5;
@@ -67,7 +67,7 @@ impl JwtKeys {
             decoding: DecodingKey::from_secret(secret),
             validation,
             rotation_key: [b"homestretch refresh rotation\0".as_slice(), secret].concat(),
-            verified: Mutex::new(HashMap::new()),
+            verified: quick_cache::sync::Cache::new(VERIFIED_TOKENS),
         }
     }
 
@@ -116,11 +116,10 @@ impl JwtKeys {
     }
 
     fn verify_at(&self, token: &str, now: i64) -> Result<Claims, ApiError> {
-        let known = self.verified().get(token).cloned();
-        if let Some(claims) = known {
+        if let Some(claims) = self.verified.get(token) {
             // `nbf` and `iat` held when it was verified and time only moves on; `exp` may not.
             if claims.exp + LEEWAY < now {
-                self.verified().remove(token);
+                self.verified.remove(token);
                 return Err(ApiError::Unauthorized(says("errors.token_expired")));
             }
             return Ok(claims);
@@ -133,16 +132,8 @@ impl JwtKeys {
                 "errors.token_issued_in_future",
             )));
         }
-        let mut verified = self.verified();
-        if verified.len() >= VERIFIED_TOKENS {
-            verified.clear();
-        }
-        verified.insert(token.into(), claims.clone());
+        self.verified.insert(token.into(), claims.clone());
         Ok(claims)
-    }
-
-    fn verified(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, Claims>> {
-        self.verified.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -403,9 +394,9 @@ mod tests {
         let keys = JwtKeys::new(SECRET);
         let token = token(&keys, now());
         let first = keys.verify(&token).unwrap();
-        assert_eq!(keys.verified().len(), 1);
+        assert_eq!(keys.verified.len(), 1);
         assert_eq!(keys.verify(&token).unwrap(), first);
-        assert_eq!(keys.verified().len(), 1);
+        assert_eq!(keys.verified.len(), 1);
     }
 
     #[test]
@@ -418,7 +409,7 @@ mod tests {
             refusal(keys.verify_at(&token, claims.exp + LEEWAY + 1)),
             "errors.token_expired"
         );
-        assert!(keys.verified().is_empty(), "an expired token is forgotten");
+        assert!(keys.verified.is_empty(), "an expired token is forgotten");
     }
 
     #[test]
@@ -438,7 +429,7 @@ mod tests {
             refusal(keys.verify(&stranger)),
             "errors.token_bad_signature"
         );
-        assert_eq!(keys.verified().len(), 1);
+        assert_eq!(keys.verified.len(), 1);
     }
 
     #[test]
@@ -446,7 +437,7 @@ mod tests {
         let keys = JwtKeys::new(SECRET);
         for _ in 0..VERIFIED_TOKENS + 10 {
             keys.verify(&token(&keys, now())).unwrap();
-            assert!(keys.verified().len() <= VERIFIED_TOKENS);
+            assert!(keys.verified.len() <= VERIFIED_TOKENS);
         }
     }
 }
